@@ -1,0 +1,117 @@
+"""Integer codes, lookup tables and record dtypes shared by the kernels and the Python side.
+
+Nothing here runs: it is the vocabulary of the engine, in one place.
+
+Cards are integers: ``code = suit * 10 + face``.
+
+- suit 0..3: Denari, Coppe, Spade, Bastoni
+- face 0..9: Ace, 2, 3, 4, 5, 6, 7, Jack (Fante), Knight (Cavallo), King (Re)
+
+Seats are 0..P-1 in playing order; seat P-1 deals and seat 0 leads the first trick.
+Empty slots in any card array hold ``NO_CARD`` (-1).
+"""
+
+import numpy as np
+
+N_SUITS = 4
+N_FACES = 10
+N_CARDS = 40
+HAND_SIZE = 3
+MAX_PLAYERS = 6
+MAX_TABLE = MAX_PLAYERS
+NO_CARD = -1
+NO_SEAT = -1
+TOTAL_POINTS = 120
+PLAYER_COUNTS = (2, 3, 4, 6)
+
+SUIT_DENARI, SUIT_COPPE, SUIT_SPADE, SUIT_BASTONI = 0, 1, 2, 3
+FACE_ACE, FACE_TWO, FACE_THREE, FACE_KING = 0, 1, 2, 9
+
+# Strength index of each face, 0 = weakest: 2 4 5 6 7 J N K 3 A.
+FACE_STRENGTH = np.array([9, 0, 8, 1, 2, 3, 4, 5, 6, 7], dtype=np.int8)
+FACE_POINTS = np.array([11, 0, 10, 0, 0, 0, 0, 2, 3, 4], dtype=np.int8)
+
+CARD_SUIT = np.repeat(np.arange(N_SUITS, dtype=np.int8), N_FACES)
+CARD_FACE = np.tile(np.arange(N_FACES, dtype=np.int8), N_SUITS)
+CARD_STRENGTH = FACE_STRENGTH[CARD_FACE]
+CARD_POINTS = FACE_POINTS[CARD_FACE]
+
+# Rule options, as integer codes in the kernels' ``rules`` array.
+RULE_TRUMP_REDEAL, RULE_REMOVED_TWO, RULE_PARTNER_VIEW = 0, 1, 2
+N_RULES = 3
+TRUMP_REDEAL_OFF, TRUMP_REDEAL_ACE_THREE = 0, 1
+REMOVED_TWO_RANDOM = -1  # otherwise the suit (0..3) whose two is removed
+PARTNER_VIEW_NONE, PARTNER_VIEW_LAST3 = 0, 1
+
+# Random streams of one deal: the dealer's, then one per seat for its strategy.
+STREAM_DEAL = 0
+N_STREAMS = 1 + MAX_PLAYERS
+
+# Result of a decision check: the kernels report the first illegal decision they meet.
+DECISION_OK = -1
+
+# What a player may see when choosing a card: the only argument about the game that a
+# strategy receives. Public fields are kept up to date by the engine as play goes on;
+# private ones (hand, partner_hands) are filled in for the seat about to play.
+VIEW_DTYPE = np.dtype(
+    [
+        ("seat", np.int8),  # the seat choosing a card
+        ("players", np.int8),
+        ("trump_suit", np.int8),
+        ("briscola", np.int8),  # the face-up trump card while it lies under the stock, else -1
+        ("removed_two", np.int8),  # 3 players: the two taken out of the pack, else -1
+        ("stock_size", np.int8),  # cards still to be drawn, the face-up briscola included
+        ("trick", np.int8),  # index of the current trick, from 0
+        ("leader", np.int8),  # seat that led the current trick
+        ("n_table", np.int8),  # cards already played to the current trick
+        ("n_hand", np.int8),
+        ("table", np.int8, MAX_TABLE),  # current trick, in playing order from the leader
+        ("hand", np.int8, HAND_SIZE),  # own cards, n_hand of them first, then -1
+        # Partners' cards by seat, where the rules show them (partner_view=last3); else -1.
+        ("partner_hands", np.int8, (MAX_PLAYERS, HAND_SIZE)),
+        ("points", np.int16, MAX_PLAYERS),  # points taken so far, per seat
+        ("played_by", np.int8, N_CARDS),  # seat that played each card, -1 if not played yet
+    ]
+)
+
+# One dealt deal: everything the shuffle decided, enough to replay the deal exactly.
+DEAL_DTYPE = np.dtype(
+    [
+        ("players", np.int8),
+        ("hands", np.int8, (MAX_PLAYERS, HAND_SIZE)),  # rows for seats 0..P-1, in dealing order
+        ("briscola", np.int8),  # the face-up card; its suit is trump
+        ("n_stock", np.int8),
+        ("stock", np.int8, N_CARDS),  # drawing order; the briscola is the last of n_stock cards
+        ("n_removed", np.int8),
+        ("removed", np.int8, N_SUITS),  # twos taken out of the pack (3 and 6 players)
+    ]
+)
+
+# How one deal ended.
+RESULT_DTYPE = np.dtype(
+    [
+        ("deal", np.int64),
+        ("briscola", np.int8),
+        ("seat_points", np.int16, MAX_PLAYERS),  # -1 for seats beyond the table
+        ("side_points", np.int16, 3),  # -1 for sides beyond the table
+        ("winner_side", np.int8),  # -1 for a draw
+    ]
+)
+
+# The move-by-move record of one deal, kept only for traced runs.
+PLAY_DTYPE = np.dtype(
+    [
+        ("plays", np.int8, N_CARDS),  # every card in playing order, -1 after the last
+        ("trick_winners", np.int8, N_CARDS // 2),  # -1 after the last trick
+    ]
+)
+
+# The first decision of a deal that was not a card in the player's hand.
+ILLEGAL_DTYPE = np.dtype(
+    [
+        ("play", np.int16),  # index of the decision in playing order; -1: every decision was legal
+        ("seat", np.int8),
+        ("card", np.int16),  # what the strategy returned
+        ("hand", np.int8, HAND_SIZE),
+    ]
+)

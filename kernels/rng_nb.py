@@ -1,0 +1,69 @@
+"""Counter-based random streams (jitted code only).
+
+Every random number of deal ``i`` comes from ``(seed, i, stream)`` alone, so a run gives
+the same deals whatever the thread count, chunk size or machine. A stream is SplitMix64
+started from a key mixed out of those three numbers: its n-th output is
+``mix64(key + n * GOLDEN)``, a pure function of (seed, deal, stream, n).
+
+``states`` is a uint64 array holding the current counter of each stream of one deal.
+"""
+
+import numpy as np
+from numba import njit
+
+GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+MIX_1 = np.uint64(0xBF58476D1CE4E5B9)
+MIX_2 = np.uint64(0x94D049BB133111EB)
+LOW_32 = np.uint64(0xFFFFFFFF)
+U32_SPAN = np.uint64(1 << 32)
+
+
+@njit(cache=True, inline="always")
+def mix64_nb(z):
+    """SplitMix64's finaliser: a bijective, well-avalanched mix of a uint64."""
+    z = (z ^ (z >> np.uint64(30))) * MIX_1
+    z = (z ^ (z >> np.uint64(27))) * MIX_2
+    return z ^ (z >> np.uint64(31))
+
+
+@njit(cache=True)
+def seed_key_nb(seed):
+    """Key of a run's seed (any int64), computed once per run."""
+    return mix64_nb(np.uint64(seed) + GOLDEN)
+
+
+@njit(cache=True, inline="always")
+def start_streams_nb(states, seed_key, deal):
+    """Sets every stream of ``states`` to its start for deal ``deal``."""
+    deal_key = mix64_nb(seed_key ^ (np.uint64(deal) * MIX_2))
+    for stream in range(states.shape[0]):
+        states[stream] = mix64_nb(deal_key + np.uint64(stream) * GOLDEN)
+
+
+@njit(cache=True, inline="always")
+def next_u64_nb(states, stream):
+    """Next 64 random bits of ``stream``."""
+    states[stream] += GOLDEN
+    return mix64_nb(states[stream])
+
+
+@njit(cache=True, inline="always")
+def bounded_from_nb(x32, n, states, stream):
+    """Unbiased integer in [0, n) from 32 random bits ``x32`` (Lemire's method).
+
+    In the rare case (probability < n / 2**32) that ``x32`` would bias the result, fresh
+    bits are drawn from ``stream``.
+    """
+    n64 = np.uint64(n)
+    m = x32 * n64
+    if (m & LOW_32) < n64:
+        threshold = (U32_SPAN - n64) % n64
+        while (m & LOW_32) < threshold:
+            m = (next_u64_nb(states, stream) >> np.uint64(32)) * n64
+    return np.int64(m >> np.uint64(32))
+
+
+@njit(cache=True, inline="always")
+def bounded_nb(states, stream, n):
+    """Unbiased integer in [0, n) from ``stream``."""
+    return bounded_from_nb(next_u64_nb(states, stream) >> np.uint64(32), n, states, stream)

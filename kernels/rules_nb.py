@@ -1,0 +1,173 @@
+"""The rules of Briscola for 2, 3, 4 and 6 players (jitted code only): dealing, who wins
+a trick, who wins the deal."""
+
+import numpy as np
+from numba import njit
+
+from kernels.enums import (
+    CARD_POINTS,
+    CARD_STRENGTH,
+    CARD_SUIT,
+    FACE_ACE,
+    FACE_THREE,
+    FACE_TWO,
+    HAND_SIZE,
+    N_CARDS,
+    N_FACES,
+    N_SUITS,
+    NO_CARD,
+    REMOVED_TWO_RANDOM,
+    RULE_REMOVED_TWO,
+    RULE_TRUMP_REDEAL,
+    STREAM_DEAL,
+    TRUMP_REDEAL_ACE_THREE,
+)
+from kernels.rng_nb import LOW_32, bounded_from_nb, bounded_nb, next_u64_nb
+
+
+@njit(cache=True, inline="always")
+def beats_nb(card, best, trump_suit):
+    """True if ``card``, played after ``best``, takes the trick from it."""
+    if CARD_SUIT[card] == CARD_SUIT[best]:
+        return CARD_STRENGTH[card] > CARD_STRENGTH[best]
+    return CARD_SUIT[card] == trump_suit
+
+
+@njit(cache=True, inline="always")
+def winning_position_nb(table, n_table, trump_suit):
+    """Position (0 = the lead) of the card that is winning a trick of ``n_table`` cards."""
+    best = 0
+    for k in range(1, n_table):
+        if beats_nb(table[k], table[best], trump_suit):
+            best = k
+    return best
+
+
+@njit(cache=True, inline="always")
+def n_sides_nb(players):
+    """Number of sides: every player alone with 2 or 3 players, two teams with 4 or 6."""
+    return 3 if players == 3 else 2
+
+
+@njit(cache=True, inline="always")
+def removed_twos_nb(players, rules, states, removed):
+    """Fills ``removed`` with the twos that leave the pack; returns how many."""
+    if players == 3:
+        suit = rules[RULE_REMOVED_TWO]
+        if suit == REMOVED_TWO_RANDOM:
+            suit = bounded_nb(states, STREAM_DEAL, N_SUITS)
+        removed[0] = suit * N_FACES + FACE_TWO
+        return 1
+    if players == 6:
+        for suit in range(N_SUITS):
+            removed[suit] = suit * N_FACES + FACE_TWO
+        return N_SUITS
+    return 0
+
+
+@njit(cache=True, inline="always")
+def shuffle_nb(cards, n, states):
+    """Fisher-Yates shuffle of ``cards[:n]``, two 32-bit draws per 64-bit output."""
+    i = n - 1
+    while i >= 2:
+        bits = next_u64_nb(states, STREAM_DEAL)
+        j = bounded_from_nb(bits >> np.uint64(32), i + 1, states, STREAM_DEAL)
+        cards[i], cards[j] = cards[j], cards[i]
+        j = bounded_from_nb(bits & LOW_32, i, states, STREAM_DEAL)
+        cards[i - 1], cards[j] = cards[j], cards[i - 1]
+        i -= 2
+    if i == 1:
+        j = bounded_nb(states, STREAM_DEAL, 2)
+        cards[1], cards[j] = cards[j], cards[1]
+
+
+@njit(cache=True, inline="always")
+def is_ace_or_three_nb(card):
+    face = card % N_FACES
+    return face == FACE_ACE or face == FACE_THREE
+
+
+@njit(cache=True, inline="always")
+def redeal_trump_nb(cards, first, last):
+    """Rule trump_redeal=ace-three: while the turned card ``cards[first - 1]`` is an Ace or
+    a Three, it goes back into the middle of the stock ``cards[first:last]`` and the next
+    card from the top of the stock is turned instead."""
+    length = last - first
+    middle = (length - 1) // 2  # position of the returned card once the top one is gone
+    for _ in range(2 * length):  # ends long before: at most 8 Aces and Threes can return
+        turned = cards[first - 1]
+        if not is_ace_or_three_nb(turned):
+            return
+        cards[first - 1] = cards[first]
+        for k in range(first, first + middle):
+            cards[k] = cards[k + 1]
+        cards[first + middle] = turned
+
+
+@njit(cache=True)
+def deal_nb(players, rules, states, deal):
+    """Shuffles and deals one deal into the DEAL_DTYPE record ``deal``.
+
+    Cards go one at a time to seats 0, 1, ..., P-1, three rounds; the next card is
+    turned face up (the briscola) and lies under the stock, to be drawn last.
+    """
+    deal.players = players
+    n_removed = removed_twos_nb(players, rules, states, deal.removed)
+    deal.n_removed = n_removed
+    for k in range(n_removed, N_SUITS):
+        deal.removed[k] = NO_CARD
+    cards = deal.stock  # shuffled in place, then rearranged into drawing order
+    n = 0
+    for card in range(N_CARDS):
+        if card % N_FACES != FACE_TWO or not _is_removed_nb(card, deal.removed, n_removed):
+            cards[n] = card
+            n += 1
+    shuffle_nb(cards, n, states)
+    for seat in range(players):
+        for k in range(HAND_SIZE):
+            deal.hands[seat, k] = cards[k * players + seat]
+    dealt = HAND_SIZE * players
+    if rules[RULE_TRUMP_REDEAL] == TRUMP_REDEAL_ACE_THREE:
+        redeal_trump_nb(cards, dealt + 1, n)
+    briscola = cards[dealt]
+    for k in range(dealt + 1, n):  # the stock moves to the front; the briscola goes last
+        cards[k - dealt - 1] = cards[k]
+    n_stock = n - dealt
+    cards[n_stock - 1] = briscola
+    for k in range(n_stock, N_CARDS):
+        cards[k] = NO_CARD
+    for seat in range(players, deal.hands.shape[0]):
+        for k in range(HAND_SIZE):
+            deal.hands[seat, k] = NO_CARD
+    deal.briscola = briscola
+    deal.n_stock = n_stock
+
+
+@njit(cache=True, inline="always")
+def _is_removed_nb(card, removed, n_removed):
+    for k in range(n_removed):
+        if removed[k] == card:
+            return True
+    return False
+
+
+@njit(cache=True, inline="always")
+def trick_points_nb(table, n_table):
+    points = 0
+    for k in range(n_table):
+        points += CARD_POINTS[table[k]]
+    return points
+
+
+@njit(cache=True, inline="always")
+def winner_side_nb(side_points, n_sides):
+    """The side with the most points, or -1 when the highest total is shared (a draw)."""
+    best = 0
+    shared = False
+    for side in range(1, n_sides):
+        if side_points[side] > side_points[best]:
+            best = side
+            shared = False
+        elif side_points[side] == side_points[best]:
+            shared = True
+    return -1 if shared else best
