@@ -1,0 +1,158 @@
+"""A run's configuration: the table, the rules, the strategy of each seat.
+
+Everything a user types is checked here, and every mistake becomes a ``ConfigError``
+whose message names the problem and what is valid:
+
+>>> parse_rules(["trump_redeal=ace-three"], players=2).trump_redeal
+'ace-three'
+>>> parse_rules(["colour=red"], players=2)
+Traceback (most recent call last):
+...
+sim.config.ConfigError: unknown rule 'colour'; valid rules: trump_redeal, removed_two, partner_view
+>>> seat_strategies("greedy,random", players=4)
+('greedy', 'random', 'greedy', 'random')
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from dataclasses import dataclass, field
+
+PLAYER_COUNTS = (2, 3, 4, 6)
+SUIT_NAMES = ("denari", "coppe", "spade", "bastoni")
+
+# Each rule: its valid values (the first is the default) and the tables it applies to.
+RULE_VALUES = {
+    "trump_redeal": ("off", "ace-three"),
+    "removed_two": ("random",) + SUIT_NAMES,
+    "partner_view": ("last3", "none"),
+}
+RULE_TABLES = {
+    "trump_redeal": PLAYER_COUNTS,
+    "removed_two": (3,),
+    "partner_view": (4, 6),
+}
+
+
+class ConfigError(ValueError):
+    """Bad input from the user: the message is one line, fit to show as it is."""
+
+
+@dataclass(frozen=True)
+class Rules:
+    """The rule options of a run (see the README for what each one does)."""
+
+    trump_redeal: str = "off"
+    removed_two: str = "random"
+    partner_view: str = "last3"
+
+    def as_codes(self):
+        """The integer ``rules`` array the kernels take."""
+        import numpy as np
+
+        from kernels import enums
+
+        redeal = enums.TRUMP_REDEAL_ACE_THREE if self.trump_redeal == "ace-three" else enums.TRUMP_REDEAL_OFF
+        removed = enums.REMOVED_TWO_RANDOM if self.removed_two == "random" else SUIT_NAMES.index(self.removed_two)
+        view = enums.PARTNER_VIEW_LAST3 if self.partner_view == "last3" else enums.PARTNER_VIEW_NONE
+        codes = np.zeros(enums.N_RULES, dtype=np.int64)
+        codes[enums.RULE_TRUMP_REDEAL] = redeal
+        codes[enums.RULE_REMOVED_TWO] = removed
+        codes[enums.RULE_PARTNER_VIEW] = view
+        return codes
+
+
+def check_players(players: int) -> int:
+    if players not in PLAYER_COUNTS:
+        raise ConfigError(f"--players {players} is not a Briscola table; valid: 2, 3, 4, 6")
+    return players
+
+
+def n_sides(players: int) -> int:
+    """Every player alone with 2 or 3 players; two teams (seat % 2) with 4 or 6."""
+    return 3 if players == 3 else 2
+
+
+def side_of_seat(seat: int, players: int) -> int:
+    return seat % n_sides(players)
+
+
+def parse_rules(items: list[str] | tuple[str, ...], players: int) -> Rules:
+    """Rules from ``key=value`` strings; unknown keys or values raise ConfigError."""
+    chosen = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        key, value = key.strip(), value.strip()
+        if not sep:
+            raise ConfigError(f"--rule {item!r} is not key=value; valid rules: {', '.join(RULE_VALUES)}")
+        if key not in RULE_VALUES:
+            raise ConfigError(f"unknown rule {key!r}; valid rules: {', '.join(RULE_VALUES)}")
+        valid = RULE_VALUES[key]
+        if value not in valid:
+            raise ConfigError(f"rule {key}={value!r} is not valid; valid values: {', '.join(valid)}")
+        if players not in RULE_TABLES[key]:
+            tables = ", ".join(map(str, RULE_TABLES[key]))
+            raise ConfigError(f"rule {key} applies to {tables} players only, not to {players}")
+        chosen[key] = value
+    return Rules(**chosen)
+
+
+def seat_strategies(spec: str, players: int) -> tuple[str, ...]:
+    """One strategy name per seat from ``NAME[,NAME...]``.
+
+    A single name plays every seat; otherwise one name per seat, or, in team games,
+    one per side (team 0 = even seats, team 1 = odd seats).
+    """
+    names = [name.strip() for name in spec.split(",")]
+    if any(not name for name in names):
+        raise ConfigError(f"--strategies {spec!r} has an empty name")
+    if len(names) == 1:
+        return tuple(names * players)
+    if len(names) == players:
+        return tuple(names)
+    if players in (4, 6) and len(names) == 2:
+        return tuple(names[seat % 2] for seat in range(players))
+    fits = f"1 or {players}" + (" or 2 (one per team)" if players in (4, 6) else "")
+    raise ConfigError(f"--strategies lists {len(names)} names but a {players}-player table takes {fits}")
+
+
+def default_threads() -> int:
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    """Everything that decides a run's results (threads only decide its speed)."""
+
+    players: int
+    strategies: tuple[str, ...]  # one per seat
+    deals: int
+    seed: int
+    rules: Rules = field(default_factory=Rules)
+    threads: int = field(default_factory=default_threads)
+
+    def __post_init__(self):
+        check_players(self.players)
+        if len(self.strategies) != self.players:
+            raise ConfigError(f"{len(self.strategies)} strategies for {self.players} seats")
+        if self.deals < 1:
+            raise ConfigError(f"--deals {self.deals} must be at least 1")
+        if not 0 <= self.seed < 2**63:
+            raise ConfigError(f"--seed {self.seed} must be between 0 and 2**63 - 1")
+        if self.threads < 1:
+            raise ConfigError(f"--threads {self.threads} must be at least 1")
+
+    def side_strategy(self, side: int) -> str:
+        """The strategy of a side, e.g. 'greedy', or 'greedy+random' for a mixed team."""
+        seats = self.side_seats(side)
+        names = dict.fromkeys(self.strategies[s] for s in seats)
+        return "+".join(names)
+
+    def side_seats(self, side: int) -> list[int]:
+        return [s for s in range(self.players) if side_of_seat(s, self.players) == side]
+
+    def to_dict(self) -> dict:
+        data = dataclasses.asdict(self)
+        data["strategies"] = list(self.strategies)
+        return data
