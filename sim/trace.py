@@ -21,6 +21,23 @@ import pyarrow as pa
 from kernels.enums import HAND_SIZE
 
 
+def trace_schema() -> pa.Schema:
+    cards = pa.list_(pa.int8())
+    return pa.schema(
+        [
+            ("deal", pa.int64()),
+            ("players", pa.int8()),
+            ("hands", cards),
+            ("briscola", pa.int8()),
+            ("stock", cards),
+            ("removed", cards),
+            ("plays", cards),
+            ("trick_winners", cards),
+            ("seat_points", pa.list_(pa.int16())),
+        ]
+    )
+
+
 def trace_table(batch) -> pa.Table:
     """The trace rows of a traced ``sim.engine.Batch`` as an Arrow table."""
     deals, records, results = batch.deals, batch.records, batch.results
@@ -40,7 +57,7 @@ def trace_table(batch) -> pa.Table:
         "trick_winners": _fixed_lists(records["trick_winners"][:, : n_cards // players]),
         "seat_points": _fixed_lists(results["seat_points"][:, :players]),
     }
-    return pa.table(columns)
+    return pa.table(columns, schema=trace_schema())
 
 
 def _fixed_lists(matrix: np.ndarray) -> pa.ListArray:

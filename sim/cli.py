@@ -1,0 +1,168 @@
+"""The ``briscola`` command line.
+
+Data goes to stdout (a table, or JSON with ``--json``); progress, notes and errors go
+to stderr. Known mistakes exit with code 2 and one line naming the problem; set
+``BRISCOLA_DEBUG=1`` to see tracebacks. Heavy modules (numba, pyarrow) are imported
+inside the commands so that ``briscola --help`` starts at once.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import sys
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+app = typer.Typer(
+    add_completion=False,
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    help="Monte Carlo simulator of Briscola: compare strategies over millions of deals.",
+)
+
+EXIT_BAD_INPUT = 2
+EXIT_FAILED = 1
+EXIT_INTERRUPTED = 130
+
+
+@app.callback()
+def _root() -> None:
+    """Monte Carlo simulator of Briscola: compare strategies over millions of deals."""
+
+
+@app.command()
+def simulate(
+    players: Annotated[int, typer.Option(help="Table size: 2, 3, 4 or 6.", show_default=False)],
+    strategies: Annotated[
+        str,
+        typer.Option(
+            help="NAME[,NAME...]: one per seat, one per team (4 and 6 players) or one for all.",
+            show_default=False,
+        ),
+    ],
+    deals: Annotated[int, typer.Option(help="Number of deals to play.", show_default=False)],
+    seed: Annotated[int, typer.Option(help="Seed: the same seed gives the same deals.", show_default=False)],
+    threads: Annotated[Optional[int], typer.Option(help="Threads to use [default: all cores].")] = None,
+    out: Annotated[
+        Optional[Path], typer.Option(help="Result file (Parquet) [default: under results/].", show_default=False)
+    ] = None,
+    trace: Annotated[
+        Optional[Path], typer.Option(help="Also write every deal move by move (Parquet), for audits.")
+    ] = None,
+    rule: Annotated[
+        Optional[list[str]],
+        typer.Option(help="Rule option key=value, repeatable: trump_redeal, removed_two, partner_view."),
+    ] = None,
+    summary_only: Annotated[bool, typer.Option(help="Write no per-deal file, only print the summary.")] = False,
+    overwrite: Annotated[bool, typer.Option(help="Replace existing output files.")] = False,
+    json_output: Annotated[bool, typer.Option("--json", help="Print the summary as one JSON object.")] = False,
+    quiet: Annotated[bool, typer.Option(help="No progress bar and no notes on stderr.")] = False,
+) -> None:
+    """Play deals with a strategy per seat; write one Parquet row per deal and print a summary."""
+    from sim.config import RunConfig, check_players, default_threads, parse_rules, seat_strategies
+
+    check_players(players)
+    config = RunConfig(
+        players=players,
+        strategies=seat_strategies(strategies, players),
+        deals=deals,
+        seed=seed,
+        rules=parse_rules(rule or [], players),
+        threads=default_threads() if threads is None else threads,
+    )
+    if summary_only and out is not None:
+        from sim.config import ConfigError
+
+        raise ConfigError("--summary-only writes no result file; drop --out or --summary-only")
+    from sim.runner import default_out_path, run_simulation
+
+    if not summary_only and out is None:
+        out = default_out_path(config)
+        out.parent.mkdir(parents=True, exist_ok=True)
+    command = shlex.join(["briscola", *sys.argv[1:]])
+    with _progress(config.deals, enabled=not quiet and sys.stderr.isatty()) as advance:
+        outcome = run_simulation(config, out, trace, overwrite, command, on_progress=advance)
+    from sim.report import print_summary, summary_dict
+
+    if json_output:
+        print(json.dumps(summary_dict(outcome)))
+    else:
+        print_summary(outcome)
+    if not quiet:
+        _note_files(outcome)
+    if outcome.interrupted:
+        raise typer.Exit(EXIT_INTERRUPTED)
+
+
+def _note_files(outcome) -> None:
+    state = "partial (interrupted)" if outcome.interrupted else "complete"
+    for path in (outcome.out, outcome.trace):
+        if path is not None:
+            print(f"wrote {path}: {outcome.deals_done} deals, {state}", file=sys.stderr)
+
+
+class _progress:
+    """A rich progress bar on stderr, or nothing; yields a function that advances it."""
+
+    def __init__(self, total: int, enabled: bool):
+        self.total, self.enabled, self._bar = total, enabled, None
+
+    def __enter__(self):
+        if not self.enabled:
+            return None
+        from rich.console import Console
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+        self._bar = Progress(
+            TextColumn("deals"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+            console=Console(stderr=True), transient=True,
+        )  # fmt: skip
+        self._bar.start()
+        task = self._bar.add_task("deals", total=self.total)
+        return lambda n: self._bar.advance(task, n)
+
+    def __exit__(self, *exc):
+        if self._bar is not None:
+            self._bar.stop()
+        return False
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point: runs the app and maps known errors to one line and an exit code."""
+    from sim.config import ConfigError
+
+    debug = os.environ.get("BRISCOLA_DEBUG", "") not in ("", "0")
+    command = typer.main.get_command(app)
+    try:
+        code = command.main(args=argv, prog_name="briscola", standalone_mode=False)
+        return code if isinstance(code, int) else 0
+    except typer.Exit as stop:
+        return stop.exit_code
+    except (typer.TyperException, ConfigError) as error:  # bad input: usage or configuration
+        if debug:
+            raise
+        message = error.format_message() if isinstance(error, typer.TyperException) else str(error)
+        return _fail(message, getattr(error, "exit_code", EXIT_BAD_INPUT) or EXIT_BAD_INPUT)
+    except (typer.Abort, KeyboardInterrupt):
+        return _fail("interrupted", EXIT_INTERRUPTED)
+    except Exception as error:  # noqa: BLE001 - the last line of defence: one line, no traceback
+        if debug:
+            raise
+        return _fail(f"{type(error).__name__}: {error} (set BRISCOLA_DEBUG=1 for a traceback)", EXIT_FAILED)
+
+
+def _fail(message: str, code: int) -> int:
+    print(f"briscola: error: {message}", file=sys.stderr)
+    return code
+
+
+def run() -> None:
+    sys.exit(main())
+
+
+if __name__ == "__main__":
+    run()

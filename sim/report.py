@@ -1,0 +1,70 @@
+"""How a run's summary is shown: a readable table, or the JSON object for scripts."""
+
+from __future__ import annotations
+
+from sim.stats import wilson_interval
+
+MIN_WIDTH = 100
+
+
+def side_rows(outcome) -> list[dict]:
+    """Per side, in side order: the figures of the summary (the JSON's ``sides``)."""
+    config, rows = outcome.config, []
+    for side, tally in enumerate(outcome.tally.sides):
+        n = tally.deals
+        rows.append(
+            {
+                "side": side,
+                "seats": config.side_seats(side),
+                "strategy": config.side_strategy(side),
+                "wins": tally.wins,
+                "draws": tally.draws,
+                "losses": tally.losses,
+                "win_rate": tally.wins / n if n else 0.0,
+                "win_rate_ci95": list(wilson_interval(tally.wins, n)),
+                "mean_points": tally.points / n if n else 0.0,
+            }
+        )
+    return rows
+
+
+def summary_dict(outcome) -> dict:
+    return {
+        "players": outcome.config.players,
+        "deals": outcome.deals_done,
+        "seed": outcome.config.seed,
+        "seconds": round(outcome.seconds, 3),
+        "deals_per_second": round(outcome.deals_per_second, 1),
+        "sides": side_rows(outcome),
+    }
+
+
+def print_summary(outcome) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    config = outcome.config
+    title = f"{config.players} players, {outcome.deals_done:,} deals, seed {config.seed}"
+    if outcome.interrupted:
+        title += " (interrupted)"
+    table = Table(title=title, title_justify="left", caption_justify="left",
+                  caption=f"{outcome.deals_per_second:,.0f} deals/s in {outcome.seconds:.2f} s")
+    for column in ("side", "seats", "strategy", "wins", "draws", "losses", "win rate", "95% CI", "points"):
+        table.add_column(column, justify="left" if column == "strategy" else "right", no_wrap=True)
+    for row in side_rows(outcome):
+        lo, hi = row["win_rate_ci95"]
+        table.add_row(
+            str(row["side"]),
+            ",".join(map(str, row["seats"])),
+            row["strategy"],
+            f"{row['wins']:,}",
+            f"{row['draws']:,}",
+            f"{row['losses']:,}",
+            f"{row['win_rate']:.4f}",
+            f"{lo:.4f}-{hi:.4f}",
+            f"{row['mean_points']:.2f}",
+        )
+    console = Console()
+    if console.width < MIN_WIDTH:  # e.g. output to a pipe: never truncate figures
+        console = Console(width=MIN_WIDTH)
+    console.print(table)

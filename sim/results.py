@@ -1,0 +1,117 @@
+"""Result files: one Parquet row per deal, the run's configuration in the file's metadata.
+
+Files are written under a temporary name beside the target and renamed only when
+closed, so a reader never meets a half-written file. A run stopped with Ctrl-C still
+closes its files, marked ``"status": "partial"`` in the metadata.
+
+>>> run = read_results("results/run.parquet")   # doctest: +SKIP
+>>> run.deals.groupby("winner_side").size()      # doctest: +SKIP
+>>> run.config["strategies"]                     # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from sim.config import ConfigError, RunConfig, n_sides
+
+METADATA_KEY = "briscola"
+FORMAT_VERSION = 1
+
+
+def results_schema(config: RunConfig) -> pa.Schema:
+    """Column order: deal, strategy per seat, briscola, points per seat and side, winner."""
+    strategy = pa.dictionary(pa.int8(), pa.string())
+    fields = [pa.field("deal", pa.int64())]
+    fields += [pa.field(f"strategy_{seat}", strategy) for seat in range(config.players)]
+    fields.append(pa.field("briscola", pa.int8()))
+    fields += [pa.field(f"points_{seat}", pa.int16()) for seat in range(config.players)]
+    fields += [pa.field(f"side_points_{side}", pa.int16()) for side in range(n_sides(config.players))]
+    fields.append(pa.field("winner_side", pa.int8()))
+    return pa.schema(fields)
+
+
+def results_table(results: np.ndarray, config: RunConfig, schema: pa.Schema) -> pa.Table:
+    """RESULT_DTYPE rows as an Arrow table; strategy names dictionary-encoded."""
+    n = len(results)
+    names = sorted(set(config.strategies))
+    dictionary = pa.array(names, type=pa.string())
+    columns = [pa.array(results["deal"])]
+    for name in config.strategies:
+        indices = pa.array(np.full(n, names.index(name), dtype=np.int8))
+        columns.append(pa.DictionaryArray.from_arrays(indices, dictionary))
+    columns.append(pa.array(results["briscola"]))
+    columns += [pa.array(results["seat_points"][:, seat]) for seat in range(config.players)]
+    columns += [pa.array(results["side_points"][:, side]) for side in range(n_sides(config.players))]
+    columns.append(pa.array(results["winner_side"]))
+    return pa.Table.from_arrays(columns, schema=schema)
+
+
+def check_output_path(path: Path, overwrite: bool, option: str) -> None:
+    """Refuses, before anything runs, a path that cannot or must not be written."""
+    if path.is_dir():
+        raise ConfigError(f"{option} {path} is a directory; give a file path")
+    if path.exists() and not overwrite:
+        raise ConfigError(f"{option} {path} already exists; pass --overwrite to replace it")
+    parent = path.parent if str(path.parent) else Path(".")
+    if not parent.is_dir():
+        raise ConfigError(f"{option} {path}: directory {parent} does not exist")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise ConfigError(f"{option} {path}: directory {parent} is not writable")
+
+
+class AtomicParquetWriter:
+    """Streams row groups to ``.NAME.PID.tmp`` beside ``path``; ``finish`` renames it."""
+
+    def __init__(self, path: Path, schema: pa.Schema):
+        self.path = path
+        self.tmp_path = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        self._writer = pq.ParquetWriter(self.tmp_path, schema, compression="zstd")
+
+    def write(self, table: pa.Table) -> None:
+        self._writer.write_table(table, row_group_size=max(1, table.num_rows))
+
+    def finish(self, metadata: dict) -> None:
+        self._writer.add_key_value_metadata({METADATA_KEY: json.dumps(metadata)})
+        self._writer.close()
+        os.replace(self.tmp_path, self.path)
+
+    def abort(self) -> None:
+        try:
+            self._writer.close()
+        finally:
+            self.tmp_path.unlink(missing_ok=True)
+
+
+@dataclass
+class RunResults:
+    """A result file read back: one row per deal, and the run's configuration."""
+
+    deals: pd.DataFrame
+    config: dict
+
+    @property
+    def partial(self) -> bool:
+        return self.config.get("status") != "complete"
+
+
+def read_config(path: str | os.PathLike) -> dict:
+    """The run configuration stored in a result or trace file's metadata."""
+    metadata = pq.read_metadata(path).metadata or {}
+    raw = metadata.get(METADATA_KEY.encode())
+    if raw is None:
+        raise ValueError(f"{path} is not a briscola result file (no '{METADATA_KEY}' metadata)")
+    return json.loads(raw)
+
+
+def read_results(path: str | os.PathLike) -> RunResults:
+    """Loads a result (or trace) file with its configuration, ready for pandas."""
+    return RunResults(deals=pd.read_parquet(path), config=read_config(path))

@@ -1,0 +1,167 @@
+"""Runs a simulation batch by batch: plays, tallies, streams results to disk.
+
+Batches are sized to take about half a second, so memory stays flat however many
+deals are asked for, Ctrl-C is honoured within seconds, and progress moves smoothly.
+Deal ``i`` always gets the same cards and moves, whatever the batch and thread counts.
+"""
+
+from __future__ import annotations
+
+import signal
+import threading
+import time
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+from sim import __version__
+from sim.config import ConfigError, RunConfig, n_sides
+from sim.engine import play_batch, strategy_ids
+from sim.results import AtomicParquetWriter, check_output_path, results_schema, results_table
+from sim.stats import RunTally
+from strategies.registry import get_strategy
+
+FIRST_BATCH = 10_000
+MAX_BATCH = 2_000_000
+SECONDS_PER_BATCH = 0.5
+
+
+@dataclass
+class RunOutcome:
+    config: RunConfig
+    tally: RunTally
+    seconds: float
+    interrupted: bool
+    out: Path | None
+    trace: Path | None
+
+    @property
+    def deals_done(self) -> int:
+        return self.tally.deals
+
+    @property
+    def deals_per_second(self) -> float:
+        return self.deals_done / self.seconds if self.seconds > 0 else 0.0
+
+
+def default_out_path(config: RunConfig) -> Path:
+    names = "-".join(config.strategies)
+    return Path("results") / f"{config.players}p_{names}_seed{config.seed}_{config.deals}deals.parquet"
+
+
+def run_metadata(config: RunConfig, command: str | None) -> dict:
+    """What goes into a file's metadata: everything needed to reproduce the run."""
+    return {
+        "format": 1,
+        "version": __version__,
+        "seed": config.seed,
+        "players": config.players,
+        "rules": vars(config.rules).copy(),
+        "strategies": [
+            {"seat": seat, "side": seat % n_sides(config.players), **get_strategy(name).to_dict()}
+            for seat, name in enumerate(config.strategies)
+        ],
+        "deals": config.deals,
+        "threads": config.threads,
+        "command": command,
+    }
+
+
+def prepare_outputs(out: Path | None, trace: Path | None, overwrite: bool) -> None:
+    """Checks every output path before anything runs, so bad input writes nothing."""
+    if out is not None:
+        check_output_path(out, overwrite, "--out")
+    if trace is not None:
+        check_output_path(trace, overwrite, "--trace")
+    if out is not None and trace is not None and out.resolve() == trace.resolve():
+        raise ConfigError("--out and --trace name the same file; give two paths")
+
+
+def run_simulation(
+    config: RunConfig,
+    out: Path | None,
+    trace: Path | None = None,
+    overwrite: bool = False,
+    command: str | None = None,
+    on_progress: Callable[[int], None] | None = None,
+) -> RunOutcome:
+    """Plays ``config.deals`` deals, writing results to ``out`` (None: summary only)."""
+    strategy_ids(config)  # unknown strategy names fail here, before any file is opened
+    prepare_outputs(out, trace, overwrite)
+    writers = _open_writers(config, out, trace)
+    tally = RunTally(n_sides(config.players))
+    started = time.perf_counter()
+    try:
+        with _deferred_interrupt() as stop:
+            _play_all(config, writers, tally, on_progress, stop)
+    except BaseException:
+        for writer in writers.values():
+            writer.abort()
+        raise
+    interrupted = stop.is_set()
+    seconds = time.perf_counter() - started
+    metadata = run_metadata(config, command)
+    metadata.update(
+        status="partial" if interrupted else "complete", deals_completed=tally.deals, seconds=round(seconds, 3)
+    )
+    for writer in writers.values():
+        writer.finish(metadata)
+    return RunOutcome(config, tally, seconds, interrupted, out, trace)
+
+
+def _open_writers(config: RunConfig, out: Path | None, trace: Path | None) -> dict:
+    writers = {}
+    if out is not None:
+        writers["out"] = AtomicParquetWriter(out, results_schema(config))
+    if trace is not None:
+        from sim.trace import trace_schema
+
+        writers["trace"] = AtomicParquetWriter(trace, trace_schema())
+    return writers
+
+
+@contextmanager
+def _deferred_interrupt():
+    """A first Ctrl-C asks the run to stop after the current batch (files are then closed
+    as partial); a second one interrupts at once (temporary files are removed)."""
+    stop = threading.Event()
+    if threading.current_thread() is not threading.main_thread():
+        yield stop
+        return
+
+    def request_stop(signum, frame):
+        if stop.is_set():
+            raise KeyboardInterrupt
+        stop.set()
+
+    previous = signal.signal(signal.SIGINT, request_stop)
+    try:
+        yield stop
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def _play_all(config: RunConfig, writers: dict, tally: RunTally, on_progress, stop) -> None:
+    schema = results_schema(config) if "out" in writers else None
+    done, batch_size = 0, FIRST_BATCH
+    while done < config.deals and not stop.is_set():
+        n = min(batch_size, config.deals - done)
+        started = time.perf_counter()
+        batch = play_batch(config, done, n, trace="trace" in writers)
+        if schema is not None:
+            writers["out"].write(results_table(batch.results, config, schema))
+        if "trace" in writers:
+            from sim.trace import trace_table
+
+            writers["trace"].write(trace_table(batch))
+        tally.add(batch.results)
+        done += n
+        if on_progress is not None:
+            on_progress(n)
+        batch_size = _next_batch_size(n, time.perf_counter() - started)
+
+
+def _next_batch_size(last_size: int, last_seconds: float) -> int:
+    rate = last_size / max(last_seconds, 1e-3)
+    return int(min(MAX_BATCH, max(FIRST_BATCH, rate * SECONDS_PER_BATCH)))
