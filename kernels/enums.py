@@ -36,6 +36,14 @@ CARD_FACE = np.tile(np.arange(N_FACES, dtype=np.int8), N_SUITS)
 CARD_STRENGTH = FACE_STRENGTH[CARD_FACE]
 CARD_POINTS = FACE_POINTS[CARD_FACE]
 
+
+
+def record_dtype(fields):
+    """A structured dtype whose elements are ``np.record`` (fields readable as attributes),
+    so the kernels also run as plain Python (NUMBA_DISABLE_JIT=1) for debugging."""
+    return np.dtype((np.record, fields))
+
+
 # Rule options, as integer codes in the kernels' ``rules`` array.
 RULE_TRUMP_REDEAL, RULE_REMOVED_TWO, RULE_PARTNER_VIEW = 0, 1, 2
 N_RULES = 3
@@ -53,7 +61,7 @@ DECISION_OK = -1
 # What a player may see when choosing a card: the only argument about the game that a
 # strategy receives. Public fields are kept up to date by the engine as play goes on;
 # private ones (hand, partner_hands) are filled in for the seat about to play.
-VIEW_DTYPE = np.dtype(
+VIEW_DTYPE = record_dtype(
     [
         ("seat", np.int8),  # the seat choosing a card
         ("players", np.int8),
@@ -75,7 +83,7 @@ VIEW_DTYPE = np.dtype(
 )
 
 # One dealt deal: everything the shuffle decided, enough to replay the deal exactly.
-DEAL_DTYPE = np.dtype(
+DEAL_DTYPE = record_dtype(
     [
         ("players", np.int8),
         ("hands", np.int8, (MAX_PLAYERS, HAND_SIZE)),  # rows for seats 0..P-1, in dealing order
@@ -88,7 +96,7 @@ DEAL_DTYPE = np.dtype(
 )
 
 # How one deal ended.
-RESULT_DTYPE = np.dtype(
+RESULT_DTYPE = record_dtype(
     [
         ("deal", np.int64),
         ("briscola", np.int8),
@@ -99,7 +107,7 @@ RESULT_DTYPE = np.dtype(
 )
 
 # The move-by-move record of one deal, kept only for traced runs.
-PLAY_DTYPE = np.dtype(
+PLAY_DTYPE = record_dtype(
     [
         ("plays", np.int8, N_CARDS),  # every card in playing order, -1 after the last
         ("trick_winners", np.int8, N_CARDS // 2),  # -1 after the last trick
@@ -107,7 +115,7 @@ PLAY_DTYPE = np.dtype(
 )
 
 # The first decision of a deal that was not a card in the player's hand.
-ILLEGAL_DTYPE = np.dtype(
+ILLEGAL_DTYPE = record_dtype(
     [
         ("play", np.int16),  # index of the decision in playing order; -1: every decision was legal
         ("seat", np.int8),

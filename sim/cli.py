@@ -36,6 +36,7 @@ def _root() -> None:
 
 @app.command()
 def simulate(
+    ctx: typer.Context,
     players: Annotated[int, typer.Option(help="Table size: 2, 3, 4 or 6.", show_default=False)],
     strategies: Annotated[
         str,
@@ -80,12 +81,14 @@ def simulate(
         raise ConfigError("--summary-only writes no result file; drop --out or --summary-only")
     from sim.runner import default_out_path, run_simulation
 
-    if not summary_only and out is None:
+    use_default_out = not summary_only and out is None
+    if use_default_out:
         out = default_out_path(config)
-        out.parent.mkdir(parents=True, exist_ok=True)
-    command = shlex.join(["briscola", *sys.argv[1:]])
+    command = shlex.join(["briscola", *ctx.obj["argv"]])
     with _progress(config.deals, enabled=not quiet and sys.stderr.isatty()) as advance:
-        outcome = run_simulation(config, out, trace, overwrite, command, on_progress=advance)
+        outcome = run_simulation(
+            config, out, trace, overwrite, command, on_progress=advance, create_out_dir=use_default_out
+        )
     from sim.report import print_summary, summary_dict
 
     if json_output:
@@ -136,9 +139,10 @@ def main(argv: list[str] | None = None) -> int:
     from sim.config import ConfigError
 
     debug = os.environ.get("BRISCOLA_DEBUG", "") not in ("", "0")
+    args = sys.argv[1:] if argv is None else list(argv)
     command = typer.main.get_command(app)
     try:
-        code = command.main(args=argv, prog_name="briscola", standalone_mode=False)
+        code = command.main(args=args, prog_name="briscola", standalone_mode=False, obj={"argv": args})
         return code if isinstance(code, int) else 0
     except typer.Exit as stop:
         return stop.exit_code

@@ -85,9 +85,16 @@ def run_simulation(
     overwrite: bool = False,
     command: str | None = None,
     on_progress: Callable[[int], None] | None = None,
+    create_out_dir: bool = False,
 ) -> RunOutcome:
-    """Plays ``config.deals`` deals, writing results to ``out`` (None: summary only)."""
+    """Plays ``config.deals`` deals, writing results to ``out`` (None: summary only).
+
+    ``create_out_dir`` creates the folder of ``out`` (for the default ``results/``) once
+    the configuration is known to be good: bad input writes nothing.
+    """
     strategy_ids(config)  # unknown strategy names fail here, before any file is opened
+    if create_out_dir and out is not None:
+        out.parent.mkdir(parents=True, exist_ok=True)
     prepare_outputs(out, trace, overwrite)
     writers = _open_writers(config, out, trace)
     tally = RunTally(n_sides(config.players))

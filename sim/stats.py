@@ -23,7 +23,8 @@ def wilson_interval(successes: float, n: int, z: float = Z_95) -> tuple[float, f
     denom = 1 + z * z / n
     centre = (p + z * z / (2 * n)) / denom
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    return (max(0.0, centre - half), min(1.0, centre + half))
+    # The interval always holds p; min/max only undo floating-point rounding at 0 and 1.
+    return (max(0.0, min(p, centre - half)), min(1.0, max(p, centre + half)))
 
 
 @dataclass

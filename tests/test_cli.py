@@ -1,0 +1,185 @@
+"""The ``briscola simulate`` command as a user meets it: outputs, errors, files."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from sim.cli import main
+from sim.results import read_results
+
+REPO = Path(__file__).resolve().parents[1]
+JSON_KEYS = {"players", "deals", "seed", "seconds", "deals_per_second", "sides"}
+SIDE_KEYS = {"side", "seats", "strategy", "wins", "draws", "losses", "win_rate", "win_rate_ci95", "mean_points"}
+
+
+def run_cli(*args, cwd=REPO, env=None):
+    """Runs the command in a fresh interpreter, as a user would."""
+    return subprocess.run(
+        [sys.executable, "-m", "sim.cli", *args],
+        cwd=cwd, capture_output=True, text=True, env={**os.environ, **(env or {})},
+        timeout=300,
+    )  # fmt: skip
+
+
+def simulate(capsys, *args):
+    code = main(["simulate", *args])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+@pytest.mark.parametrize("players, strategies", [(2, "greedy,random"), (3, "greedy"), (4, "greedy,random"), (6, "random")])
+def test_json_summary_agrees_with_the_result_file(tmp_path, capsys, players, strategies):
+    out = tmp_path / "run.parquet"
+    code, stdout, _ = simulate(
+        capsys, "--players", str(players), "--strategies", strategies, "--deals", "3000", "--seed", "11",
+        "--out", str(out), "--json", "--quiet",
+    )  # fmt: skip
+    assert code == 0
+    summary = json.loads(stdout)
+    assert set(summary) == JSON_KEYS
+    assert summary["deals"] == 3000 and summary["players"] == players and summary["seed"] == 11
+    frame = read_results(out).deals
+    assert len(frame) == 3000
+    for side in summary["sides"]:
+        assert set(side) == SIDE_KEYS
+        won = int((frame["winner_side"] == side["side"]).sum())
+        assert side["wins"] == won
+        assert side["wins"] + side["draws"] + side["losses"] == 3000
+        assert side["mean_points"] == pytest.approx(frame[f"side_points_{side['side']}"].mean())
+        lo, hi = side["win_rate_ci95"]
+        assert lo <= side["win_rate"] <= hi
+    assert [s["side"] for s in summary["sides"]] == list(range(len(summary["sides"])))
+
+
+def test_team_strategies_are_given_per_side(tmp_path, capsys):
+    out = tmp_path / "teams.parquet"
+    code, stdout, _ = simulate(
+        capsys, "--players", "6", "--strategies", "greedy,random", "--deals", "500", "--seed", "2",
+        "--out", str(out), "--json", "--quiet",
+    )  # fmt: skip
+    assert code == 0
+    sides = json.loads(stdout)["sides"]
+    assert [s["seats"] for s in sides] == [[0, 2, 4], [1, 3, 5]]
+    assert [s["strategy"] for s in sides] == ["greedy", "random"]
+    frame = pd.read_parquet(out)
+    assert list(frame.loc[0, [f"strategy_{s}" for s in range(6)]]) == ["greedy", "random"] * 3
+
+
+def test_result_file_is_tidy_and_carries_its_configuration(tmp_path, capsys):
+    out = tmp_path / "run.parquet"
+    code, _, _ = simulate(
+        capsys, "--players", "3", "--strategies", "greedy,random,random", "--deals", "2000", "--seed", "5",
+        "--rule", "removed_two=coppe", "--rule", "trump_redeal=ace-three", "--out", str(out), "--quiet",
+    )  # fmt: skip
+    assert code == 0
+    run = read_results(out)
+    frame = run.deals
+    assert list(frame["deal"]) == list(range(2000))
+    assert isinstance(frame["strategy_0"].dtype, pd.CategoricalDtype)
+    assert (frame[["side_points_0", "side_points_1", "side_points_2"]].sum(axis=1) == 120).all()
+    assert not frame["briscola"].isin([0, 2, 10, 12, 20, 22, 30, 32]).any()  # no Ace or Three turned
+    config = run.config
+    assert config["status"] == "complete" and not run.partial
+    assert config["seed"] == 5 and config["players"] == 3 and config["deals"] == 2000
+    assert config["rules"] == {"trump_redeal": "ace-three", "removed_two": "coppe", "partner_view": "last3"}
+    assert [s["name"] for s in config["strategies"]] == ["greedy", "random", "random"]
+    assert "--rule removed_two=coppe" in config["command"] or "removed_two=coppe" in config["command"]
+
+
+def test_same_seed_gives_the_same_file_on_any_thread_count(tmp_path, capsys):
+    frames = []
+    for threads in (1, 2):
+        out = tmp_path / f"t{threads}.parquet"
+        code, _, _ = simulate(
+            capsys, "--players", "4", "--strategies", "random,greedy", "--deals", "20000", "--seed", "99",
+            "--threads", str(threads), "--out", str(out), "--quiet",
+        )  # fmt: skip
+        assert code == 0
+        frames.append(pd.read_parquet(out))
+    pd.testing.assert_frame_equal(frames[0], frames[1])
+
+
+def test_trace_holds_every_deal_move_by_move(tmp_path, capsys):
+    trace = tmp_path / "trace.parquet"
+    code, _, _ = simulate(
+        capsys, "--players", "4", "--strategies", "greedy", "--deals", "50", "--seed", "3",
+        "--summary-only", "--trace", str(trace), "--quiet",
+    )  # fmt: skip
+    assert code == 0
+    frame = pd.read_parquet(trace)
+    expected = ["deal", "players", "hands", "briscola", "stock", "removed", "plays", "trick_winners", "seat_points"]
+    assert list(frame.columns) == expected
+    row = frame.iloc[0]
+    assert len(row["hands"]) == 12 and len(row["stock"]) == 27 and len(row["plays"]) == 40
+    assert sorted([*row["hands"], row["briscola"], *row["stock"]]) == list(range(40))
+    assert sorted(row["plays"]) == list(range(40))
+    assert sum(row["seat_points"]) == 120
+
+
+def test_default_output_goes_under_results(tmp_path):
+    result = run_cli("simulate", "--players", "2", "--strategies", "random", "--deals", "100", "--seed", "1",
+                     "--quiet", env={"PYTHONPATH": str(REPO)}, cwd=tmp_path)  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    files = list((tmp_path / "results").glob("*.parquet"))
+    assert len(files) == 1 and len(pd.read_parquet(files[0])) == 100
+
+
+def test_summary_only_writes_no_file(tmp_path):
+    result = run_cli("simulate", "--players", "2", "--strategies", "random", "--deals", "100", "--seed", "1",
+                     "--summary-only", env={"PYTHONPATH": str(REPO)}, cwd=tmp_path)  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert "random" in result.stdout
+    assert list(tmp_path.iterdir()) == []
+
+
+BAD_INPUTS = [
+    (["--players", "5", "--strategies", "random"], "--players 5"),
+    (["--players", "2", "--strategies", "nosuch"], "unknown strategy 'nosuch'"),
+    (["--players", "2", "--strategies", "random,random,random"], "takes 1 or 2"),
+    (["--players", "4", "--strategies", "a,b,c"], "takes 1 or 4 or 2"),
+    (["--players", "2", "--strategies", "random", "--rule", "colour=red"], "unknown rule 'colour'"),
+    (["--players", "2", "--strategies", "random", "--rule", "trump_redeal=maybe"], "valid values: off, ace-three"),
+    (["--players", "2", "--strategies", "random", "--rule", "partner_view=none"], "applies to 4, 6 players"),
+    (["--players", "2", "--strategies", "random", "--deals", "0"], "--deals 0"),
+    (["--players", "2", "--strategies", "random", "--threads", "0"], "--threads 0"),
+    (["--players", "2", "--strategies", "random", "--deals", "ten"], "'--deals'"),
+    (["--players", "2", "--strategies", "random", "--out", "missing-dir/x.parquet"], "does not exist"),
+]
+
+
+@pytest.mark.parametrize("args, message", BAD_INPUTS)
+def test_bad_input_gets_one_line_exit_2_and_writes_nothing(tmp_path, args, message):
+    if "--deals" not in args:
+        args = [*args, "--deals", "10"]
+    result = run_cli("simulate", *args, "--seed", "1", env={"PYTHONPATH": str(REPO)}, cwd=tmp_path)
+    assert result.returncode == 2
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    assert message in lines[0]
+    assert "Traceback" not in result.stderr and result.stdout == ""
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_existing_output_is_refused_and_left_untouched(tmp_path, capsys):
+    out = tmp_path / "keep.parquet"
+    out.write_bytes(b"precious")
+    code, _, err = simulate(capsys, "--players", "2", "--strategies", "random", "--deals", "10", "--seed", "1",
+                            "--out", str(out))  # fmt: skip
+    assert code == 2 and "--overwrite" in err
+    assert out.read_bytes() == b"precious"
+    code, _, _ = simulate(capsys, "--players", "2", "--strategies", "random", "--deals", "10", "--seed", "1",
+                          "--out", str(out), "--overwrite", "--quiet")  # fmt: skip
+    assert code == 0 and len(pd.read_parquet(out)) == 10
+
+
+def test_help_lists_the_simulate_options():
+    result = run_cli("simulate", "--help", env={"PYTHONPATH": str(REPO)})
+    assert result.returncode == 0
+    for option in ("--players", "--strategies", "--deals", "--seed", "--threads", "--out", "--trace", "--rule",
+                   "--summary-only", "--overwrite", "--json", "--quiet"):
+        assert option in result.stdout

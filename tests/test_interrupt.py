@@ -1,0 +1,76 @@
+"""Stopping a run: Ctrl-C leaves a complete file of the deals done, marked partial;
+a killed run leaves nothing at --out."""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pandas as pd
+
+from sim.results import read_results
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def start_long_run(tmp_path, out):
+    return subprocess.Popen(
+        [sys.executable, "-m", "sim.cli", "simulate", "--players", "2", "--strategies", "random",
+         "--deals", "1000000000", "--seed", "1", "--out", str(out), "--quiet"],
+        cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(REPO)},
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+
+
+def wait_for_rows(tmp_path, seconds=120):
+    """Waits until the run has written its first batches to its temporary file."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        tmp_files = list(tmp_path.glob(".*.tmp"))
+        if tmp_files and tmp_files[0].stat().st_size > 100_000:
+            return
+        time.sleep(0.2)
+    raise AssertionError("the run wrote nothing")
+
+
+def test_ctrl_c_leaves_a_complete_partial_file(tmp_path):
+    out = tmp_path / "run.parquet"
+    process = start_long_run(tmp_path, out)
+    wait_for_rows(tmp_path)
+    process.send_signal(signal.SIGINT)
+    stdout, stderr = process.communicate(timeout=30)
+    assert process.returncode == 130, stderr
+    assert "Traceback" not in stderr
+    assert "interrupted" in stdout
+    run = read_results(out)
+    assert run.partial and run.config["status"] == "partial"
+    assert run.config["deals_completed"] == len(run.deals) > 0
+    assert list(run.deals["deal"]) == list(range(len(run.deals)))  # a prefix of the run, no gaps
+    assert list(tmp_path.glob(".*.tmp")) == []
+
+
+def test_a_killed_run_leaves_nothing_at_out(tmp_path):
+    out = tmp_path / "run.parquet"
+    process = start_long_run(tmp_path, out)
+    wait_for_rows(tmp_path)
+    process.kill()
+    process.communicate(timeout=30)
+    assert not out.exists()
+
+
+def test_partial_results_match_a_complete_run_deal_for_deal(tmp_path):
+    out = tmp_path / "run.parquet"
+    process = start_long_run(tmp_path, out)
+    wait_for_rows(tmp_path)
+    process.send_signal(signal.SIGINT)
+    process.communicate(timeout=30)
+    partial = pd.read_parquet(out)
+    from sim.config import RunConfig
+    from sim.engine import play_batch
+
+    n = min(len(partial), 50_000)
+    config = RunConfig(players=2, strategies=("random", "random"), deals=n, seed=1)
+    fresh = play_batch(config, 0, n).results
+    assert (partial["points_0"].to_numpy()[:n] == fresh["seat_points"][:, 0]).all()
