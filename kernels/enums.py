@@ -28,11 +28,12 @@ SUIT_DENARI, SUIT_COPPE, SUIT_SPADE, SUIT_BASTONI = 0, 1, 2, 3
 FACE_ACE, FACE_TWO, FACE_THREE, FACE_KING = 0, 1, 2, 9
 
 # Strength index of each face, 0 = weakest: 2 4 5 6 7 J N K 3 A.
-FACE_STRENGTH = np.array([9, 0, 8, 1, 2, 3, 4, 5, 6, 7], dtype=np.int8)
-FACE_POINTS = np.array([11, 0, 10, 0, 0, 0, 0, 2, 3, 4], dtype=np.int8)
+# Lookup tables are int64 so that arithmetic on them never overflows, compiled or not.
+FACE_STRENGTH = np.array([9, 0, 8, 1, 2, 3, 4, 5, 6, 7], dtype=np.int64)
+FACE_POINTS = np.array([11, 0, 10, 0, 0, 0, 0, 2, 3, 4], dtype=np.int64)
 
-CARD_SUIT = np.repeat(np.arange(N_SUITS, dtype=np.int8), N_FACES)
-CARD_FACE = np.tile(np.arange(N_FACES, dtype=np.int8), N_SUITS)
+CARD_SUIT = np.repeat(np.arange(N_SUITS, dtype=np.int64), N_FACES)
+CARD_FACE = np.tile(np.arange(N_FACES, dtype=np.int64), N_SUITS)
 CARD_STRENGTH = FACE_STRENGTH[CARD_FACE]
 CARD_POINTS = FACE_POINTS[CARD_FACE]
 

@@ -1,0 +1,100 @@
+"""A strategy sees only what its player may see, and sees it right.
+
+The real engine code runs as plain Python (NUMBA_DISABLE_JIT=1) with a spy in place of
+the strategy dispatch; every view handed to a strategy is checked against the true
+state of the deal rebuilt from its trace.
+"""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from kernels.enums import VIEW_DTYPE
+
+REPO = Path(__file__).resolve().parents[1]
+VISIBLE_FIELDS = {
+    "seat", "players", "trump_suit", "briscola", "removed_two", "stock_size", "trick", "leader",
+    "n_table", "n_hand", "table", "hand", "partner_hands", "points", "played_by",
+}  # fmt: skip
+POINTS = {0: 11, 2: 10, 9: 4, 8: 3, 7: 2}
+
+
+def test_the_view_has_no_field_beyond_what_a_player_may_see():
+    assert set(VIEW_DTYPE.names) == VISIBLE_FIELDS
+
+
+def spy_run(players, partner_view, n_deals=6):
+    result = subprocess.run(
+        [sys.executable, str(REPO / "tests" / "view_spy.py"), str(players), partner_view, str(n_deals)],
+        cwd=REPO, capture_output=True, text=True, timeout=300,
+        env={**os.environ, "NUMBA_DISABLE_JIT": "1", "PYTHONPATH": str(REPO)},
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout)
+
+
+def true_states(trace):
+    """Yields, for every decision of a traced deal, what the seat to play truly faces."""
+    players = trace["players"]
+    hands = [list(trace["hands"][3 * s : 3 * s + 3]) for s in range(players)]
+    stock = list(trace["stock"]) + [trace["briscola"]]
+    played_by = [-1] * 40
+    points = [0] * players
+    leader, plays = 0, iter(trace["plays"])
+    for trick, winner in enumerate(trace["trick_winners"]):
+        table = []
+        for k in range(players):
+            seat = (leader + k) % players
+            yield {"seat": seat, "trick": trick, "leader": leader, "table": list(table),
+                   "hands": [list(h) for h in hands], "stock_size": len(stock),
+                   "played_by": list(played_by), "points": list(points)}  # fmt: skip
+            card = next(plays)
+            hands[seat].remove(card)
+            table.append(card)
+            played_by[card] = seat
+        points[winner] += sum(POINTS.get(c % 10, 0) for c in table)
+        if stock:
+            for k in range(players):
+                hands[(winner + k) % players].append(stock.pop(0))
+        leader = winner
+
+
+@pytest.mark.parametrize("players, partner_view", [(2, "last3"), (3, "last3"), (4, "last3"), (4, "none"), (6, "last3"), (6, "none")])
+def test_every_view_shows_exactly_the_players_information(players, partner_view):
+    run = spy_run(players, partner_view)
+    views = iter(run["views"])
+    partners_seen = 0
+    for trace in run["traces"]:
+        for truth in true_states(trace):
+            view = next(views)
+            seat = truth["seat"]
+            assert view["seat"] == seat and view["players"] == players
+            assert view["trick"] == truth["trick"] and view["leader"] == truth["leader"]
+            own = truth["hands"][seat]
+            assert view["n_hand"] == len(own)
+            assert view["hand"] == own + [-1] * (3 - len(own))
+            assert view["n_table"] == len(truth["table"])
+            assert view["table"] == truth["table"] + [-1] * (6 - len(truth["table"]))
+            assert view["played_by"] == truth["played_by"]
+            assert view["points"][:players] == truth["points"]
+            assert view["stock_size"] == truth["stock_size"]
+            assert view["trump_suit"] == trace["briscola"] // 10
+            assert view["briscola"] == (trace["briscola"] if truth["stock_size"] else -1)
+            assert view["removed_two"] == (trace["removed"][0] if players == 3 else -1)
+            for other in range(6):
+                shown = view["partner_hands"][other]
+                visible = (partner_view == "last3" and players >= 4 and truth["stock_size"] == 0
+                           and other < players and other != seat and other % 2 == seat % 2)  # fmt: skip
+                if visible:
+                    hand = truth["hands"][other]
+                    assert shown == hand + [-1] * (3 - len(hand))
+                    partners_seen += 1
+                else:
+                    assert shown == [-1, -1, -1], f"seat {seat} sees seat {other}'s cards"
+    assert next(views, None) is None
+    if partner_view == "last3" and players >= 4:
+        assert partners_seen > 0
