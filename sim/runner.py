@@ -20,6 +20,7 @@ from sim.config import ConfigError, RunConfig, n_sides
 from sim.engine import play_batch, strategy_ids
 from sim.results import AtomicParquetWriter, check_output_path, results_schema, results_table
 from sim.stats import RunTally
+from sim.trace import trace_schema, trace_table
 from strategies.registry import get_strategy
 
 FIRST_BATCH = 10_000
@@ -122,8 +123,6 @@ def _open_writers(config: RunConfig, out: Path | None, trace: Path | None) -> di
     if out is not None:
         writers["out"] = AtomicParquetWriter(out, results_schema(config))
     if trace is not None:
-        from sim.trace import trace_schema
-
         writers["trace"] = AtomicParquetWriter(trace, trace_schema())
     return writers
 
@@ -159,8 +158,6 @@ def _play_all(config: RunConfig, writers: dict, tally: RunTally, on_progress, st
         if schema is not None:
             writers["out"].write(results_table(batch.results, config, schema))
         if "trace" in writers:
-            from sim.trace import trace_table
-
             writers["trace"].write(trace_table(batch))
         tally.add(batch.results)
         done += n
