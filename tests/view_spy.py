@@ -10,23 +10,26 @@ from sim.config import Rules, RunConfig
 from sim.engine import play_batch
 from sim.trace import trace_rows
 
-players, partner_view, n_deals = int(sys.argv[1]), sys.argv[2], int(sys.argv[3])
-views = []
-real_choose = engine_nb.choose_card_nb
 
+def spy_on_views(players: int, partner_view: str, n_deals: int) -> dict:
+    views = []
+    real_choose = engine_nb.choose_card_nb
 
-def spy(strategy_id, view, params, states, stream):
-    views.append({name: _plain(view[name]) for name in view.dtype.names})
-    return real_choose(strategy_id, view, params, states, stream)
+    def spy(strategy_id, view, params, states, stream):
+        views.append({name: _plain(view[name]) for name in view.dtype.names})
+        return real_choose(strategy_id, view, params, states, stream)
+
+    engine_nb.choose_card_nb = spy
+    rules = Rules(partner_view=partner_view) if players in (4, 6) else Rules()
+    strategies = tuple("greedy" if seat % 2 else "random" for seat in range(players))
+    config = RunConfig(players=players, strategies=strategies, deals=n_deals, seed=8, rules=rules, threads=1)
+    batch = play_batch(config, 0, n_deals, trace=True)
+    return {"views": views, "traces": trace_rows(batch)}
 
 
 def _plain(value):
     return value.tolist() if hasattr(value, "tolist") else value
 
 
-engine_nb.choose_card_nb = spy
-rules = Rules(partner_view=partner_view) if players in (4, 6) else Rules()
-strategies = tuple("greedy" if seat % 2 else "random" for seat in range(players))
-config = RunConfig(players=players, strategies=strategies, deals=n_deals, seed=8, rules=rules, threads=1)
-batch = play_batch(config, 0, n_deals, trace=True)
-json.dump({"views": views, "traces": trace_rows(batch), "fields": list(batch.deals.dtype.names)}, sys.stdout)
+if __name__ == "__main__":
+    json.dump(spy_on_views(int(sys.argv[1]), sys.argv[2], int(sys.argv[3])), sys.stdout)
