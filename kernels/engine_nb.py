@@ -17,6 +17,7 @@ from kernels.enums import (
     MAX_PLAYERS,
     N_STREAMS,
     NO_CARD,
+    NO_SEAT,
     PARTNER_VIEW_LAST3,
     PLAY_DTYPE,
     RULE_PARTNER_VIEW,
@@ -35,7 +36,7 @@ from strategies.dispatch_nb import choose_card_nb
 DEALS_PER_BLOCK = 256  # deals one thread plays with one set of work arrays
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def start_view_nb(view, deal, hands, n_hand):
     """Puts a freshly dealt deal on the table: live hands and the public part of the view."""
     players = deal.players
@@ -73,72 +74,136 @@ def show_seat_nb(view, seat, hands, n_hand, partners_visible):
 
 @njit(cache=True, inline="always")
 def take_from_hand_nb(hands, n_hand, seat, card):
-    """Removes ``card`` from the seat's hand (later cards move up); False if not there."""
+    """Removes ``card`` from the seat's hand (later cards move up); False if not there.
+
+    Branch-free: which slot a random player picks is unpredictable, so the slot is found
+    by arithmetic on the three comparisons (cards in a hand are distinct) and the hand is
+    closed up with selects, where an early-exit search would mispredict most times.
+    """
     n = n_hand[seat]
-    for slot in range(n):
-        if hands[seat, slot] == card:
-            for k in range(slot, n - 1):
-                hands[seat, k] = hands[seat, k + 1]
-            hands[seat, n - 1] = NO_CARD
-            n_hand[seat] = n - 1
-            return True
-    return False
+    found = 0
+    slot = 0
+    for k in range(HAND_SIZE):
+        match = (hands[seat, k] == card) & (k < n)
+        found += match
+        slot += k * match
+    if found == 0:
+        return False
+    for k in range(HAND_SIZE - 1):
+        hands[seat, k] = hands[seat, k + 1] if k >= slot else hands[seat, k]
+    hands[seat, n - 1] = NO_CARD
+    n_hand[seat] = n - 1
+    return True
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
+def seat_after_nb(seat, steps, players):
+    """The seat ``steps`` places after ``seat`` in playing order (steps < players)."""
+    later = seat + steps
+    return later - players if later >= players else later
+
+
+@njit(cache=True, _nrt=False)
 def play_deal_nb(deal, strategy_ids, params, rules, states, work_view, hands, n_hand, result, record, illegal):
     """Plays one dealt deal to the end and writes how it ended into ``result``.
 
     ``record`` (PLAY_DTYPE) receives every card and trick winner. A decision that is not
     a card in hand stops the deal and is written into ``illegal``; returns False then.
+
+    Compiled without reference counting (``_nrt=False``: nothing here allocates), as
+    are its callers: otherwise every call and every inlined helper taking arrays would
+    pay atomic increments and decrements, a sizeable share of the time of a deal.
     """
     view = work_view[0]
     start_view_nb(view, deal, hands, n_hand)
     players = deal.players
+    if players == 2:
+        done = _play_two_nb(deal, strategy_ids, params, states, view, hands, n_hand, record, illegal)
+    else:
+        done = _play_any_nb(deal, strategy_ids, params, rules, states, view, hands, n_hand, record, illegal, players)
+    if done:
+        _score_nb(view, players, result)
+    return done
+
+
+@njit(cache=True, inline="always")
+def _play_two_nb(deal, strategy_ids, params, states, view, hands, n_hand, record, illegal):
+    """The tricks of a 2-player deal; False after an illegal decision.
+
+    Each trick is played by one of two copies of the trick code, one per leader, so that
+    the seat of every decision is a constant: the processor then predicts the leader and
+    starts on the next trick before the last one is decided, instead of waiting for its
+    winner to know whose hand, strategy and random stream come next.
+    """
     trump = view.trump_suit
-    team_game = players >= 4
-    partner_view = rules[RULE_PARTNER_VIEW] == PARTNER_VIEW_LAST3
-    n_tricks = (HAND_SIZE * players + deal.n_stock) // players
-    drawn = 0
+    n_tricks = (HAND_SIZE * 2 + deal.n_stock) // 2
     leader = 0
     for trick in range(n_tricks):
-        view.trick = trick
-        view.leader = leader
-        partners_visible = team_game and partner_view and view.stock_size == 0
-        for k in range(players):
-            seat = leader + k
-            if seat >= players:
-                seat -= players
-            show_seat_nb(view, seat, hands, n_hand, partners_visible)
-            card = choose_card_nb(strategy_ids[seat], view, params[seat], states, 1 + seat)
-            if not take_from_hand_nb(hands, n_hand, seat, card):
-                _report_illegal_nb(illegal, trick * players + k, seat, card, view.hand)
-                return False
-            view.table[k] = card
-            view.n_table = k + 1
-            view.played_by[card] = seat
-            record.plays[trick * players + k] = card
-        winner = leader + winning_position_nb(view.table, players, trump)
-        if winner >= players:
-            winner -= players
-        view.points[winner] += trick_points_nb(view.table, players)
-        record.trick_winners[trick] = winner
-        view.table[:] = NO_CARD
-        view.n_table = 0
-        if drawn < deal.n_stock:
-            for k in range(players):  # the winner draws first, then the others in order
-                seat = winner + k
-                if seat >= players:
-                    seat -= players
-                hands[seat, n_hand[seat]] = deal.stock[drawn]
-                n_hand[seat] += 1
-                drawn += 1
-            view.stock_size = deal.n_stock - drawn
-            if view.stock_size == 0:
-                view.briscola = NO_CARD
-        leader = winner
-    _score_nb(view, players, result)
+        if leader == 0:
+            leader = _play_trick_nb(deal, strategy_ids, params, states, view, hands, n_hand, record, illegal, trump, False, trick, 0, 2)
+        else:
+            leader = _play_trick_nb(deal, strategy_ids, params, states, view, hands, n_hand, record, illegal, trump, False, trick, 1, 2)
+        if leader == NO_SEAT:
+            return False
     return True
+
+
+@njit(cache=True, inline="always")
+def _play_any_nb(deal, strategy_ids, params, rules, states, view, hands, n_hand, record, illegal, players):
+    """The tricks of a deal for any table; False after an illegal decision."""
+    trump = view.trump_suit
+    partner_view = players >= 4 and rules[RULE_PARTNER_VIEW] == PARTNER_VIEW_LAST3
+    n_tricks = (HAND_SIZE * players + deal.n_stock) // players
+    leader = 0
+    for trick in range(n_tricks):
+        leader = _play_trick_nb(deal, strategy_ids, params, states, view, hands, n_hand, record, illegal, trump, partner_view, trick, leader, players)
+        if leader == NO_SEAT:
+            return False
+    return True
+
+
+@njit(cache=True, inline="always")
+def _play_trick_nb(deal, strategy_ids, params, states, view, hands, n_hand, record, illegal, trump, partner_view, trick, leader, players):
+    """Plays trick ``trick`` led by ``leader``: first everyone draws for the last trick
+    (its winner, now the leader, first), then each seat plays a card. Returns the
+    trick's winner, or NO_SEAT after an illegal decision."""
+    n_stock = deal.n_stock
+    drawn = min(trick * players, n_stock)  # cards drawn once this trick's draw is done
+    if trick > 0 and trick * players <= n_stock:
+        _draw_nb(deal.stock, drawn - players, hands, n_hand, leader, players)
+        view.stock_size = n_stock - drawn
+        if drawn == n_stock:
+            view.briscola = NO_CARD
+    view.trick = trick
+    view.leader = leader
+    partners_visible = partner_view and drawn == n_stock
+    for k in range(players):
+        seat = seat_after_nb(leader, k, players)
+        show_seat_nb(view, seat, hands, n_hand, partners_visible)
+        card = choose_card_nb(strategy_ids[seat], view, params[seat], states, 1 + seat)
+        if not take_from_hand_nb(hands, n_hand, seat, card):
+            _report_illegal_nb(illegal, trick * players + k, seat, card, view.hand)
+            return NO_SEAT
+        view.table[k] = card
+        view.n_table = k + 1
+        view.played_by[card] = seat
+        record.plays[trick * players + k] = card
+    winner = seat_after_nb(leader, winning_position_nb(view.table, players, trump), players)
+    view.points[winner] += trick_points_nb(view.table, players)
+    record.trick_winners[trick] = winner
+    for k in range(players):
+        view.table[k] = NO_CARD
+    view.n_table = 0
+    return winner
+
+
+@njit(cache=True, inline="always")
+def _draw_nb(stock, top, hands, n_hand, first, players):
+    """Each seat draws a card from ``stock[top:]``, ``first`` first, then in order."""
+    for k in range(players):
+        seat = seat_after_nb(first, k, players)
+        hands[seat, n_hand[seat]] = stock[top + k]
+        n_hand[seat] += 1
 
 
 @njit(cache=True)
@@ -150,7 +215,7 @@ def _report_illegal_nb(illegal, play, seat, card, hand):
         illegal.hand[k] = hand[k]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _score_nb(view, players, result):
     n_sides = n_sides_nb(players)
     result.side_points[:] = -1
@@ -179,28 +244,39 @@ def simulate_nb(seed, first_deal, players, rules, strategy_ids, params, results,
     index) alone, so the results do not depend on the number of threads.
     """
     n_deals = results.shape[0]
-    traced = deals.shape[0] > 0
     seed_key = seed_key_nb(seed)
     n_blocks = (n_deals + DEALS_PER_BLOCK - 1) // DEALS_PER_BLOCK
     for block in prange(n_blocks):
+        start = block * DEALS_PER_BLOCK
+        stop = min(n_deals, start + DEALS_PER_BLOCK)
         states = np.empty(N_STREAMS, dtype=np.uint64)
         view = np.empty(1, dtype=VIEW_DTYPE)
         hands = np.empty((MAX_PLAYERS, HAND_SIZE), dtype=np.int8)
         n_hand = np.empty(MAX_PLAYERS, dtype=np.int8)
         scratch_deal = np.empty(1, dtype=DEAL_DTYPE)
         scratch_record = np.empty(1, dtype=PLAY_DTYPE)
-        stop = min(n_deals, (block + 1) * DEALS_PER_BLOCK)
-        for i in range(block * DEALS_PER_BLOCK, stop):
-            deal = deals[i] if traced else scratch_deal[0]
-            record = records[i] if traced else scratch_record[0]
-            if traced:
-                _clear_record_nb(record)
-            start_streams_nb(states, seed_key, first_deal + i)
-            deal_nb(players, rules, states, deal)
-            results[i].deal = first_deal + i
-            results[i].briscola = deal.briscola
-            illegal[i].play = -1
-            play_deal_nb(deal, strategy_ids, params, rules, states, view, hands, n_hand, results[i], record, illegal[i])
+        _simulate_block_nb(seed_key, first_deal, start, stop, players, rules, strategy_ids, params, results, illegal, deals, records, states, view, hands, n_hand, scratch_deal, scratch_record)
+
+
+@njit(cache=True, _nrt=False)
+def _simulate_block_nb(seed_key, first_deal, start, stop, players, rules, strategy_ids, params, results, illegal, deals, records, states, view, hands, n_hand, scratch_deal, scratch_record):
+    """Deals and plays deals ``start .. stop - 1`` of a ``simulate_nb`` run on one thread.
+
+    A block is the unit of work of a thread: its work arrays are made once by the
+    caller. Compiled without reference counting, like ``play_deal_nb``.
+    """
+    traced = deals.shape[0] > 0
+    for i in range(start, stop):
+        deal = deals[i] if traced else scratch_deal[0]
+        record = records[i] if traced else scratch_record[0]
+        if traced:
+            _clear_record_nb(record)
+        start_streams_nb(states, seed_key, first_deal + i)
+        deal_nb(players, rules, states, deal)
+        results[i].deal = first_deal + i
+        results[i].briscola = deal.briscola
+        illegal[i].play = -1
+        play_deal_nb(deal, strategy_ids, params, rules, states, view, hands, n_hand, results[i], record, illegal[i])
 
 
 @njit(cache=True, parallel=True)
@@ -213,16 +289,23 @@ def replay_nb(seed, first_deal, rules, strategy_ids, params, deals, results, ill
     seed_key = seed_key_nb(seed)
     n_blocks = (n_deals + DEALS_PER_BLOCK - 1) // DEALS_PER_BLOCK
     for block in prange(n_blocks):
+        start = block * DEALS_PER_BLOCK
+        stop = min(n_deals, start + DEALS_PER_BLOCK)
         states = np.empty(N_STREAMS, dtype=np.uint64)
         view = np.empty(1, dtype=VIEW_DTYPE)
         hands = np.empty((MAX_PLAYERS, HAND_SIZE), dtype=np.int8)
         n_hand = np.empty(MAX_PLAYERS, dtype=np.int8)
-        stop = min(n_deals, (block + 1) * DEALS_PER_BLOCK)
-        for i in range(block * DEALS_PER_BLOCK, stop):
-            _clear_record_nb(records[i])
-            start_streams_nb(states, seed_key, first_deal + i)
-            results[i].deal = first_deal + i
-            results[i].briscola = deals[i].briscola
-            illegal[i].play = -1
-            play_deal_nb(deals[i], strategy_ids, params, rules, states, view, hands, n_hand, results[i], records[i], illegal[i])
+        _replay_block_nb(seed_key, first_deal, start, stop, rules, strategy_ids, params, deals, results, illegal, records, states, view, hands, n_hand)
 
+
+@njit(cache=True, _nrt=False)
+def _replay_block_nb(seed_key, first_deal, start, stop, rules, strategy_ids, params, deals, results, illegal, records, states, view, hands, n_hand):
+    """Replays deals ``start .. stop - 1`` of a ``replay_nb`` run on one thread; see
+    ``_simulate_block_nb``."""
+    for i in range(start, stop):
+        _clear_record_nb(records[i])
+        start_streams_nb(states, seed_key, first_deal + i)
+        results[i].deal = first_deal + i
+        results[i].briscola = deals[i].briscola
+        illegal[i].play = -1
+        play_deal_nb(deals[i], strategy_ids, params, rules, states, view, hands, n_hand, results[i], records[i], illegal[i])

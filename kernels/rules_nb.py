@@ -27,19 +27,38 @@ from kernels.rng_nb import LOW_32, bounded_from_nb, bounded_nb, next_u64_nb
 
 @njit(cache=True, inline="always")
 def beats_nb(card, best, trump_suit):
-    """True if ``card``, played after ``best``, takes the trick from it."""
-    if CARD_SUIT[card] == CARD_SUIT[best]:
-        return CARD_STRENGTH[card] > CARD_STRENGTH[best]
-    return CARD_SUIT[card] == trump_suit
+    """True if ``card``, played after ``best``, takes the trick from it.
+
+    Written without branches: which card wins is close to a coin flip in random play,
+    so a branch here would be mispredicted about every other trick.
+    """
+    same_suit = CARD_SUIT[card] == CARD_SUIT[best]
+    stronger = CARD_STRENGTH[card] > CARD_STRENGTH[best]
+    trumps_it = (CARD_SUIT[card] == trump_suit) & (CARD_SUIT[best] != trump_suit)
+    return (same_suit & stronger) | trumps_it
+
+
+@njit(cache=True, inline="always")
+def trick_key_nb(card, lead_suit, trump_suit):
+    """Rank of ``card`` within a trick led in ``lead_suit``: the highest key takes it.
+
+    Trumps rank above the led suit, which ranks above the other suits (keys below the
+    lead's, so they never win); within a suit, by strength. No two cards share a key.
+    """
+    suit = CARD_SUIT[card]
+    return CARD_STRENGTH[card] + 10 * (suit == lead_suit) + 20 * (suit == trump_suit)
 
 
 @njit(cache=True, inline="always")
 def winning_position_nb(table, n_table, trump_suit):
     """Position (0 = the lead) of the card that is winning a trick of ``n_table`` cards."""
+    lead_suit = CARD_SUIT[table[0]]
     best = 0
+    best_key = trick_key_nb(table[0], lead_suit, trump_suit)
     for k in range(1, n_table):
-        if beats_nb(table[k], table[best], trump_suit):
-            best = k
+        key = trick_key_nb(table[k], lead_suit, trump_suit)
+        if key > best_key:
+            best, best_key = k, key
     return best
 
 
@@ -104,12 +123,15 @@ def redeal_trump_nb(cards, first, last):
         cards[first + middle] = turned
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def deal_nb(players, rules, states, deal):
     """Shuffles and deals one deal into the DEAL_DTYPE record ``deal``.
 
     Cards go one at a time to seats 0, 1, ..., P-1, three rounds; the next card is
     turned face up (the briscola) and lies under the stock, to be drawn last.
+
+    Compiled without reference counting (nothing here allocates): it runs once per deal
+    and would otherwise pay atomic updates of its arrays' counts on every call.
     """
     deal.players = players
     n_removed = removed_twos_nb(players, rules, states, deal.removed)
