@@ -16,6 +16,7 @@ import numpy as np
 
 from kernels.engine_nb import replay_nb, simulate_nb
 from kernels.enums import DEAL_DTYPE, ILLEGAL_DTYPE, MAX_PLAYERS, PLAY_DTYPE, RESULT_DTYPE
+from sim.cards import short_name
 from sim.config import ConfigError, RunConfig
 from strategies.registry import BUILTIN_STRATEGIES, get_strategy
 
@@ -83,9 +84,10 @@ def _raise_on_illegal(config: RunConfig, results: np.ndarray, illegal: np.ndarra
     if bad.size == 0:
         return
     first = illegal[bad[0]]
-    seat = int(first["seat"])
-    hand = [int(c) for c in first["hand"] if c >= 0]
+    seat, card = int(first["seat"]), int(first["card"])
+    hand = ", ".join(f"{c} ({short_name(c)})" for c in first["hand"] if c >= 0)
+    returned = f"{card} ({short_name(card)})" if 0 <= card < 40 else f"{card} (not a card code)"
     raise IllegalDecisionError(
-        f"strategy {config.strategies[seat]!r} (seat {seat}) returned card {int(first['card'])}, "
-        f"not in its hand {hand}, at play {int(first['play'])} of deal {int(results[bad[0]]['deal'])}"
+        f"strategy {config.strategies[seat]!r} (seat {seat}) returned card {returned}, not in its hand "
+        f"[{hand}], at play {int(first['play'])} of deal {int(results[bad[0]]['deal'])}"
     )
