@@ -13,8 +13,10 @@ from numba import njit, prange
 from kernels.enums import (
     CARD_SUIT,
     DEAL_DTYPE,
+    DECISION_OK,
     HAND_SIZE,
     MAX_PLAYERS,
+    MAX_TABLE,
     N_STREAMS,
     NO_CARD,
     NO_SEAT,
@@ -37,11 +39,12 @@ DEALS_PER_BLOCK = 256  # deals one thread plays with one set of work arrays
 
 
 @njit(cache=True, inline="always")
-def start_view_nb(view, deal, hands, n_hand):
+def start_view_nb(view, deal, hands, n_hand, points):
     """Puts a freshly dealt deal on the table: live hands and the public part of the view."""
     players = deal.players
     for seat in range(MAX_PLAYERS):
         n_hand[seat] = HAND_SIZE if seat < players else 0
+        points[seat] = 0
         view.points[seat] = 0
         for k in range(HAND_SIZE):
             hands[seat, k] = deal.hands[seat, k]
@@ -59,14 +62,14 @@ def start_view_nb(view, deal, hands, n_hand):
 
 
 @njit(cache=True, inline="always")
-def show_seat_nb(view, seat, hands, n_hand, partners_visible):
+def show_seat_nb(view, seat, players, hands, n_hand, partners_visible):
     """Fills in the private part of the view for ``seat``."""
     view.seat = seat
     view.n_hand = n_hand[seat]
     for k in range(HAND_SIZE):
         view.hand[k] = hands[seat, k]
     if partners_visible:
-        for other in range(view.players):
+        for other in range(players):
             shown = other != seat and other % 2 == seat % 2
             for k in range(HAND_SIZE):
                 view.partner_hands[other, k] = hands[other, k] if shown else NO_CARD
@@ -104,7 +107,7 @@ def seat_after_nb(seat, steps, players):
 
 
 @njit(cache=True, _nrt=False)
-def play_deal_nb(deal, strategy_ids, params, rules, states, work_view, hands, n_hand, result, record, illegal):
+def play_deal_nb(deal, strategy_ids, params, rules, states, work_view, hands, n_hand, table, points, result, record, illegal):
     """Plays one dealt deal to the end and writes how it ended into ``result``.
 
     ``record`` (PLAY_DTYPE) receives every card and trick winner. A decision that is not
@@ -115,19 +118,19 @@ def play_deal_nb(deal, strategy_ids, params, rules, states, work_view, hands, n_
     pay atomic increments and decrements, a sizeable share of the time of a deal.
     """
     view = work_view[0]
-    start_view_nb(view, deal, hands, n_hand)
+    start_view_nb(view, deal, hands, n_hand, points)
     players = deal.players
     if players == 2:
-        done = _play_two_nb(deal, strategy_ids, params, states, view, hands, n_hand, record, illegal)
+        done = _play_two_nb(deal, strategy_ids, params, states, view, hands, n_hand, table, points, record, illegal)
     else:
-        done = _play_any_nb(deal, strategy_ids, params, rules, states, view, hands, n_hand, record, illegal, players)
+        done = _play_any_nb(deal, strategy_ids, params, rules, states, view, hands, n_hand, table, points, record, illegal, players)
     if done:
-        _score_nb(view, players, result)
+        _score_nb(points, players, result)
     return done
 
 
 @njit(cache=True, inline="always")
-def _play_two_nb(deal, strategy_ids, params, states, view, hands, n_hand, record, illegal):
+def _play_two_nb(deal, strategy_ids, params, states, view, hands, n_hand, table, points, record, illegal):
     """The tricks of a 2-player deal; False after an illegal decision.
 
     Each trick is played by one of two copies of the trick code, one per leader, so that
@@ -140,31 +143,31 @@ def _play_two_nb(deal, strategy_ids, params, states, view, hands, n_hand, record
     leader = 0
     for trick in range(n_tricks):
         if leader == 0:
-            leader = _play_trick_nb(deal, strategy_ids, params, states, view, hands, n_hand, record, illegal, trump, False, trick, 0, 2)
+            leader = _play_trick_nb(deal, strategy_ids, params, states, view, hands, n_hand, table, points, record, illegal, trump, False, trick, 0, 2)
         else:
-            leader = _play_trick_nb(deal, strategy_ids, params, states, view, hands, n_hand, record, illegal, trump, False, trick, 1, 2)
+            leader = _play_trick_nb(deal, strategy_ids, params, states, view, hands, n_hand, table, points, record, illegal, trump, False, trick, 1, 2)
         if leader == NO_SEAT:
             return False
     return True
 
 
 @njit(cache=True, inline="always")
-def _play_any_nb(deal, strategy_ids, params, rules, states, view, hands, n_hand, record, illegal, players):
+def _play_any_nb(deal, strategy_ids, params, rules, states, view, hands, n_hand, table, points, record, illegal, players):
     """The tricks of a deal for any table; False after an illegal decision."""
     trump = view.trump_suit
     partner_view = players >= 4 and rules[RULE_PARTNER_VIEW] == PARTNER_VIEW_LAST3
     n_tricks = (HAND_SIZE * players + deal.n_stock) // players
     leader = 0
     for trick in range(n_tricks):
-        leader = _play_trick_nb(deal, strategy_ids, params, states, view, hands, n_hand, record, illegal, trump, partner_view, trick, leader, players)
+        leader = _play_trick_nb(deal, strategy_ids, params, states, view, hands, n_hand, table, points, record, illegal, trump, partner_view, trick, leader, players)
         if leader == NO_SEAT:
             return False
     return True
 
 
 @njit(cache=True, inline="always")
-def _play_trick_nb(deal, strategy_ids, params, states, view, hands, n_hand, record, illegal, trump, partner_view, trick, leader, players):
-    """Plays trick ``trick`` led by ``leader``: first everyone draws for the last trick
+def _play_trick_nb(deal, strategy_ids, params, states, view, hands, n_hand, table, points, record, illegal, trump, partner_view, trick, leader, players):
+    """Plays trick ``trick`` led by ``leader``: first everyone draws for the previous trick
     (its winner, now the leader, first), then each seat plays a card. Returns the
     trick's winner, or NO_SEAT after an illegal decision."""
     n_stock = deal.n_stock
@@ -179,17 +182,19 @@ def _play_trick_nb(deal, strategy_ids, params, states, view, hands, n_hand, reco
     partners_visible = partner_view and drawn == n_stock
     for k in range(players):
         seat = seat_after_nb(leader, k, players)
-        show_seat_nb(view, seat, hands, n_hand, partners_visible)
-        card = choose_card_nb(strategy_ids[seat], view, params[seat], states, 1 + seat)
+        show_seat_nb(view, seat, players, hands, n_hand, partners_visible)
+        card = choose_card_nb(strategy_ids[seat], view, params[seat], states[1 + seat : 2 + seat])
         if not take_from_hand_nb(hands, n_hand, seat, card):
             _report_illegal_nb(illegal, trick * players + k, seat, card, view.hand)
             return NO_SEAT
+        table[k] = card
         view.table[k] = card
         view.n_table = k + 1
         view.played_by[card] = seat
         record.plays[trick * players + k] = card
-    winner = seat_after_nb(leader, winning_position_nb(view.table, players, trump), players)
-    view.points[winner] += trick_points_nb(view.table, players)
+    winner = seat_after_nb(leader, winning_position_nb(table, players, trump), players)
+    points[winner] += trick_points_nb(table, players)
+    view.points[winner] = points[winner]
     record.trick_winners[trick] = winner
     for k in range(players):
         view.table[k] = NO_CARD
@@ -216,15 +221,15 @@ def _report_illegal_nb(illegal, play, seat, card, hand):
 
 
 @njit(cache=True, inline="always")
-def _score_nb(view, players, result):
+def _score_nb(points, players, result):
     n_sides = n_sides_nb(players)
     result.side_points[:] = -1
     result.seat_points[:] = -1
     for side in range(n_sides):
         result.side_points[side] = 0
     for seat in range(players):
-        result.seat_points[seat] = view.points[seat]
-        result.side_points[seat % n_sides] += view.points[seat]
+        result.seat_points[seat] = points[seat]
+        result.side_points[seat % n_sides] += points[seat]
     result.winner_side = winner_side_nb(result.side_points, n_sides)
 
 
@@ -234,7 +239,7 @@ def _clear_record_nb(record):
     record.trick_winners[:] = NO_CARD
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True)
 def simulate_nb(seed, first_deal, players, rules, strategy_ids, params, results, illegal, deals, records):
     """Deals and plays deals ``first_deal .. first_deal + len(results) - 1``.
 
@@ -243,48 +248,21 @@ def simulate_nb(seed, first_deal, players, rules, strategy_ids, params, results,
     deal i met an illegal decision. Every deal's randomness comes from (seed, deal
     index) alone, so the results do not depend on the number of threads.
     """
-    n_deals = results.shape[0]
-    seed_key = seed_key_nb(seed)
-    n_blocks = (n_deals + DEALS_PER_BLOCK - 1) // DEALS_PER_BLOCK
-    for block in prange(n_blocks):
-        start = block * DEALS_PER_BLOCK
-        stop = min(n_deals, start + DEALS_PER_BLOCK)
-        states = np.empty(N_STREAMS, dtype=np.uint64)
-        view = np.empty(1, dtype=VIEW_DTYPE)
-        hands = np.empty((MAX_PLAYERS, HAND_SIZE), dtype=np.int8)
-        n_hand = np.empty(MAX_PLAYERS, dtype=np.int8)
-        scratch_deal = np.empty(1, dtype=DEAL_DTYPE)
-        scratch_record = np.empty(1, dtype=PLAY_DTYPE)
-        _simulate_block_nb(seed_key, first_deal, start, stop, players, rules, strategy_ids, params, results, illegal, deals, records, states, view, hands, n_hand, scratch_deal, scratch_record)
+    _play_blocks_nb(seed, first_deal, players, rules, strategy_ids, params, False, results, illegal, deals, records)
 
 
-@njit(cache=True, _nrt=False)
-def _simulate_block_nb(seed_key, first_deal, start, stop, players, rules, strategy_ids, params, results, illegal, deals, records, states, view, hands, n_hand, scratch_deal, scratch_record):
-    """Deals and plays deals ``start .. stop - 1`` of a ``simulate_nb`` run on one thread.
-
-    A block is the unit of work of a thread: its work arrays are made once by the
-    caller. Compiled without reference counting, like ``play_deal_nb``.
-    """
-    traced = deals.shape[0] > 0
-    for i in range(start, stop):
-        deal = deals[i] if traced else scratch_deal[0]
-        record = records[i] if traced else scratch_record[0]
-        if traced:
-            _clear_record_nb(record)
-        start_streams_nb(states, seed_key, first_deal + i)
-        deal_nb(players, rules, states, deal)
-        results[i].deal = first_deal + i
-        results[i].briscola = deal.briscola
-        illegal[i].play = -1
-        play_deal_nb(deal, strategy_ids, params, rules, states, view, hands, n_hand, results[i], record, illegal[i])
-
-
-@njit(cache=True, parallel=True)
+@njit(cache=True)
 def replay_nb(seed, first_deal, rules, strategy_ids, params, deals, results, illegal, records):
     """Plays the given ``deals`` (DEAL_DTYPE) instead of dealing them, and records every
     move into ``records``. Deal i gets the strategies' random streams of deal index
     ``first_deal + i``. Used to audit deals and to play the same cards twice.
     """
+    _play_blocks_nb(seed, first_deal, 0, rules, strategy_ids, params, True, results, illegal, deals, records)
+
+
+@njit(cache=True, parallel=True)
+def _play_blocks_nb(seed, first_deal, players, rules, strategy_ids, params, dealt, results, illegal, deals, records):
+    """Spreads blocks of deals over the threads; each block gets its own work arrays."""
     n_deals = results.shape[0]
     seed_key = seed_key_nb(seed)
     n_blocks = (n_deals + DEALS_PER_BLOCK - 1) // DEALS_PER_BLOCK
@@ -295,17 +273,37 @@ def replay_nb(seed, first_deal, rules, strategy_ids, params, deals, results, ill
         view = np.empty(1, dtype=VIEW_DTYPE)
         hands = np.empty((MAX_PLAYERS, HAND_SIZE), dtype=np.int8)
         n_hand = np.empty(MAX_PLAYERS, dtype=np.int8)
-        _replay_block_nb(seed_key, first_deal, start, stop, rules, strategy_ids, params, deals, results, illegal, records, states, view, hands, n_hand)
+        table = np.empty(MAX_TABLE, dtype=np.int8)  # the engine's own copies of what it shows:
+        points = np.empty(MAX_PLAYERS, dtype=np.int16)  # a strategy writing to its view changes nothing
+        scratch_deal = np.empty(1, dtype=DEAL_DTYPE)
+        scratch_record = np.empty(1, dtype=PLAY_DTYPE)
+        _play_block_nb(
+            seed_key, first_deal, start, stop, players, rules, strategy_ids, params, dealt, results, illegal,
+            deals, records, states, view, hands, n_hand, table, points, scratch_deal, scratch_record,
+        )  # fmt: skip
 
 
 @njit(cache=True, _nrt=False)
-def _replay_block_nb(seed_key, first_deal, start, stop, rules, strategy_ids, params, deals, results, illegal, records, states, view, hands, n_hand):
-    """Replays deals ``start .. stop - 1`` of a ``replay_nb`` run on one thread; see
-    ``_simulate_block_nb``."""
+def _play_block_nb(
+    seed_key, first_deal, start, stop, players, rules, strategy_ids, params, dealt, results, illegal,
+    deals, records, states, view, hands, n_hand, table, points, scratch_deal, scratch_record,
+):  # fmt: skip
+    """Plays deals ``start .. stop - 1`` on one thread: deals them first unless ``dealt``
+    (then ``deals`` holds them). Empty ``deals``/``records`` mean untraced: the scratch
+    records are used instead.
+
+    A block is the unit of work of a thread: its work arrays are made once by the
+    caller. Compiled without reference counting, like ``play_deal_nb``.
+    """
     for i in range(start, stop):
-        _clear_record_nb(records[i])
+        deal = deals[i] if deals.shape[0] > 0 else scratch_deal[0]
+        record = records[i] if records.shape[0] > 0 else scratch_record[0]
+        if records.shape[0] > 0:
+            _clear_record_nb(record)
         start_streams_nb(states, seed_key, first_deal + i)
+        if not dealt:
+            deal_nb(players, rules, states, deal)
         results[i].deal = first_deal + i
-        results[i].briscola = deals[i].briscola
-        illegal[i].play = -1
-        play_deal_nb(deals[i], strategy_ids, params, rules, states, view, hands, n_hand, results[i], records[i], illegal[i])
+        results[i].briscola = deal.briscola
+        illegal[i].play = DECISION_OK
+        play_deal_nb(deal, strategy_ids, params, rules, states, view, hands, n_hand, table, points, results[i], record, illegal[i])

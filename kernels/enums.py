@@ -21,11 +21,8 @@ MAX_PLAYERS = 6
 MAX_TABLE = MAX_PLAYERS
 NO_CARD = -1
 NO_SEAT = -1
-TOTAL_POINTS = 120
-PLAYER_COUNTS = (2, 3, 4, 6)
 
-SUIT_DENARI, SUIT_COPPE, SUIT_SPADE, SUIT_BASTONI = 0, 1, 2, 3
-FACE_ACE, FACE_TWO, FACE_THREE, FACE_KING = 0, 1, 2, 9
+FACE_ACE, FACE_TWO, FACE_THREE = 0, 1, 2
 
 # Strength index of each face, 0 = weakest: 2 4 5 6 7 J N K 3 A.
 # Lookup tables are int64 so that arithmetic on them never overflows, compiled or not.

@@ -2,11 +2,13 @@
 
 Every decision function has the same signature::
 
-    choose_nb(view, params, states, stream) -> card
+    choose_nb(view, params, rng) -> card
 
 ``view`` is the VIEW_DTYPE record of the seat to play (all it may see), ``params`` the
-strategy's float64 parameters, and ``states``/``stream`` its own random stream, keyed by
-(seed, deal, seat). It returns the code of a card in ``view.hand``.
+strategy's float64 parameters, and ``rng`` its own random stream, keyed by (seed, deal,
+seat): a one-element uint64 array for ``kernels.rng_nb.bounded_nb(rng, 0, n)`` and
+friends. It returns the code of a card in ``view.hand``. The view is read-only by
+contract: the engine keeps its own copy of everything it shows.
 """
 
 from numba import njit
@@ -17,12 +19,12 @@ from kernels.rules_nb import beats_nb, trick_points_nb, winning_position_nb
 
 
 @njit(cache=True, inline="always")
-def random_nb(view, params, states, stream):
+def random_nb(view, params, rng):
     """Any card of the hand, uniformly."""
     n = view.n_hand
     if n == 1:
         return view.hand[0]
-    return view.hand[bounded_nb(states, stream, n)]
+    return view.hand[bounded_nb(rng, 0, n)]
 
 
 @njit(cache=True, inline="always")
@@ -45,7 +47,7 @@ def _follow_key_nb(card, best, trump_suit, loaded):
 
 
 @njit(cache=True, inline="always")
-def greedy_nb(view, params, states, stream):
+def greedy_nb(view, params, rng):
     """The C yardstick's heuristic, extended to any table: lead the cheapest non-trump;
     follow with the cheapest card that takes the trick without a trump, or with a trump
     when the table holds 10+ points, else throw the cheapest card. Every card has its

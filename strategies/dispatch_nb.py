@@ -15,9 +15,9 @@ GREEDY_ID = 1
 
 
 @njit(cache=True, inline="always")
-def choose_card_nb(strategy_id, view, params, states, stream):
+def choose_card_nb(strategy_id, view, params, rng):
     if strategy_id == RANDOM_ID:
-        return random_nb(view, params, states, stream)
+        return random_nb(view, params, rng)
     if strategy_id == GREEDY_ID:
-        return greedy_nb(view, params, states, stream)
+        return greedy_nb(view, params, rng)
     return NO_CARD

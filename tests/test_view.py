@@ -73,6 +73,7 @@ def test_every_view_shows_exactly_the_players_information(players, partner_view)
             view = next(views)
             seat = truth["seat"]
             assert view["seat"] == seat and view["players"] == players
+            assert view["rng_shape"] == [1]
             assert view["trick"] == truth["trick"] and view["leader"] == truth["leader"]
             own = truth["hands"][seat]
             assert view["n_hand"] == len(own)

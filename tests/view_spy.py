@@ -4,6 +4,7 @@ every view a strategy was given, with the trace, as JSON."""
 
 import json
 import sys
+import warnings
 
 import kernels.engine_nb as engine_nb
 from sim.config import Rules, RunConfig
@@ -15,9 +16,11 @@ def spy_on_views(players: int, partner_view: str, n_deals: int) -> dict:
     views = []
     real_choose = engine_nb.choose_card_nb
 
-    def spy(strategy_id, view, params, states, stream):
-        views.append({name: _plain(view[name]) for name in view.dtype.names})
-        return real_choose(strategy_id, view, params, states, stream)
+    def spy(strategy_id, view, params, rng):
+        seen = {name: _plain(view[name]) for name in view.dtype.names}
+        seen["rng_shape"] = list(rng.shape)  # its own stream only, not the dealer's or others'
+        views.append(seen)
+        return real_choose(strategy_id, view, params, rng)
 
     engine_nb.choose_card_nb = spy
     rules = Rules(partner_view=partner_view) if players in (4, 6) else Rules()
@@ -32,4 +35,5 @@ def _plain(value):
 
 
 if __name__ == "__main__":
+    warnings.simplefilter("ignore", RuntimeWarning)  # uint64 wrap-around is intended in rng_nb
     json.dump(spy_on_views(int(sys.argv[1]), sys.argv[2], int(sys.argv[3])), sys.stdout)
