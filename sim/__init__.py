@@ -11,7 +11,7 @@ __version__ = "0.1.0"
 
 
 def __getattr__(name):  # keeps ``import sim`` light: the CLI's --help must start fast
-    if name in ("read_results", "RunResults", "read_trace"):
+    if name in ("read_results", "read_config", "RunResults"):
         from sim import results
 
         return getattr(results, name)

@@ -146,12 +146,18 @@ def main(argv: list[str] | None = None) -> int:
         return code if isinstance(code, int) else 0
     except typer.Exit as stop:
         return stop.exit_code
-    except (typer.TyperException, ConfigError) as error:  # bad input: usage or configuration
+    except typer.TyperException as error:
+        if type(error).__name__ == "NoArgsIsHelpError":  # plain `briscola`: help, not an error
+            print(error.format_message().strip())
+            return 0
         if debug:
             raise
-        message = error.format_message() if isinstance(error, typer.TyperException) else str(error)
-        return _fail(message, getattr(error, "exit_code", EXIT_BAD_INPUT) or EXIT_BAD_INPUT)
-    except (typer.Abort, KeyboardInterrupt):
+        return _fail(error.format_message(), getattr(error, "exit_code", EXIT_BAD_INPUT) or EXIT_BAD_INPUT)
+    except ConfigError as error:  # bad input: usage or configuration
+        if debug:
+            raise
+        return _fail(str(error), EXIT_BAD_INPUT)
+    except typer.Abort:
         return _fail("interrupted", EXIT_INTERRUPTED)
     except Exception as error:  # noqa: BLE001 - the last line of defence: one line, no traceback
         if debug:

@@ -47,14 +47,16 @@ def strategy_ids(config: RunConfig) -> np.ndarray:
     return ids
 
 
+def effective_threads(config: RunConfig) -> int:
+    """Threads a run really uses: as asked, at most as many as Numba has."""
+    return min(config.threads, numba.config.NUMBA_NUM_THREADS)
+
+
 def play_batch(config: RunConfig, first_deal: int, n_deals: int, trace: bool = False) -> Batch:
     """Deals and plays ``n_deals`` deals of the run, from deal index ``first_deal``."""
-    numba.set_num_threads(min(config.threads, numba.config.NUMBA_NUM_THREADS))
-    results = np.empty(n_deals, dtype=RESULT_DTYPE)
-    illegal = np.empty(n_deals, dtype=ILLEGAL_DTYPE)
+    results, illegal, params = _kernel_buffers(config, n_deals)
     deals = np.empty(n_deals if trace else 0, dtype=DEAL_DTYPE)
     records = np.empty(n_deals if trace else 0, dtype=PLAY_DTYPE)
-    params = np.zeros((MAX_PLAYERS, N_PARAMS), dtype=np.float64)
     simulate_nb(
         config.seed, first_deal, config.players, config.rules.as_codes(), strategy_ids(config),
         params, results, illegal, deals, records,
@@ -65,18 +67,23 @@ def play_batch(config: RunConfig, first_deal: int, n_deals: int, trace: bool = F
 
 def replay(config: RunConfig, deals: np.ndarray, first_deal: int = 0) -> Batch:
     """Plays given DEAL_DTYPE deals (e.g. the same cards twice) and records every move."""
-    numba.set_num_threads(min(config.threads, numba.config.NUMBA_NUM_THREADS))
-    n_deals = deals.shape[0]
-    results = np.empty(n_deals, dtype=RESULT_DTYPE)
-    illegal = np.empty(n_deals, dtype=ILLEGAL_DTYPE)
-    records = np.empty(n_deals, dtype=PLAY_DTYPE)
-    params = np.zeros((MAX_PLAYERS, N_PARAMS), dtype=np.float64)
+    results, illegal, params = _kernel_buffers(config, deals.shape[0])
+    records = np.empty(deals.shape[0], dtype=PLAY_DTYPE)
     replay_nb(
         config.seed, first_deal, config.rules.as_codes(), strategy_ids(config),
         params, deals, results, illegal, records,
     )  # fmt: skip
     _raise_on_illegal(config, results, illegal)
     return Batch(results, deals, records)
+
+
+def _kernel_buffers(config: RunConfig, n_deals: int):
+    """Sets the thread count; returns the result, illegal-decision and parameter arrays."""
+    numba.set_num_threads(effective_threads(config))
+    results = np.empty(n_deals, dtype=RESULT_DTYPE)
+    illegal = np.empty(n_deals, dtype=ILLEGAL_DTYPE)
+    params = np.zeros((MAX_PLAYERS, N_PARAMS), dtype=np.float64)
+    return results, illegal, params
 
 
 def _raise_on_illegal(config: RunConfig, results: np.ndarray, illegal: np.ndarray) -> None:

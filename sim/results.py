@@ -55,13 +55,17 @@ def results_table(results: np.ndarray, config: RunConfig, schema: pa.Schema) -> 
     return pa.Table.from_arrays(columns, schema=schema)
 
 
-def check_output_path(path: Path, overwrite: bool, option: str) -> None:
+def check_output_path(path: Path, overwrite: bool, option: str, parent_may_be_created: bool = False) -> None:
     """Refuses, before anything runs, a path that cannot or must not be written."""
     if path.is_dir():
         raise ConfigError(f"{option} {path} is a directory; give a file path")
     if path.exists() and not overwrite:
         raise ConfigError(f"{option} {path} already exists; pass --overwrite to replace it")
-    parent = path.parent if str(path.parent) else Path(".")
+    parent = path.parent
+    if parent.exists() and not parent.is_dir():
+        raise ConfigError(f"{option} {path}: {parent} is a file, not a directory")
+    if parent_may_be_created and not parent.exists():
+        return
     if not parent.is_dir():
         raise ConfigError(f"{option} {path}: directory {parent} does not exist")
     if not os.access(parent, os.W_OK | os.X_OK):
@@ -79,9 +83,13 @@ class AtomicParquetWriter:
     def write(self, table: pa.Table) -> None:
         self._writer.write_table(table, row_group_size=max(1, table.num_rows))
 
-    def finish(self, metadata: dict) -> None:
+    def close(self, metadata: dict) -> None:
+        """Completes the temporary file, with ``metadata`` as JSON in its footer."""
         self._writer.add_key_value_metadata({METADATA_KEY: json.dumps(metadata)})
         self._writer.close()
+
+    def commit(self) -> None:
+        """Puts the completed file in place, atomically."""
         os.replace(self.tmp_path, self.path)
 
     def abort(self) -> None:

@@ -16,9 +16,15 @@ from pathlib import Path
 from typing import Callable
 
 from sim import __version__
-from sim.config import ConfigError, RunConfig, n_sides
-from sim.engine import play_batch, strategy_ids
-from sim.results import AtomicParquetWriter, check_output_path, results_schema, results_table
+from sim.config import ConfigError, RunConfig, n_sides, side_of_seat
+from sim.engine import effective_threads, play_batch, strategy_ids
+from sim.results import (
+    FORMAT_VERSION,
+    AtomicParquetWriter,
+    check_output_path,
+    results_schema,
+    results_table,
+)
 from sim.stats import RunTally
 from sim.trace import trace_schema, trace_table
 from strategies.registry import get_strategy
@@ -54,25 +60,27 @@ def default_out_path(config: RunConfig) -> Path:
 def run_metadata(config: RunConfig, command: str | None) -> dict:
     """What goes into a file's metadata: everything needed to reproduce the run."""
     return {
-        "format": 1,
+        "format": FORMAT_VERSION,
         "version": __version__,
         "seed": config.seed,
         "players": config.players,
         "rules": vars(config.rules).copy(),
         "strategies": [
-            {"seat": seat, "side": seat % n_sides(config.players), **get_strategy(name).to_dict()}
+            {"seat": seat, "side": side_of_seat(seat, config.players), **get_strategy(name).to_dict()}
             for seat, name in enumerate(config.strategies)
         ],
         "deals": config.deals,
-        "threads": config.threads,
+        "threads": effective_threads(config),
         "command": command,
     }
 
 
-def prepare_outputs(out: Path | None, trace: Path | None, overwrite: bool) -> None:
+def prepare_outputs(
+    out: Path | None, trace: Path | None, overwrite: bool, out_dir_may_be_created: bool = False
+) -> None:
     """Checks every output path before anything runs, so bad input writes nothing."""
     if out is not None:
-        check_output_path(out, overwrite, "--out")
+        check_output_path(out, overwrite, "--out", parent_may_be_created=out_dir_may_be_created)
     if trace is not None:
         check_output_path(trace, overwrite, "--trace")
     if out is not None and trace is not None and out.resolve() == trace.resolve():
@@ -94,37 +102,41 @@ def run_simulation(
     the configuration is known to be good: bad input writes nothing.
     """
     strategy_ids(config)  # unknown strategy names fail here, before any file is opened
+    prepare_outputs(out, trace, overwrite, out_dir_may_be_created=create_out_dir)
     if create_out_dir and out is not None:
         out.parent.mkdir(parents=True, exist_ok=True)
-    prepare_outputs(out, trace, overwrite)
-    writers = _open_writers(config, out, trace)
     tally = RunTally(n_sides(config.players))
+    writers = {}
     started = time.perf_counter()
     try:
         with _deferred_interrupt() as stop:
+            _open_writers(writers, config, out, trace)
             _play_all(config, writers, tally, on_progress, stop)
+            seconds = time.perf_counter() - started
+            metadata = run_metadata(config, command)
+            metadata.update(
+                status="partial" if stop.is_set() else "complete",
+                deals_completed=tally.deals,
+                seconds=round(seconds, 3),
+            )
+            for writer in writers.values():  # every file complete before any is renamed
+                writer.close(metadata)
+            for writer in writers.values():
+                writer.commit()
     except BaseException:
         for writer in writers.values():
             writer.abort()
         raise
-    interrupted = stop.is_set()
-    seconds = time.perf_counter() - started
-    metadata = run_metadata(config, command)
-    metadata.update(
-        status="partial" if interrupted else "complete", deals_completed=tally.deals, seconds=round(seconds, 3)
-    )
-    for writer in writers.values():
-        writer.finish(metadata)
-    return RunOutcome(config, tally, seconds, interrupted, out, trace)
+    return RunOutcome(config, tally, seconds, stop.is_set(), out, trace)
 
 
-def _open_writers(config: RunConfig, out: Path | None, trace: Path | None) -> dict:
-    writers = {}
+def _open_writers(writers: dict, config: RunConfig, out: Path | None, trace: Path | None) -> None:
+    """Opens the output files into ``writers`` (a dict the caller owns, so that files
+    opened before a failure are still cleaned up)."""
     if out is not None:
         writers["out"] = AtomicParquetWriter(out, results_schema(config))
     if trace is not None:
         writers["trace"] = AtomicParquetWriter(trace, trace_schema())
-    return writers
 
 
 @contextmanager
