@@ -96,12 +96,14 @@ def simulate(
     else:
         print_summary(outcome)
     if not quiet:
-        _note_files(outcome)
+        _print_notes(outcome)
     if outcome.interrupted:
         raise typer.Exit(EXIT_INTERRUPTED)
 
 
-def _note_files(outcome) -> None:
+def _print_notes(outcome) -> None:
+    if outcome.warm_up_seconds > 2:
+        print(f"compiled the kernels in {outcome.warm_up_seconds:.1f} s (cached for later runs)", file=sys.stderr)
     state = "partial (interrupted)" if outcome.interrupted else "complete"
     for path in (outcome.out, outcome.trace):
         if path is not None:

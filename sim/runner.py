@@ -42,6 +42,7 @@ class RunOutcome:
     interrupted: bool
     out: Path | None
     trace: Path | None
+    warm_up_seconds: float = 0.0  # loading or compiling the kernels, before the timed run
 
     @property
     def deals_done(self) -> int:
@@ -105,6 +106,7 @@ def run_simulation(
     prepare_outputs(out, trace, overwrite, out_dir_may_be_created=create_out_dir)
     if create_out_dir and out is not None:
         out.parent.mkdir(parents=True, exist_ok=True)
+    warm_up_seconds = _warm_up(config)
     tally = RunTally(n_sides(config.players))
     writers = {}
     started = time.perf_counter()
@@ -127,7 +129,15 @@ def run_simulation(
         for writer in writers.values():
             writer.abort()
         raise
-    return RunOutcome(config, tally, seconds, stop.is_set(), out, trace)
+    return RunOutcome(config, tally, seconds, stop.is_set(), out, trace, warm_up_seconds)
+
+
+def _warm_up(config: RunConfig) -> float:
+    """Loads (on a first run: compiles) the kernels with one deal, so that the run's
+    speed is measured apart from it; returns its duration."""
+    started = time.perf_counter()
+    play_batch(config, 0, 1)
+    return time.perf_counter() - started
 
 
 def _open_writers(writers: dict, config: RunConfig, out: Path | None, trace: Path | None) -> None:
