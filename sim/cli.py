@@ -102,6 +102,7 @@ def simulate(
 
 
 def _print_notes(outcome) -> None:
+    """Notes for people, on stderr: the compile time of a first run, the files written."""
     if outcome.warm_up_seconds > 2:
         print(f"compiled the kernels in {outcome.warm_up_seconds:.1f} s (cached for later runs)", file=sys.stderr)
     state = "partial (interrupted)" if outcome.interrupted else "complete"
