@@ -15,7 +15,6 @@ sim.config.ConfigError: unknown rule 'colour'; valid rules: trump_redeal, remove
 
 from __future__ import annotations
 
-import dataclasses
 import os
 from dataclasses import dataclass, field
 
@@ -151,8 +150,3 @@ class RunConfig:
 
     def side_seats(self, side: int) -> list[int]:
         return [s for s in range(self.players) if side_of_seat(s, self.players) == side]
-
-    def to_dict(self) -> dict:
-        data = dataclasses.asdict(self)
-        data["strategies"] = list(self.strategies)
-        return data

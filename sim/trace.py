@@ -42,9 +42,9 @@ def trace_table(batch) -> pa.Table:
     """The trace rows of a traced ``sim.engine.Batch`` as an Arrow table."""
     deals, records, results = batch.deals, batch.records, batch.results
     n = len(results)
-    players = int(deals["players"][0]) if n else 2
-    n_stock = int(deals["n_stock"][0]) if n else 0
-    n_removed = int(deals["n_removed"][0]) if n else 0
+    players = int(deals["players"][0])  # the same for every deal of a run
+    n_stock = int(deals["n_stock"][0])
+    n_removed = int(deals["n_removed"][0])
     n_cards = HAND_SIZE * players + n_stock
     columns = {
         "deal": pa.array(results["deal"]),
