@@ -39,11 +39,20 @@ DEALS_PER_BLOCK = 256  # deals one thread plays with one set of work arrays
 
 
 @njit(cache=True, inline="always")
+def clear_view_nb(view):
+    """Empties the rows of every seat in a new view; ``start_view_nb`` then resets only the
+    seats of each deal, as the rows of absent seats stay empty."""
+    view.points[:] = 0
+    view.partner_hands[:] = NO_CARD
+
+
+@njit(cache=True, inline="always")
 def start_view_nb(view, deal, hands, n_hand, points):
-    """Puts a freshly dealt deal on the table: live hands and the public part of the view."""
+    """Puts a freshly dealt deal on the table: live hands and the public part of the view
+    (seats beyond the table keep the empty rows ``clear_view_nb`` gave them)."""
     players = deal.players
-    for seat in range(MAX_PLAYERS):
-        n_hand[seat] = HAND_SIZE if seat < players else 0
+    for seat in range(players):
+        n_hand[seat] = HAND_SIZE
         points[seat] = 0
         view.points[seat] = 0
         for k in range(HAND_SIZE):
@@ -295,12 +304,14 @@ def _play_block_nb(
     A block is the unit of work of a thread: its work arrays are made once by the
     caller. Compiled without reference counting, like ``play_deal_nb``.
     """
+    n_streams = 1 + players if players > 0 else N_STREAMS  # replayed deals: any table
+    clear_view_nb(view[0])
     for i in range(start, stop):
         deal = deals[i] if deals.shape[0] > 0 else scratch_deal[0]
         record = records[i] if records.shape[0] > 0 else scratch_record[0]
         if records.shape[0] > 0:
             _clear_record_nb(record)
-        start_streams_nb(states, seed_key, first_deal + i)
+        start_streams_nb(states, seed_key, first_deal + i, n_streams)
         if not dealt:
             deal_nb(players, rules, states, deal)
         results[i].deal = first_deal + i
