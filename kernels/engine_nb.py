@@ -11,6 +11,7 @@ import numpy as np
 from numba import njit, prange
 
 from kernels.enums import (
+    CARD_POINTS,
     CARD_SUIT,
     DEAL_DTYPE,
     DECISION_OK,
@@ -27,6 +28,7 @@ from kernels.enums import (
 )
 from kernels.rng_nb import seed_key_nb, start_streams_nb
 from kernels.rules_nb import (
+    beats_nb,
     deal_nb,
     n_sides_nb,
     trick_points_nb,
@@ -116,11 +118,12 @@ def seat_after_nb(seat, steps, players):
 
 
 @njit(cache=True, _nrt=False)
-def play_deal_nb(deal, strategy_ids, params, rules, states, work_view, hands, n_hand, table, points, result, record, illegal):
+def play_deal_nb(deal, strategy_ids, params, rules, states, work_view, hands, n_hand, table, points, result, record, illegal, traced):
     """Plays one dealt deal to the end and writes how it ended into ``result``.
 
-    ``record`` (PLAY_DTYPE) receives every card and trick winner. A decision that is not
-    a card in hand stops the deal and is written into ``illegal``; returns False then.
+    ``record`` (PLAY_DTYPE) receives every card and trick winner (2 players: only if
+    ``traced``). A decision that is not a card in hand stops the deal and is written
+    into ``illegal``; returns False then.
 
     Compiled without reference counting (``_nrt=False``: nothing here allocates), as
     are its callers: otherwise every call and every inlined helper taking arrays would
@@ -130,7 +133,7 @@ def play_deal_nb(deal, strategy_ids, params, rules, states, work_view, hands, n_
     start_view_nb(view, deal, hands, n_hand, points)
     players = deal.players
     if players == 2:
-        done = _play_two_nb(deal, strategy_ids, params, states, view, hands, n_hand, table, points, record, illegal)
+        done = _play_two_nb(deal, strategy_ids, params, states, view, hands, n_hand, points, record, illegal, traced)
     else:
         done = _play_any_nb(deal, strategy_ids, params, rules, states, view, hands, n_hand, table, points, record, illegal, players)
     if done:
@@ -139,7 +142,7 @@ def play_deal_nb(deal, strategy_ids, params, rules, states, work_view, hands, n_
 
 
 @njit(cache=True, inline="always")
-def _play_two_nb(deal, strategy_ids, params, states, view, hands, n_hand, table, points, record, illegal):
+def _play_two_nb(deal, strategy_ids, params, states, view, hands, n_hand, points, record, illegal, traced):
     """The tricks of a 2-player deal; False after an illegal decision.
 
     Each trick is played by one of two copies of the trick code, one per leader, so that
@@ -148,16 +151,65 @@ def _play_two_nb(deal, strategy_ids, params, states, view, hands, n_hand, table,
     winner to know whose hand, strategy and random stream come next.
     """
     trump = view.trump_suit
-    n_tricks = (HAND_SIZE * 2 + deal.n_stock) // 2
+    n_stock = deal.n_stock
+    n_tricks = (HAND_SIZE * 2 + n_stock) // 2
     leader = 0
     for trick in range(n_tricks):
         if leader == 0:
-            leader = _play_trick_nb(deal, strategy_ids, params, states, view, hands, n_hand, table, points, record, illegal, trump, False, trick, 0, 2)
+            leader = _play_trick_two_nb(deal, strategy_ids, params, states, view, hands, n_hand, points, record, illegal, traced, trump, n_stock, trick, 0)
         else:
-            leader = _play_trick_nb(deal, strategy_ids, params, states, view, hands, n_hand, table, points, record, illegal, trump, False, trick, 1, 2)
+            leader = _play_trick_two_nb(deal, strategy_ids, params, states, view, hands, n_hand, points, record, illegal, traced, trump, n_stock, trick, 1)
         if leader == NO_SEAT:
             return False
     return True
+
+
+@njit(cache=True, inline="always")
+def _play_trick_two_nb(deal, strategy_ids, params, states, view, hands, n_hand, points, record, illegal, traced, trump, n_stock, trick, leader):
+    """``_play_trick_nb`` for two players: the two cards stay in locals, the winner is one
+    comparison, and the record is written only when traced. Fewer stores per decision:
+    with little else to do, stores are much of the cost of a trick."""
+    follower = 1 - leader
+    drawn = trick * 2
+    if trick > 0 and drawn <= n_stock:
+        _draw_nb(deal.stock, drawn - 2, hands, n_hand, leader, 2)
+        view.stock_size = n_stock - drawn
+        if drawn == n_stock:
+            view.briscola = NO_CARD
+    view.trick = trick
+    view.leader = leader
+    lead = _decide_nb(strategy_ids, params, states, view, hands, n_hand, illegal, trick * 2, leader)
+    if lead == NO_CARD:
+        return NO_SEAT
+    view.table[0] = lead
+    view.n_table = 1
+    view.played_by[lead] = leader
+    follow = _decide_nb(strategy_ids, params, states, view, hands, n_hand, illegal, trick * 2 + 1, follower)
+    if follow == NO_CARD:
+        return NO_SEAT
+    view.played_by[follow] = follower
+    winner = leader ^ beats_nb(follow, lead, trump)
+    points[winner] += CARD_POINTS[lead] + CARD_POINTS[follow]
+    view.points[winner] = points[winner]
+    view.table[0] = NO_CARD
+    view.n_table = 0
+    if traced:
+        record.plays[trick * 2] = lead
+        record.plays[trick * 2 + 1] = follow
+        record.trick_winners[trick] = winner
+    return winner
+
+
+@njit(cache=True, inline="always")
+def _decide_nb(strategy_ids, params, states, view, hands, n_hand, illegal, play, seat):
+    """Shows ``seat`` its view, asks its strategy for a card and takes it from its hand;
+    NO_CARD (with ``illegal`` filled in) when the card is not in that hand."""
+    show_seat_nb(view, seat, 2, hands, n_hand, False)
+    card = choose_card_nb(strategy_ids[seat], view, params[seat], states[1 + seat : 2 + seat])
+    if not take_from_hand_nb(hands, n_hand, seat, card):
+        _report_illegal_nb(illegal, play, seat, card, view.hand)
+        return NO_CARD
+    return card
 
 
 @njit(cache=True, inline="always")
@@ -304,6 +356,7 @@ def _play_block_nb(
     A block is the unit of work of a thread: its work arrays are made once by the
     caller. Compiled without reference counting, like ``play_deal_nb``.
     """
+    traced = records.shape[0] > 0
     n_streams = 1 + players if players > 0 else N_STREAMS  # replayed deals: any table
     clear_view_nb(view[0])
     for i in range(start, stop):
@@ -317,4 +370,4 @@ def _play_block_nb(
         results[i].deal = first_deal + i
         results[i].briscola = deal.briscola
         illegal[i].play = DECISION_OK
-        play_deal_nb(deal, strategy_ids, params, rules, states, view, hands, n_hand, table, points, results[i], record, illegal[i])
+        play_deal_nb(deal, strategy_ids, params, rules, states, view, hands, n_hand, table, points, results[i], record, illegal[i], traced)
