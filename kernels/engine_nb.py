@@ -18,6 +18,7 @@ from kernels.enums import (
     HAND_SIZE,
     MAX_PLAYERS,
     MAX_TABLE,
+    N_CARDS,
     N_STREAMS,
     NO_CARD,
     NO_SEAT,
@@ -68,8 +69,10 @@ def start_view_nb(view, deal, hands, n_hand, points):
     view.trick = 0
     view.leader = 0
     view.n_table = 0
-    view.table[:] = NO_CARD
-    view.played_by[:] = NO_CARD
+    for k in range(MAX_TABLE):
+        view.table[k] = NO_CARD
+    for card in range(N_CARDS):  # a loop becomes one vector fill; ``[:] =`` did not
+        view.played_by[card] = NO_CARD
 
 
 @njit(cache=True, inline="always")
@@ -284,8 +287,10 @@ def _report_illegal_nb(illegal, play, seat, card, hand):
 @njit(cache=True, inline="always")
 def _score_nb(points, players, result):
     n_sides = n_sides_nb(players)
-    result.side_points[:] = -1
-    result.seat_points[:] = -1
+    for side in range(3):
+        result.side_points[side] = -1
+    for seat in range(MAX_PLAYERS):
+        result.seat_points[seat] = -1
     for side in range(n_sides):
         result.side_points[side] = 0
     for seat in range(players):
