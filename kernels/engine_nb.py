@@ -98,6 +98,15 @@ def take_from_hand_nb(hands, n_hand, seat, card):
     closed up with selects, where an early-exit search would mispredict most times.
     """
     n = n_hand[seat]
+    if not remove_card_nb(hands, seat, n, card):
+        return False
+    n_hand[seat] = n - 1
+    return True
+
+
+@njit(cache=True, inline="always")
+def remove_card_nb(hands, seat, n, card):
+    """``take_from_hand_nb`` for a hand known to hold ``n`` cards (its count not updated)."""
     found = 0
     slot = 0
     for k in range(HAND_SIZE):
@@ -109,7 +118,6 @@ def take_from_hand_nb(hands, n_hand, seat, card):
     for k in range(HAND_SIZE - 1):
         hands[seat, k] = hands[seat, k + 1] if k >= slot else hands[seat, k]
     hands[seat, n - 1] = NO_CARD
-    n_hand[seat] = n - 1
     return True
 
 
@@ -136,7 +144,7 @@ def play_deal_nb(deal, strategy_ids, params, rules, states, work_view, hands, n_
     start_view_nb(view, deal, hands, n_hand, points)
     players = deal.players
     if players == 2:
-        done = _play_two_nb(deal, strategy_ids, params, states, view, hands, n_hand, points, record, illegal, traced)
+        done = _play_two_nb(deal, strategy_ids, params, states, view, hands, points, record, illegal, traced)
     else:
         done = _play_any_nb(deal, strategy_ids, params, rules, states, view, hands, n_hand, table, points, record, illegal, players)
     if done:
@@ -145,7 +153,7 @@ def play_deal_nb(deal, strategy_ids, params, rules, states, work_view, hands, n_
 
 
 @njit(cache=True, inline="always")
-def _play_two_nb(deal, strategy_ids, params, states, view, hands, n_hand, points, record, illegal, traced):
+def _play_two_nb(deal, strategy_ids, params, states, view, hands, points, record, illegal, traced):
     """The tricks of a 2-player deal; False after an illegal decision.
 
     Each trick is played by one of two copies of the trick code, one per leader, so that
@@ -159,35 +167,37 @@ def _play_two_nb(deal, strategy_ids, params, states, view, hands, n_hand, points
     leader = 0
     for trick in range(n_tricks):
         if leader == 0:
-            leader = _play_trick_two_nb(deal, strategy_ids, params, states, view, hands, n_hand, points, record, illegal, traced, trump, n_stock, trick, 0)
+            leader = _play_trick_two_nb(deal, strategy_ids, params, states, view, hands, points, record, illegal, traced, trump, n_stock, trick, 0)
         else:
-            leader = _play_trick_two_nb(deal, strategy_ids, params, states, view, hands, n_hand, points, record, illegal, traced, trump, n_stock, trick, 1)
+            leader = _play_trick_two_nb(deal, strategy_ids, params, states, view, hands, points, record, illegal, traced, trump, n_stock, trick, 1)
         if leader == NO_SEAT:
             return False
     return True
 
 
 @njit(cache=True, inline="always")
-def _play_trick_two_nb(deal, strategy_ids, params, states, view, hands, n_hand, points, record, illegal, traced, trump, n_stock, trick, leader):
+def _play_trick_two_nb(deal, strategy_ids, params, states, view, hands, points, record, illegal, traced, trump, n_stock, trick, leader):
     """``_play_trick_nb`` for two players: the two cards stay in locals, the winner is one
     comparison, and the record is written only when traced. Fewer stores per decision:
     with little else to do, stores are much of the cost of a trick."""
     follower = 1 - leader
     drawn = trick * 2
-    if trick > 0 and drawn <= n_stock:
-        _draw_nb(deal.stock, drawn - 2, hands, n_hand, leader, 2)
+    n = HAND_SIZE - max(0, drawn - n_stock) // 2  # cards in each hand at this trick
+    if trick > 0 and drawn <= n_stock:  # the winner of the last trick, now leading, first
+        hands[leader, HAND_SIZE - 1] = deal.stock[drawn - 2]
+        hands[follower, HAND_SIZE - 1] = deal.stock[drawn - 1]
         view.stock_size = n_stock - drawn
         if drawn == n_stock:
             view.briscola = NO_CARD
     view.trick = trick
     view.leader = leader
-    lead = _decide_nb(strategy_ids, params, states, view, hands, n_hand, illegal, trick * 2, leader)
+    lead = _decide_nb(strategy_ids, params, states, view, hands, n, illegal, trick * 2, leader)
     if lead == NO_CARD:
         return NO_SEAT
     view.table[0] = lead
     view.n_table = 1
     view.played_by[lead] = leader
-    follow = _decide_nb(strategy_ids, params, states, view, hands, n_hand, illegal, trick * 2 + 1, follower)
+    follow = _decide_nb(strategy_ids, params, states, view, hands, n, illegal, trick * 2 + 1, follower)
     if follow == NO_CARD:
         return NO_SEAT
     view.played_by[follow] = follower
@@ -204,12 +214,17 @@ def _play_trick_two_nb(deal, strategy_ids, params, states, view, hands, n_hand, 
 
 
 @njit(cache=True, inline="always")
-def _decide_nb(strategy_ids, params, states, view, hands, n_hand, illegal, play, seat):
-    """Shows ``seat`` its view, asks its strategy for a card and takes it from its hand;
-    NO_CARD (with ``illegal`` filled in) when the card is not in that hand."""
-    show_seat_nb(view, seat, 2, hands, n_hand, False)
+def _decide_nb(strategy_ids, params, states, view, hands, n, illegal, play, seat):
+    """Shows ``seat`` its view, asks its strategy for a card and takes it from its hand
+    of ``n`` cards; NO_CARD (with ``illegal`` filled in) when the card is not in it.
+    Both hands hold ``n`` cards at every decision of a 2-player trick: no counts are
+    kept, so no decision waits for a count stored by the one before."""
+    view.seat = seat
+    view.n_hand = n
+    for k in range(HAND_SIZE):
+        view.hand[k] = hands[seat, k]
     card = choose_card_nb(strategy_ids[seat], view, params[seat], states[1 + seat : 2 + seat])
-    if not take_from_hand_nb(hands, n_hand, seat, card):
+    if not remove_card_nb(hands, seat, n, card):
         _report_illegal_nb(illegal, play, seat, card, view.hand)
         return NO_CARD
     return card
