@@ -191,14 +191,14 @@ def _play_trick_two_nb(deal, strategy_ids, params, states, view, hands, points, 
             view.briscola = NO_CARD
     view.trick = trick
     view.leader = leader
-    lead = _decide_nb(strategy_ids, params, states, view, hands, n, illegal, trick * 2, leader)
-    if lead == NO_CARD:
+    legal, lead = _decide_nb(strategy_ids, params, states, view, hands, n, illegal, trick * 2, leader)
+    if not legal:
         return NO_SEAT
     view.table[0] = lead
     view.n_table = 1
     view.played_by[lead] = leader
-    follow = _decide_nb(strategy_ids, params, states, view, hands, n, illegal, trick * 2 + 1, follower)
-    if follow == NO_CARD:
+    legal, follow = _decide_nb(strategy_ids, params, states, view, hands, n, illegal, trick * 2 + 1, follower)
+    if not legal:
         return NO_SEAT
     view.played_by[follow] = follower
     winner = leader ^ beats_nb(follow, lead, trump)
@@ -216,7 +216,9 @@ def _play_trick_two_nb(deal, strategy_ids, params, states, view, hands, points, 
 @njit(cache=True, inline="always")
 def _decide_nb(strategy_ids, params, states, view, hands, n, illegal, play, seat):
     """Shows ``seat`` its view, asks its strategy for a card and takes it from its hand
-    of ``n`` cards; NO_CARD (with ``illegal`` filled in) when the card is not in it.
+    of ``n`` cards. Returns (legal, card): not legal (``illegal`` filled in) when the
+    card is not in the hand. A legal card is returned unsigned: used as an index into the
+    card tables it then needs no check for negative indices.
     Both hands hold ``n`` cards at every decision of a 2-player trick: no counts are
     kept, so no decision waits for a count stored by the one before."""
     view.seat = seat
@@ -225,9 +227,9 @@ def _decide_nb(strategy_ids, params, states, view, hands, n, illegal, play, seat
         view.hand[k] = hands[seat, k]
     card = choose_card_nb(strategy_ids[seat], view, params[seat], states[1 + seat : 2 + seat])
     if not remove_card_nb(hands, seat, n, card):
-        _report_illegal_nb(illegal, play, seat, card, view.hand)
-        return NO_CARD
-    return card
+        _report_illegal_nb(illegal, play, seat, card, hands[seat])
+        return False, np.uint8(0)
+    return True, np.uint8(card)
 
 
 @njit(cache=True, inline="always")
@@ -264,7 +266,7 @@ def _play_trick_nb(deal, strategy_ids, params, states, view, hands, n_hand, tabl
         show_seat_nb(view, seat, players, hands, n_hand, partners_visible)
         card = choose_card_nb(strategy_ids[seat], view, params[seat], states[1 + seat : 2 + seat])
         if not take_from_hand_nb(hands, n_hand, seat, card):
-            _report_illegal_nb(illegal, trick * players + k, seat, card, view.hand)
+            _report_illegal_nb(illegal, trick * players + k, seat, card, hands[seat])
             return NO_SEAT
         table[k] = card
         view.table[k] = card
