@@ -191,16 +191,19 @@ def _play_trick_two_nb(deal, strategy_ids, params, states, view, hands, points, 
             view.briscola = NO_CARD
     view.trick = trick
     view.leader = leader
-    legal, lead = _decide_nb(strategy_ids, params, states, view, hands, n, illegal, trick * 2, leader)
-    if not legal:
-        return NO_SEAT
-    view.table[0] = lead
-    view.n_table = 1
-    view.played_by[lead] = leader
-    legal, follow = _decide_nb(strategy_ids, params, states, view, hands, n, illegal, trick * 2 + 1, follower)
-    if not legal:
-        return NO_SEAT
-    view.played_by[follow] = follower
+    lead = follow = np.uint8(0)
+    for k in range(2):  # a loop, not two calls: one copy of the strategies to compile
+        seat = leader + k - 2 * leader * k  # leader, then follower
+        legal, card = _decide_nb(strategy_ids, params, states, view, hands, n, illegal, trick * 2 + k, seat)
+        if not legal:
+            return NO_SEAT
+        view.played_by[card] = seat
+        if k == 0:
+            lead = card
+            view.table[0] = card
+            view.n_table = 1
+        else:
+            follow = card
     winner = leader ^ beats_nb(follow, lead, trump)
     points[winner] += CARD_POINTS[lead] + CARD_POINTS[follow]
     view.points[winner] = points[winner]
