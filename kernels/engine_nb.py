@@ -11,12 +11,14 @@ import numpy as np
 from numba import njit, prange
 
 from kernels.enums import (
+    CARD_POINTS,
     CARD_SUIT,
     DEAL_DTYPE,
     DECISION_OK,
     HAND_SIZE,
     MAX_PLAYERS,
     MAX_TABLE,
+    N_CARDS,
     N_STREAMS,
     NO_CARD,
     NO_SEAT,
@@ -27,6 +29,7 @@ from kernels.enums import (
 )
 from kernels.rng_nb import seed_key_nb, start_streams_nb
 from kernels.rules_nb import (
+    beats_nb,
     deal_nb,
     n_sides_nb,
     trick_points_nb,
@@ -39,11 +42,20 @@ DEALS_PER_BLOCK = 256  # deals one thread plays with one set of work arrays
 
 
 @njit(cache=True, inline="always")
+def clear_view_nb(view):
+    """Empties the rows of every seat in a new view; ``start_view_nb`` then resets only the
+    seats of each deal, as the rows of absent seats stay empty."""
+    view.points[:] = 0
+    view.partner_hands[:] = NO_CARD
+
+
+@njit(cache=True, inline="always")
 def start_view_nb(view, deal, hands, n_hand, points):
-    """Puts a freshly dealt deal on the table: live hands and the public part of the view."""
+    """Puts a freshly dealt deal on the table: live hands and the public part of the view
+    (seats beyond the table keep the empty rows ``clear_view_nb`` gave them)."""
     players = deal.players
-    for seat in range(MAX_PLAYERS):
-        n_hand[seat] = HAND_SIZE if seat < players else 0
+    for seat in range(players):
+        n_hand[seat] = HAND_SIZE
         points[seat] = 0
         view.points[seat] = 0
         for k in range(HAND_SIZE):
@@ -57,8 +69,10 @@ def start_view_nb(view, deal, hands, n_hand, points):
     view.trick = 0
     view.leader = 0
     view.n_table = 0
-    view.table[:] = NO_CARD
-    view.played_by[:] = NO_CARD
+    for k in range(MAX_TABLE):
+        view.table[k] = NO_CARD
+    for card in range(N_CARDS):  # a loop becomes one vector fill; ``[:] =`` did not
+        view.played_by[card] = NO_CARD
 
 
 @njit(cache=True, inline="always")
@@ -84,6 +98,15 @@ def take_from_hand_nb(hands, n_hand, seat, card):
     closed up with selects, where an early-exit search would mispredict most times.
     """
     n = n_hand[seat]
+    if not remove_card_nb(hands, seat, n, card):
+        return False
+    n_hand[seat] = n - 1
+    return True
+
+
+@njit(cache=True, inline="always")
+def remove_card_nb(hands, seat, n, card):
+    """``take_from_hand_nb`` for a hand known to hold ``n`` cards (its count not updated)."""
     found = 0
     slot = 0
     for k in range(HAND_SIZE):
@@ -95,7 +118,6 @@ def take_from_hand_nb(hands, n_hand, seat, card):
     for k in range(HAND_SIZE - 1):
         hands[seat, k] = hands[seat, k + 1] if k >= slot else hands[seat, k]
     hands[seat, n - 1] = NO_CARD
-    n_hand[seat] = n - 1
     return True
 
 
@@ -107,11 +129,12 @@ def seat_after_nb(seat, steps, players):
 
 
 @njit(cache=True, _nrt=False)
-def play_deal_nb(deal, strategy_ids, params, rules, states, work_view, hands, n_hand, table, points, result, record, illegal):
+def play_deal_nb(deal, strategy_ids, params, rules, states, work_view, hands, n_hand, table, points, result, record, illegal, traced):
     """Plays one dealt deal to the end and writes how it ended into ``result``.
 
-    ``record`` (PLAY_DTYPE) receives every card and trick winner. A decision that is not
-    a card in hand stops the deal and is written into ``illegal``; returns False then.
+    ``record`` (PLAY_DTYPE) receives every card and trick winner (2 players: only if
+    ``traced``). A decision that is not a card in hand stops the deal and is written
+    into ``illegal``; returns False then.
 
     Compiled without reference counting (``_nrt=False``: nothing here allocates), as
     are its callers: otherwise every call and every inlined helper taking arrays would
@@ -121,7 +144,7 @@ def play_deal_nb(deal, strategy_ids, params, rules, states, work_view, hands, n_
     start_view_nb(view, deal, hands, n_hand, points)
     players = deal.players
     if players == 2:
-        done = _play_two_nb(deal, strategy_ids, params, states, view, hands, n_hand, table, points, record, illegal)
+        done = _play_two_nb(deal, strategy_ids, params, states, view, hands, points, record, illegal, traced)
     else:
         done = _play_any_nb(deal, strategy_ids, params, rules, states, view, hands, n_hand, table, points, record, illegal, players)
     if done:
@@ -130,7 +153,7 @@ def play_deal_nb(deal, strategy_ids, params, rules, states, work_view, hands, n_
 
 
 @njit(cache=True, inline="always")
-def _play_two_nb(deal, strategy_ids, params, states, view, hands, n_hand, table, points, record, illegal):
+def _play_two_nb(deal, strategy_ids, params, states, view, hands, points, record, illegal, traced):
     """The tricks of a 2-player deal; False after an illegal decision.
 
     Each trick is played by one of two copies of the trick code, one per leader, so that
@@ -139,16 +162,77 @@ def _play_two_nb(deal, strategy_ids, params, states, view, hands, n_hand, table,
     winner to know whose hand, strategy and random stream come next.
     """
     trump = view.trump_suit
-    n_tricks = (HAND_SIZE * 2 + deal.n_stock) // 2
+    n_stock = deal.n_stock
+    n_tricks = (HAND_SIZE * 2 + n_stock) // 2
     leader = 0
     for trick in range(n_tricks):
         if leader == 0:
-            leader = _play_trick_nb(deal, strategy_ids, params, states, view, hands, n_hand, table, points, record, illegal, trump, False, trick, 0, 2)
+            leader = _play_trick_two_nb(deal, strategy_ids, params, states, view, hands, points, record, illegal, traced, trump, n_stock, trick, 0)
         else:
-            leader = _play_trick_nb(deal, strategy_ids, params, states, view, hands, n_hand, table, points, record, illegal, trump, False, trick, 1, 2)
+            leader = _play_trick_two_nb(deal, strategy_ids, params, states, view, hands, points, record, illegal, traced, trump, n_stock, trick, 1)
         if leader == NO_SEAT:
             return False
     return True
+
+
+@njit(cache=True, inline="always")
+def _play_trick_two_nb(deal, strategy_ids, params, states, view, hands, points, record, illegal, traced, trump, n_stock, trick, leader):
+    """``_play_trick_nb`` for two players: the two cards stay in locals, the winner is one
+    comparison, and the record is written only when traced. Fewer stores per decision:
+    with little else to do, stores are much of the cost of a trick."""
+    follower = 1 - leader
+    drawn = trick * 2
+    n = HAND_SIZE - max(0, drawn - n_stock) // 2  # cards in each hand at this trick
+    if trick > 0 and drawn <= n_stock:  # the winner of the last trick, now leading, first
+        hands[leader, HAND_SIZE - 1] = deal.stock[drawn - 2]
+        hands[follower, HAND_SIZE - 1] = deal.stock[drawn - 1]
+        view.stock_size = n_stock - drawn
+        if drawn == n_stock:
+            view.briscola = NO_CARD
+    view.trick = trick
+    view.leader = leader
+    lead = follow = np.uint8(0)
+    for k in range(2):  # a loop, not two calls: one copy of the strategies to compile
+        seat = leader + k - 2 * leader * k  # leader, then follower
+        legal, card = _decide_nb(strategy_ids, params, states, view, hands, n, illegal, trick * 2 + k, seat)
+        if not legal:
+            return NO_SEAT
+        view.played_by[card] = seat
+        if k == 0:
+            lead = card
+            view.table[0] = card
+            view.n_table = 1
+        else:
+            follow = card
+    winner = leader ^ beats_nb(follow, lead, trump)
+    points[winner] += CARD_POINTS[lead] + CARD_POINTS[follow]
+    view.points[winner] = points[winner]
+    view.table[0] = NO_CARD
+    view.n_table = 0
+    if traced:
+        record.plays[trick * 2] = lead
+        record.plays[trick * 2 + 1] = follow
+        record.trick_winners[trick] = winner
+    return winner
+
+
+@njit(cache=True, inline="always")
+def _decide_nb(strategy_ids, params, states, view, hands, n, illegal, play, seat):
+    """Shows ``seat`` its view, asks its strategy for a card and takes it from its hand
+    of ``n`` cards. Returns (legal, card): not legal (``illegal`` filled in) when the
+    card is not in the hand. A legal card is returned unsigned: used as an index into the
+    card tables it then needs no check for negative indices.
+    Both hands hold ``n`` cards at every decision of a 2-player trick: no counts are
+    kept, so no decision waits for a count stored by the one before."""
+    view.seat = seat
+    view.n_hand = n
+    for k in range(HAND_SIZE):
+        view.hand[k] = hands[seat, k]
+    card = choose_card_nb(strategy_ids[seat], view, params[seat], states[1 + seat : 2 + seat])
+    if not remove_card_nb(hands, seat, n, card):
+        _report_illegal_nb(illegal, play, seat, card, hands[seat])
+        return False, np.uint8(0)
+    return True, np.uint8(card)
 
 
 @njit(cache=True, inline="always")
@@ -185,7 +269,7 @@ def _play_trick_nb(deal, strategy_ids, params, states, view, hands, n_hand, tabl
         show_seat_nb(view, seat, players, hands, n_hand, partners_visible)
         card = choose_card_nb(strategy_ids[seat], view, params[seat], states[1 + seat : 2 + seat])
         if not take_from_hand_nb(hands, n_hand, seat, card):
-            _report_illegal_nb(illegal, trick * players + k, seat, card, view.hand)
+            _report_illegal_nb(illegal, trick * players + k, seat, card, hands[seat])
             return NO_SEAT
         table[k] = card
         view.table[k] = card
@@ -223,8 +307,10 @@ def _report_illegal_nb(illegal, play, seat, card, hand):
 @njit(cache=True, inline="always")
 def _score_nb(points, players, result):
     n_sides = n_sides_nb(players)
-    result.side_points[:] = -1
-    result.seat_points[:] = -1
+    for side in range(3):
+        result.side_points[side] = -1
+    for seat in range(MAX_PLAYERS):
+        result.seat_points[seat] = -1
     for side in range(n_sides):
         result.side_points[side] = 0
     for seat in range(players):
@@ -295,15 +381,18 @@ def _play_block_nb(
     A block is the unit of work of a thread: its work arrays are made once by the
     caller. Compiled without reference counting, like ``play_deal_nb``.
     """
+    traced = records.shape[0] > 0
+    n_streams = 1 + players if players > 0 else N_STREAMS  # replayed deals: any table
+    clear_view_nb(view[0])
     for i in range(start, stop):
         deal = deals[i] if deals.shape[0] > 0 else scratch_deal[0]
         record = records[i] if records.shape[0] > 0 else scratch_record[0]
         if records.shape[0] > 0:
             _clear_record_nb(record)
-        start_streams_nb(states, seed_key, first_deal + i)
+        start_streams_nb(states, seed_key, first_deal + i, n_streams)
         if not dealt:
             deal_nb(players, rules, states, deal)
         results[i].deal = first_deal + i
         results[i].briscola = deal.briscola
         illegal[i].play = DECISION_OK
-        play_deal_nb(deal, strategy_ids, params, rules, states, view, hands, n_hand, table, points, results[i], record, illegal[i])
+        play_deal_nb(deal, strategy_ids, params, rules, states, view, hands, n_hand, table, points, results[i], record, illegal[i], traced)

@@ -33,10 +33,11 @@ def seed_key_nb(seed):
 
 
 @njit(cache=True, inline="always")
-def start_streams_nb(states, seed_key, deal):
-    """Sets every stream of ``states`` to its start for deal ``deal``."""
+def start_streams_nb(states, seed_key, deal, n_streams):
+    """Sets streams ``0 .. n_streams - 1`` of ``states`` to their start for deal ``deal``
+    (the others stay unused: a 2-player deal needs 3 of the 7)."""
     deal_key = mix64_nb(seed_key ^ (np.uint64(deal) * MIX_2))
-    for stream in range(states.shape[0]):
+    for stream in range(n_streams):
         states[stream] = mix64_nb(deal_key + np.uint64(stream) * GOLDEN)
 
 
