@@ -104,9 +104,9 @@ def run_simulation(
     """
     strategy_ids(config)  # unknown strategy names fail here, before any file is opened
     prepare_outputs(out, trace, overwrite, out_dir_may_be_created=create_out_dir)
+    warm_up_seconds = _warm_up(config)  # a first run compiles here: Ctrl-C leaves nothing behind
     if create_out_dir and out is not None:
         out.parent.mkdir(parents=True, exist_ok=True)
-    warm_up_seconds = _warm_up(config)
     tally = RunTally(n_sides(config.players))
     writers = {}
     started = time.perf_counter()
