@@ -44,10 +44,11 @@ from kernels.enums import (  # noqa: E402
     TRUMP_REDEAL_OFF,
 )
 from kernels.engine_nb import simulate_nb  # noqa: E402
-from strategies.dispatch_nb import GREEDY_ID, RANDOM_ID  # noqa: E402
+from sim.config import RunConfig  # noqa: E402
+from sim.engine import kernel_strategies  # noqa: E402
 
 YARDSTICK = REPO.parent / "shared" / "yardstick" / "briscola_ref.c"
-PAIRS = {"random-random": (RANDOM_ID, RANDOM_ID), "greedy-random": (GREEDY_ID, RANDOM_ID)}
+PAIRS = {"random-random": ("random", "random"), "greedy-random": ("greedy", "random")}
 C_DEALS_FACTOR = 4  # the C program runs this many times our deals, for a similar duration
 
 
@@ -75,14 +76,15 @@ def c_games_per_s(binary, pair, n_games):
     return float(re.search(r"games/s=([0-9.]+)", out).group(1))
 
 
-def our_deals_per_s(strategy_ids, n_deals, threads, seed=1):
+def our_deals_per_s(pair, n_deals, threads, seed=1):
     """Deals/s of ``simulate_nb`` for 2 players, untraced, on ``threads`` threads."""
     numba.set_num_threads(threads)
+    ids, params, plugins = kernel_strategies(RunConfig(players=2, strategies=pair, deals=n_deals, seed=seed))
     rules = np.array([TRUMP_REDEAL_OFF, REMOVED_TWO_RANDOM, PARTNER_VIEW_LAST3], dtype=np.int64)
     results = np.zeros(n_deals, dtype=RESULT_DTYPE)
     illegal = np.zeros(n_deals, dtype=ILLEGAL_DTYPE)
     start = time.perf_counter()
-    simulate_nb(seed, 0, 2, rules, np.array(strategy_ids, dtype=np.int64), np.zeros((6, 4)), results, illegal,
+    simulate_nb(seed, 0, 2, rules, ids, params, plugins, results, illegal,
                 np.zeros(0, dtype=DEAL_DTYPE), np.zeros(0, dtype=PLAY_DTYPE))
     return n_deals / (time.perf_counter() - start)
 
@@ -97,14 +99,14 @@ def main():
     with tempfile.TemporaryDirectory() as folder:
         binary = build_yardstick(folder)
         rows = []
-        for pair, strategy_ids in PAIRS.items():
+        for pair, names in PAIRS.items():
             c_best = ours_best = ours_all_best = 0.0
             for _ in range(args.rounds):
                 if binary is not None:
                     c_best = max(c_best, c_games_per_s(binary, pair, C_DEALS_FACTOR * args.deals))
-                ours_best = max(ours_best, our_deals_per_s(strategy_ids, args.deals, 1))
+                ours_best = max(ours_best, our_deals_per_s(names, args.deals, 1))
             for _ in range(args.rounds):
-                ours_all_best = max(ours_all_best, our_deals_per_s(strategy_ids, args.deals, all_threads))
+                ours_all_best = max(ours_all_best, our_deals_per_s(names, args.deals, all_threads))
             rows.append((pair, c_best, ours_best, ours_all_best))
     print(f"\none thread (best of {args.rounds} rounds); all threads = {all_threads}")
     print(f"{'pair':<15}{'C games/s':>12}{'ours deals/s':>14}{'ratio':>8}{'ours all/s':>13}{'scaling':>9}")

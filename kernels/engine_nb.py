@@ -129,7 +129,7 @@ def seat_after_nb(seat, steps, players):
 
 
 @njit(cache=True, _nrt=False)
-def play_deal_nb(deal, strategy_ids, params, rules, states, work_view, hands, n_hand, table, points, result, record, illegal, traced):
+def play_deal_nb(deal, strategy_ids, params, plugins, rules, states, work_view, hands, n_hand, table, points, result, record, illegal, traced):
     """Plays one dealt deal to the end and writes how it ended into ``result``.
 
     ``record`` (PLAY_DTYPE) receives every card and trick winner (2 players: only if
@@ -144,16 +144,16 @@ def play_deal_nb(deal, strategy_ids, params, rules, states, work_view, hands, n_
     start_view_nb(view, deal, hands, n_hand, points)
     players = deal.players
     if players == 2:
-        done = _play_two_nb(deal, strategy_ids, params, states, view, hands, points, record, illegal, traced)
+        done = _play_two_nb(deal, strategy_ids, params, plugins, states, view, hands, points, record, illegal, traced)
     else:
-        done = _play_any_nb(deal, strategy_ids, params, rules, states, view, hands, n_hand, table, points, record, illegal, players)
+        done = _play_any_nb(deal, strategy_ids, params, plugins, rules, states, view, hands, n_hand, table, points, record, illegal, players)
     if done:
         _score_nb(points, players, result)
     return done
 
 
 @njit(cache=True, inline="always")
-def _play_two_nb(deal, strategy_ids, params, states, view, hands, points, record, illegal, traced):
+def _play_two_nb(deal, strategy_ids, params, plugins, states, view, hands, points, record, illegal, traced):
     """The tricks of a 2-player deal; False after an illegal decision.
 
     Each trick is played by one of two copies of the trick code, one per leader, so that
@@ -167,16 +167,16 @@ def _play_two_nb(deal, strategy_ids, params, states, view, hands, points, record
     leader = 0
     for trick in range(n_tricks):
         if leader == 0:
-            leader = _play_trick_two_nb(deal, strategy_ids, params, states, view, hands, points, record, illegal, traced, trump, n_stock, trick, 0)
+            leader = _play_trick_two_nb(deal, strategy_ids, params, plugins, states, view, hands, points, record, illegal, traced, trump, n_stock, trick, 0)
         else:
-            leader = _play_trick_two_nb(deal, strategy_ids, params, states, view, hands, points, record, illegal, traced, trump, n_stock, trick, 1)
+            leader = _play_trick_two_nb(deal, strategy_ids, params, plugins, states, view, hands, points, record, illegal, traced, trump, n_stock, trick, 1)
         if leader == NO_SEAT:
             return False
     return True
 
 
 @njit(cache=True, inline="always")
-def _play_trick_two_nb(deal, strategy_ids, params, states, view, hands, points, record, illegal, traced, trump, n_stock, trick, leader):
+def _play_trick_two_nb(deal, strategy_ids, params, plugins, states, view, hands, points, record, illegal, traced, trump, n_stock, trick, leader):
     """``_play_trick_nb`` for two players: the two cards stay in locals, the winner is one
     comparison, and the record is written only when traced. Fewer stores per decision:
     with little else to do, stores are much of the cost of a trick."""
@@ -194,10 +194,12 @@ def _play_trick_two_nb(deal, strategy_ids, params, states, view, hands, points, 
     lead = follow = np.uint8(0)
     for k in range(2):  # a loop, not two calls: one copy of the strategies to compile
         seat = leader + k - 2 * leader * k  # leader, then follower
-        legal, card = _decide_nb(strategy_ids, params, states, view, hands, n, illegal, trick * 2 + k, seat)
+        legal, card = _decide_nb(strategy_ids, params, plugins, states, view, hands, n, illegal, trick * 2 + k, seat)
         if not legal:
             return NO_SEAT
         view.played_by[card] = seat
+        if traced:  # as it happens: an illegal decision's report replays the plays before it
+            record.plays[trick * 2 + k] = card
         if k == 0:
             lead = card
             view.table[0] = card
@@ -210,14 +212,12 @@ def _play_trick_two_nb(deal, strategy_ids, params, states, view, hands, points, 
     view.table[0] = NO_CARD
     view.n_table = 0
     if traced:
-        record.plays[trick * 2] = lead
-        record.plays[trick * 2 + 1] = follow
         record.trick_winners[trick] = winner
     return winner
 
 
 @njit(cache=True, inline="always")
-def _decide_nb(strategy_ids, params, states, view, hands, n, illegal, play, seat):
+def _decide_nb(strategy_ids, params, plugins, states, view, hands, n, illegal, play, seat):
     """Shows ``seat`` its view, asks its strategy for a card and takes it from its hand
     of ``n`` cards. Returns (legal, card): not legal (``illegal`` filled in) when the
     card is not in the hand. A legal card is returned unsigned: used as an index into the
@@ -228,7 +228,7 @@ def _decide_nb(strategy_ids, params, states, view, hands, n, illegal, play, seat
     view.n_hand = n
     for k in range(HAND_SIZE):
         view.hand[k] = hands[seat, k]
-    card = choose_card_nb(strategy_ids[seat], view, params[seat], states[1 + seat : 2 + seat])
+    card = choose_card_nb(strategy_ids[seat], view, params[seat], states[1 + seat : 2 + seat], plugins)
     if not remove_card_nb(hands, seat, n, card):
         _report_illegal_nb(illegal, play, seat, card, hands[seat])
         return False, np.uint8(0)
@@ -236,21 +236,21 @@ def _decide_nb(strategy_ids, params, states, view, hands, n, illegal, play, seat
 
 
 @njit(cache=True, inline="always")
-def _play_any_nb(deal, strategy_ids, params, rules, states, view, hands, n_hand, table, points, record, illegal, players):
+def _play_any_nb(deal, strategy_ids, params, plugins, rules, states, view, hands, n_hand, table, points, record, illegal, players):
     """The tricks of a deal for any table; False after an illegal decision."""
     trump = view.trump_suit
     partner_view = players >= 4 and rules[RULE_PARTNER_VIEW] == PARTNER_VIEW_LAST3
     n_tricks = (HAND_SIZE * players + deal.n_stock) // players
     leader = 0
     for trick in range(n_tricks):
-        leader = _play_trick_nb(deal, strategy_ids, params, states, view, hands, n_hand, table, points, record, illegal, trump, partner_view, trick, leader, players)
+        leader = _play_trick_nb(deal, strategy_ids, params, plugins, states, view, hands, n_hand, table, points, record, illegal, trump, partner_view, trick, leader, players)
         if leader == NO_SEAT:
             return False
     return True
 
 
 @njit(cache=True, inline="always")
-def _play_trick_nb(deal, strategy_ids, params, states, view, hands, n_hand, table, points, record, illegal, trump, partner_view, trick, leader, players):
+def _play_trick_nb(deal, strategy_ids, params, plugins, states, view, hands, n_hand, table, points, record, illegal, trump, partner_view, trick, leader, players):
     """Plays trick ``trick`` led by ``leader``: first everyone draws for the previous trick
     (its winner, now the leader, first), then each seat plays a card. Returns the
     trick's winner, or NO_SEAT after an illegal decision."""
@@ -267,7 +267,7 @@ def _play_trick_nb(deal, strategy_ids, params, states, view, hands, n_hand, tabl
     for k in range(players):
         seat = seat_after_nb(leader, k, players)
         show_seat_nb(view, seat, players, hands, n_hand, partners_visible)
-        card = choose_card_nb(strategy_ids[seat], view, params[seat], states[1 + seat : 2 + seat])
+        card = choose_card_nb(strategy_ids[seat], view, params[seat], states[1 + seat : 2 + seat], plugins)
         if not take_from_hand_nb(hands, n_hand, seat, card):
             _report_illegal_nb(illegal, trick * players + k, seat, card, hands[seat])
             return NO_SEAT
@@ -326,7 +326,7 @@ def _clear_record_nb(record):
 
 
 @njit(cache=True)
-def simulate_nb(seed, first_deal, players, rules, strategy_ids, params, results, illegal, deals, records):
+def simulate_nb(seed, first_deal, players, rules, strategy_ids, params, plugins, results, illegal, deals, records):
     """Deals and plays deals ``first_deal .. first_deal + len(results) - 1``.
 
     ``deals`` and ``records`` are either empty or as long as ``results``: then they
@@ -334,20 +334,20 @@ def simulate_nb(seed, first_deal, players, rules, strategy_ids, params, results,
     deal i met an illegal decision. Every deal's randomness comes from (seed, deal
     index) alone, so the results do not depend on the number of threads.
     """
-    _play_blocks_nb(seed, first_deal, players, rules, strategy_ids, params, False, results, illegal, deals, records)
+    _play_blocks_nb(seed, first_deal, players, rules, strategy_ids, params, plugins, False, results, illegal, deals, records)
 
 
 @njit(cache=True)
-def replay_nb(seed, first_deal, rules, strategy_ids, params, deals, results, illegal, records):
+def replay_nb(seed, first_deal, rules, strategy_ids, params, plugins, deals, results, illegal, records):
     """Plays the given ``deals`` (DEAL_DTYPE) instead of dealing them, and records every
     move into ``records``. Deal i gets the strategies' random streams of deal index
     ``first_deal + i``. Used to audit deals and to play the same cards twice.
     """
-    _play_blocks_nb(seed, first_deal, 0, rules, strategy_ids, params, True, results, illegal, deals, records)
+    _play_blocks_nb(seed, first_deal, 0, rules, strategy_ids, params, plugins, True, results, illegal, deals, records)
 
 
 @njit(cache=True, parallel=True)
-def _play_blocks_nb(seed, first_deal, players, rules, strategy_ids, params, dealt, results, illegal, deals, records):
+def _play_blocks_nb(seed, first_deal, players, rules, strategy_ids, params, plugins, dealt, results, illegal, deals, records):
     """Spreads blocks of deals over the threads; each block gets its own work arrays."""
     n_deals = results.shape[0]
     seed_key = seed_key_nb(seed)
@@ -364,14 +364,14 @@ def _play_blocks_nb(seed, first_deal, players, rules, strategy_ids, params, deal
         scratch_deal = np.empty(1, dtype=DEAL_DTYPE)
         scratch_record = np.empty(1, dtype=PLAY_DTYPE)
         _play_block_nb(
-            seed_key, first_deal, start, stop, players, rules, strategy_ids, params, dealt, results, illegal,
+            seed_key, first_deal, start, stop, players, rules, strategy_ids, params, plugins, dealt, results, illegal,
             deals, records, states, view, hands, n_hand, table, points, scratch_deal, scratch_record,
         )  # fmt: skip
 
 
 @njit(cache=True, _nrt=False)
 def _play_block_nb(
-    seed_key, first_deal, start, stop, players, rules, strategy_ids, params, dealt, results, illegal,
+    seed_key, first_deal, start, stop, players, rules, strategy_ids, params, plugins, dealt, results, illegal,
     deals, records, states, view, hands, n_hand, table, points, scratch_deal, scratch_record,
 ):  # fmt: skip
     """Plays deals ``start .. stop - 1`` on one thread: deals them first unless ``dealt``
@@ -395,4 +395,4 @@ def _play_block_nb(
         results[i].deal = first_deal + i
         results[i].briscola = deal.briscola
         illegal[i].play = DECISION_OK
-        play_deal_nb(deal, strategy_ids, params, rules, states, view, hands, n_hand, table, points, results[i], record, illegal[i], traced)
+        play_deal_nb(deal, strategy_ids, params, plugins, rules, states, view, hands, n_hand, table, points, results[i], record, illegal[i], traced)

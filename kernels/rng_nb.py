@@ -68,3 +68,15 @@ def bounded_from_nb(x32, n, states, stream):
 def bounded_nb(states, stream, n):
     """Unbiased integer in [0, n) from ``stream``."""
     return bounded_from_nb(next_u64_nb(states, stream) >> np.uint64(32), n, states, stream)
+
+
+@njit(cache=True, inline="always")
+def rng_below_nb(rng, n):
+    """For strategies: an unbiased integer in [0, n) from their stream ``rng``."""
+    return bounded_nb(rng, 0, n)
+
+
+@njit(cache=True, inline="always")
+def rng_uniform_nb(rng):
+    """For strategies: a float in [0, 1) from their stream ``rng`` (53 random bits)."""
+    return np.float64(next_u64_nb(rng, 0) >> np.uint64(11)) * (1.0 / 9007199254740992.0)

@@ -34,6 +34,12 @@ def _root() -> None:
     """Monte Carlo simulator of Briscola: compare strategies over millions of deals."""
 
 
+StrategyFileOption = Annotated[
+    Optional[list[Path]],
+    typer.Option(help="A Python file of Strategy objects to add (repeatable); see docs/strategies.md."),
+]
+
+
 @app.command()
 def simulate(
     ctx: typer.Context,
@@ -41,7 +47,8 @@ def simulate(
     strategies: Annotated[
         str,
         typer.Option(
-            help="NAME[,NAME...]: one per seat, one per team (4 and 6 players) or one for all.",
+            help="NAME[:key=value...][,...]: one per seat, one per team (4 and 6 players) or one for all. "
+            "See `briscola strategies`.",
             show_default=False,
         ),
     ],
@@ -62,18 +69,22 @@ def simulate(
     overwrite: Annotated[bool, typer.Option(help="Replace existing output files.")] = False,
     json_output: Annotated[bool, typer.Option("--json", help="Print the summary as one JSON object.")] = False,
     quiet: Annotated[bool, typer.Option(help="No progress bar and no notes on stderr.")] = False,
+    strategy_file: StrategyFileOption = None,
 ) -> None:
     """Play deals with a strategy per seat; write one Parquet row per deal and print a summary."""
     from sim.config import RunConfig, check_players, default_threads, parse_rules, seat_strategies
+    from sim.engine import canonical_strategies
 
     check_players(players)
+    files = tuple(str(path) for path in strategy_file or ())
     config = RunConfig(
         players=players,
-        strategies=seat_strategies(strategies, players),
+        strategies=canonical_strategies(seat_strategies(strategies, players), files),
         deals=deals,
         seed=seed,
         rules=parse_rules(rule or [], players),
         threads=default_threads() if threads is None else threads,
+        strategy_files=files,
     )
     if summary_only and out is not None:
         from sim.config import ConfigError
@@ -99,6 +110,23 @@ def simulate(
         _print_notes(outcome)
     if outcome.interrupted:
         raise typer.Exit(EXIT_INTERRUPTED)
+
+
+@app.command("strategies")
+def list_strategies(
+    strategy_file: StrategyFileOption = None,
+    json_output: Annotated[bool, typer.Option("--json", help="Print the list as JSON.")] = False,
+) -> None:
+    """List every available strategy (built in and plug-in) with its version and parameters."""
+    from sim.report import print_strategies
+    from strategies.registry import available_strategies
+
+    found = available_strategies(tuple(str(p) for p in strategy_file or ()))
+    described = [strategy.describe() for strategy in found.values()]
+    if json_output:
+        print(json.dumps(described))
+    else:
+        print_strategies(described)
 
 
 def _print_notes(outcome) -> None:

@@ -125,11 +125,12 @@ class RunConfig:
     """Everything that decides a run's results (threads only decide its speed)."""
 
     players: int
-    strategies: tuple[str, ...]  # one per seat
+    strategies: tuple[str, ...]  # one per seat: NAME[:key=value...]
     deals: int
     seed: int
     rules: Rules = field(default_factory=Rules)
     threads: int = field(default_factory=default_threads)
+    strategy_files: tuple[str, ...] = ()  # --strategy-file paths, where plug-ins come from
 
     def __post_init__(self):
         check_players(self.players)

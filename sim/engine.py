@@ -9,18 +9,25 @@
 
 from __future__ import annotations
 
+import functools
+import warnings
 from dataclasses import dataclass
 
 import numba
 import numpy as np
+from numba.core.errors import NumbaExperimentalFeatureWarning
 
 from kernels.engine_nb import replay_nb, simulate_nb
 from kernels.enums import DEAL_DTYPE, ILLEGAL_DTYPE, MAX_PLAYERS, PLAY_DTYPE, RESULT_DTYPE
-from sim.cards import short_name
+from sim.cards import SUITS_ITALIAN, short_name
 from sim.config import ConfigError, RunConfig
-from strategies.registry import BUILTIN_STRATEGIES, get_strategy
+from strategies.api import MAX_PARAMS, StrategySpec, compile_decision, parse_spec
+from strategies.dispatch_nb import FIRST_PLUGIN_ID, no_decision_nb
+from strategies.registry import available_strategies
 
-N_PARAMS = 8  # parameter slots per seat, reserved for parametrised strategies
+# The plug-in tuple is a tuple of Numba's first-class functions, which it still calls
+# experimental; the feature is pinned by the tests (every plug-in path is exercised).
+warnings.filterwarnings("ignore", category=NumbaExperimentalFeatureWarning)
 
 
 class IllegalDecisionError(RuntimeError):
@@ -36,15 +43,53 @@ class Batch:
     records: np.ndarray  # PLAY_DTYPE, empty unless traced
 
 
-def strategy_ids(config: RunConfig) -> np.ndarray:
+@functools.lru_cache(maxsize=None)
+def _strategies(strategy_files: tuple[str, ...]) -> dict:
+    return available_strategies(strategy_files)
+
+
+def seat_specs(config: RunConfig) -> list[StrategySpec]:
+    """Each seat's strategy and parameter values; ConfigError for unknown names or keys."""
+    strategies = _strategies(tuple(config.strategy_files))
+    return [parse_spec(text, strategies) for text in config.strategies]
+
+
+def canonical_strategies(texts, strategy_files=()) -> tuple[str, ...]:
+    """Seat strategies as canonical labels (``pimc:samples=32``); checks them all."""
+    strategies = _strategies(tuple(strategy_files))
+    return tuple(parse_spec(text, strategies).label for text in texts)
+
+
+def kernel_strategies(config: RunConfig):
+    """The kernels' view of the seats: strategy ids, parameter rows and plug-in slots.
+
+    ``random`` and ``greedy`` take their inline ids; every other strategy gets a slot in
+    the plug-in tuple (one per distinct strategy), holding its compiled decision function.
+    """
     ids = np.full(MAX_PLAYERS, -1, dtype=np.int64)
-    for seat, name in enumerate(config.strategies):
-        try:
-            ids[seat] = get_strategy(name).strategy_id
-        except KeyError:
-            valid = ", ".join(BUILTIN_STRATEGIES)
-            raise ConfigError(f"unknown strategy {name!r}; valid strategies: {valid}") from None
-    return ids
+    params = np.zeros((MAX_PLAYERS, MAX_PARAMS), dtype=np.float64)
+    slots = []
+    for seat, spec in enumerate(seat_specs(config)):
+        params[seat] = spec.param_vector()
+        strategy = spec.strategy
+        if strategy.inline_id is not None:
+            ids[seat] = strategy.inline_id
+            continue
+        if strategy not in slots:
+            slots.append(strategy)
+        ids[seat] = FIRST_PLUGIN_ID + slots.index(strategy)
+    plugins = tuple(s.compiled() for s in slots) + (_empty_slot(),) * (MAX_PLAYERS - len(slots))
+    return ids, params, plugins
+
+
+@functools.lru_cache(maxsize=1)
+def _empty_slot():
+    return compile_decision(no_decision_nb, "none")
+
+
+def strategy_ids(config: RunConfig) -> np.ndarray:
+    """Checks every seat's strategy (ConfigError if unknown); returns their kernel ids."""
+    return kernel_strategies(config)[0]
 
 
 def effective_threads(config: RunConfig) -> int:
@@ -54,12 +99,13 @@ def effective_threads(config: RunConfig) -> int:
 
 def play_batch(config: RunConfig, first_deal: int, n_deals: int, trace: bool = False) -> Batch:
     """Deals and plays ``n_deals`` deals of the run, from deal index ``first_deal``."""
-    results, illegal, params = _kernel_buffers(config, n_deals)
+    results, illegal = _kernel_buffers(config, n_deals)
+    ids, params, plugins = kernel_strategies(config)
     deals = np.empty(n_deals if trace else 0, dtype=DEAL_DTYPE)
     records = np.empty(n_deals if trace else 0, dtype=PLAY_DTYPE)
     simulate_nb(
-        config.seed, first_deal, config.players, config.rules.as_codes(), strategy_ids(config),
-        params, results, illegal, deals, records,
+        config.seed, first_deal, config.players, config.rules.as_codes(), ids,
+        params, plugins, results, illegal, deals, records,
     )  # fmt: skip
     _raise_on_illegal(config, results, illegal)
     return Batch(results, deals, records)
@@ -67,34 +113,83 @@ def play_batch(config: RunConfig, first_deal: int, n_deals: int, trace: bool = F
 
 def replay(config: RunConfig, deals: np.ndarray, first_deal: int = 0) -> Batch:
     """Plays given DEAL_DTYPE deals (e.g. the same cards twice) and records every move."""
-    results, illegal, params = _kernel_buffers(config, deals.shape[0])
+    results, illegal = _kernel_buffers(config, deals.shape[0])
+    ids, params, plugins = kernel_strategies(config)
     records = np.empty(deals.shape[0], dtype=PLAY_DTYPE)
     replay_nb(
-        config.seed, first_deal, config.rules.as_codes(), strategy_ids(config),
-        params, deals, results, illegal, records,
+        config.seed, first_deal, config.rules.as_codes(), ids,
+        params, plugins, deals, results, illegal, records,
     )  # fmt: skip
-    _raise_on_illegal(config, results, illegal)
+    _raise_on_illegal(config, results, illegal, deals)
     return Batch(results, deals, records)
 
 
 def _kernel_buffers(config: RunConfig, n_deals: int):
-    """Sets the thread count; returns the result, illegal-decision and parameter arrays."""
+    """Sets the thread count; returns the result and illegal-decision arrays."""
     numba.set_num_threads(effective_threads(config))
     results = np.empty(n_deals, dtype=RESULT_DTYPE)
     illegal = np.empty(n_deals, dtype=ILLEGAL_DTYPE)
-    params = np.zeros((MAX_PLAYERS, N_PARAMS), dtype=np.float64)
-    return results, illegal, params
+    return results, illegal
 
 
-def _raise_on_illegal(config: RunConfig, results: np.ndarray, illegal: np.ndarray) -> None:
+def _raise_on_illegal(config: RunConfig, results: np.ndarray, illegal: np.ndarray, deals=None) -> None:
+    """Raises IllegalDecisionError for the first illegal decision of a batch, naming the
+    strategy, seat, card, deal and the view the strategy was shown."""
     bad = np.flatnonzero(illegal["play"] >= 0)
     if bad.size == 0:
         return
-    first = illegal[bad[0]]
-    seat, card = int(first["seat"]), int(first["card"])
-    hand = ", ".join(f"{c} ({short_name(c)})" for c in first["hand"] if c >= 0)
+    first, deal_index = illegal[bad[0]], int(results[bad[0]]["deal"])
+    seat, card, play = int(first["seat"]), int(first["card"]), int(first["play"])
     returned = f"{card} ({short_name(card)})" if 0 <= card < 40 else f"{card} (not a card code)"
-    raise IllegalDecisionError(
-        f"strategy {config.strategies[seat]!r} (seat {seat}) returned card {returned}, not in its hand "
-        f"[{hand}], at play {int(first['play'])} of deal {int(results[bad[0]]['deal'])}"
+    given = deals[bad[0]] if deals is not None and deals.shape[0] else None
+    deal, record = _replay_one(config, deal_index, given)
+    view = illegal_view(config, deal, record["plays"][:play])
+    error = IllegalDecisionError(
+        f"strategy {config.strategies[seat]!r} (seat {seat}) returned card {returned}, not in its hand, "
+        f"at play {play} of deal {deal_index}; its view: {_describe_view(view)}"
     )
+    error.view = view
+    raise error
+
+
+def _replay_one(config: RunConfig, deal_index: int, deal=None):
+    """Deal ``deal_index`` of the run (or ``deal`` given) played again with a trace: its
+    DEAL_DTYPE and PLAY_DTYPE records, moves up to any illegal decision."""
+    ids, params, plugins = kernel_strategies(config)
+    results, illegal = _kernel_buffers(config, 1)
+    records = np.empty(1, dtype=PLAY_DTYPE)
+    records["plays"] = -1
+    if deal is None:
+        deals = np.empty(1, dtype=DEAL_DTYPE)
+        simulate_nb(config.seed, deal_index, config.players, config.rules.as_codes(), ids, params, plugins,
+                    results, illegal, deals, records)  # fmt: skip
+    else:
+        deals = np.array([deal], dtype=DEAL_DTYPE)
+        replay_nb(config.seed, deal_index, config.rules.as_codes(), ids, params, plugins, deals, results, illegal, records)
+    return deals[0], records[0]
+
+
+def illegal_view(config: RunConfig, deal, plays) -> dict:
+    """The view of the seat to play after ``plays``, rebuilt by the reference engine."""
+    from sim.reference import view_before
+
+    players = int(deal["players"])
+    hands = [list(map(int, deal["hands"][seat])) for seat in range(players)]
+    stock = [int(c) for c in deal["stock"][: int(deal["n_stock"]) - 1]]
+    return view_before(players, hands, int(deal["briscola"]), stock, [int(c) for c in plays],
+                       config.rules.partner_view)  # fmt: skip
+
+
+def _describe_view(view: dict) -> str:
+    def cards(codes):
+        return "[" + ", ".join(short_name(c) for c in codes) + "]"
+
+    briscola = short_name(view["briscola"]) if view["briscola"] >= 0 else "drawn"
+    text = (
+        f"hand {cards(view['hand'])}, table {cards(view['table'])}, briscola {briscola} "
+        f"(trump {SUITS_ITALIAN[view['trump_suit']]}), stock {view['stock_size']}, trick {view['trick']}, "
+        f"points {view['points']}, {len(view['played_by'])} cards played"
+    )
+    if view["partner_hands"]:
+        text += ", partners " + ", ".join(f"{s}: {cards(h)}" for s, h in view["partner_hands"].items())
+    return text

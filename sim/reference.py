@@ -497,3 +497,43 @@ def play_deal(players: int, hands, briscola: int, stock, choose, deal=None) -> d
 def greedy_player(seat, hand, table, trump_suit):
     """A ``choose`` function for :func:`play_deal`: every seat plays greedy."""
     return greedy_choice(hand, table, trump_suit)
+
+
+# ------------------------------------------------------------------ what a seat sees
+
+
+def view_before(players, hands, briscola, stock, plays, partner_view="last3") -> dict:
+    """What the seat to play sees after ``plays`` (the deal's cards in playing order):
+    the fields of the kernels' view, as plain Python. Used to report an illegal decision.
+
+    >>> deck = list(range(40))
+    >>> view = view_before(2, [deck[0:3], deck[3:6]], 6, deck[7:], [0])
+    >>> view["seat"], view["hand"], view["table"], view["stock_size"]
+    (1, [3, 4, 5], [0], 34)
+    """
+    game = Game(players, hands, briscola, stock)
+    played_by = {}
+    for card in plays:
+        played_by[card] = game.to_play
+        game.play(card)
+        if len(game.table) == players:
+            game.end_trick()
+    seat = game.to_play
+    visible = partner_view == "last3" and players >= 4 and not game.draw_pile
+    return {
+        "seat": seat,
+        "hand": list(game.hands[seat]),
+        "table": list(game.table),
+        "trump_suit": game.trump_suit,
+        "briscola": briscola if game.draw_pile else -1,
+        "stock_size": len(game.draw_pile),
+        "trick": game.trick,
+        "leader": game.leader,
+        "points": list(game.points),
+        "played_by": played_by,
+        "partner_hands": {
+            other: list(game.hands[other])
+            for other in range(players)
+            if visible and other != seat and other % 2 == seat % 2
+        },
+    }

@@ -68,3 +68,28 @@ def print_summary(outcome) -> None:
     if console.width < MIN_WIDTH:  # e.g. output to a pipe: never truncate figures
         console = Console(width=MIN_WIDTH)
     console.print(table)
+
+
+def print_strategies(described: list[dict]) -> None:
+    """The ``briscola strategies`` table, on stdout."""
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(show_lines=True)
+    for column in ("name", "version", "parameters", "description"):
+        table.add_column(column, no_wrap=column in ("name", "version"))
+    for item in described:
+        params = "\n".join(
+            f"{p['name']} ({p['type']}, default {p['default']}{_range(p)})" for p in item["params"]
+        )
+        source = "" if item["source"] == "built-in" else f"\n[dim]from {item['source']}[/dim]"
+        table.add_row(item["name"], str(item["version"]), params or "-", item["description"] + source)
+    Console(soft_wrap=False).print(table)
+
+
+def _range(param: dict) -> str:
+    if param["type"] == "bool":
+        return ""
+    low = "" if param["low"] is None else f"{param['low']:g}"
+    high = "" if param["high"] is None else f"{param['high']:g}"
+    return f", {low}..{high}"

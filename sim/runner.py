@@ -17,7 +17,7 @@ from typing import Callable
 
 from sim import __version__
 from sim.config import ConfigError, RunConfig, n_sides, side_of_seat
-from sim.engine import effective_threads, play_batch, strategy_ids
+from sim.engine import effective_threads, play_batch, seat_specs, strategy_ids
 from sim.results import (
     FORMAT_VERSION,
     AtomicParquetWriter,
@@ -27,7 +27,6 @@ from sim.results import (
 )
 from sim.stats import RunTally
 from sim.trace import trace_schema, trace_table
-from strategies.registry import get_strategy
 
 FIRST_BATCH = 10_000
 MAX_BATCH = 2_000_000
@@ -54,7 +53,7 @@ class RunOutcome:
 
 
 def default_out_path(config: RunConfig) -> Path:
-    names = "-".join(config.strategies)
+    names = "-".join(config.strategies).replace(":", "_")
     return Path("results") / f"{config.players}p_{names}_seed{config.seed}_{config.deals}deals.parquet"
 
 
@@ -67,9 +66,10 @@ def run_metadata(config: RunConfig, command: str | None) -> dict:
         "players": config.players,
         "rules": vars(config.rules).copy(),
         "strategies": [
-            {"seat": seat, "side": side_of_seat(seat, config.players), **get_strategy(name).to_dict()}
-            for seat, name in enumerate(config.strategies)
+            {"seat": seat, "side": side_of_seat(seat, config.players), **spec.to_dict()}
+            for seat, spec in enumerate(seat_specs(config))
         ],
+        "strategy_files": [str(Path(p).resolve()) for p in config.strategy_files],
         "deals": config.deals,
         "threads": effective_threads(config),
         "command": command,

@@ -1,33 +1,54 @@
 """A decision that is not a card in hand is caught and reported, never corrected."""
 
+import textwrap
+
 import numpy as np
 import pytest
 
-import sim.engine
 from sim.config import RunConfig
 from sim.engine import IllegalDecisionError, play_batch
 
-NO_SUCH_STRATEGY = 99  # the dispatch answers -1, which no hand holds
+# Plays well until trick 4, then returns the face-up briscola: a card it may see, never hold.
+CHEAT = textwrap.dedent(
+    """
+    from numba import njit
+    from strategies.api import Strategy
+
+    @njit
+    def grab_briscola(view, params, rng):
+        if view.trick == 4 and view.n_table == 1:
+            return view.briscola
+        return view.hand[0]
+
+    CHEAT = Strategy("cheat", 1, "Takes the face-up briscola at trick 4.", grab_briscola)
+    """
+)
 
 
-def test_an_illegal_card_stops_the_run_with_strategy_seat_card_hand_and_deal(monkeypatch):
-    config = RunConfig(players=2, strategies=("random", "greedy"), deals=5, seed=4, threads=1)
-    real_ids = sim.engine.strategy_ids
+@pytest.fixture(scope="module")
+def cheat_file(tmp_path_factory):
+    path = tmp_path_factory.mktemp("plugins") / "cheat.py"
+    path.write_text(CHEAT)
+    return str(path)
 
-    def broken_seat_1(config):
-        ids = real_ids(config)
-        ids[1] = NO_SUCH_STRATEGY
-        return ids
 
-    monkeypatch.setattr(sim.engine, "strategy_ids", broken_seat_1)
+@pytest.mark.parametrize("players", [2, 4])
+def test_an_illegal_card_stops_the_run_naming_strategy_deal_and_view(cheat_file, players):
+    strategies = ("greedy", "cheat") * (players // 2)
+    config = RunConfig(players=players, strategies=strategies, deals=5, seed=4, threads=1,
+                       strategy_files=(cheat_file,))  # fmt: skip
     with pytest.raises(IllegalDecisionError) as caught:
         play_batch(config, first_deal=3, n_deals=5)
+    view = caught.value.view
     message = str(caught.value)
-    assert "strategy 'greedy' (seat 1)" in message
-    assert "returned card -1 (not a card code)" in message
-    assert "at play 1 of deal 3" in message  # seat 1 plays second in the first deal of the batch
-    hand = message.split("not in its hand [")[1].split("]")[0]
-    assert len(hand.split(", ")) == 3
+    assert "strategy 'cheat' (seat 1)" in message or "strategy 'cheat' (seat 3)" in message
+    deal = int(message.split(" of deal ")[1].split(";")[0])
+    assert 3 <= deal < 8  # a deal of the batch, by its index in the run
+    assert view["trick"] == 4 and len(view["table"]) >= 1
+    assert view["briscola"] not in view["hand"]
+    assert f"returned card {view['briscola']} " in message
+    assert len(view["hand"]) == 3 and view["stock_size"] > 0
+    assert len(view["played_by"]) == 4 * players + len(view["table"])
 
 
 def test_legal_runs_raise_nothing_and_play_to_the_end():

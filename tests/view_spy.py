@@ -16,11 +16,11 @@ def spy_on_views(players: int, partner_view: str, n_deals: int) -> dict:
     views = []
     real_choose = engine_nb.choose_card_nb
 
-    def spy(strategy_id, view, params, rng):
+    def spy(strategy_id, view, params, rng, plugins):
         seen = {name: _plain(view[name]) for name in view.dtype.names}
         seen["rng_shape"] = list(rng.shape)  # its own stream only, not the dealer's or others'
         views.append(seen)
-        return real_choose(strategy_id, view, params, rng)
+        return real_choose(strategy_id, view, params, rng, plugins)
 
     engine_nb.choose_card_nb = spy
     rules = Rules(partner_view=partner_view) if players in (4, 6) else Rules()

@@ -1,0 +1,197 @@
+"""The plug-in API: what a strategy is, and how its parameters are given and checked.
+
+A strategy is a ``Strategy`` object: a name, a version (bump it when its play changes),
+a one-line description, typed parameters, and a decision function::
+
+    choose_nb(view, params, rng) -> card
+
+- ``view``: a VIEW_DTYPE record (kernels/enums.py), everything its player may see and
+  nothing more. Read it, never write it.
+- ``params``: a float64 array, the strategy's parameters in the order they are declared.
+- ``rng``: the strategy's own counter-based random stream, keyed by (seed, deal, seat):
+  draw from it with ``kernels.rng_nb.rng_below_nb(rng, n)`` or ``rng_uniform_nb(rng)``.
+
+It returns the code of a card in ``view.hand``. It is compiled by Numba with exactly
+that signature (a plain Python function is compiled too), cached on disk where its
+source file's folder allows, and called by the kernels through a function pointer: no
+change to the engine is needed to add one. The strategy author's guide is
+docs/strategies.md.
+
+>>> spec = parse_spec("pimc:samples=32", {"pimc": Strategy(
+...     "pimc", 1, "search", choose=None,
+...     params=(Param("samples", int, 64, 1, 4096), Param("rollouts", int, 4, 1, 256))))})
+>>> spec.label, spec.values
+('pimc:samples=32', {'samples': 32, 'rollouts': 4})
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from sim.config import ConfigError
+
+MAX_PARAMS = 8  # parameter slots per seat in the kernels' float64 ``params`` array
+KINDS = {int: "int", float: "float", bool: "bool"}
+
+
+@dataclass(frozen=True)
+class Param:
+    """A typed strategy parameter: ``kind`` is int, float or bool; ``low``/``high`` bound
+    numbers (inclusive; None for no bound)."""
+
+    name: str
+    kind: type
+    default: Any
+    low: float | None = None
+    high: float | None = None
+    help: str = ""
+
+    def __post_init__(self):
+        if self.kind not in KINDS:
+            raise TypeError(f"parameter {self.name!r}: kind must be int, float or bool, not {self.kind!r}")
+        self.check(self.default)
+
+    def parse(self, text: str, strategy: str):
+        """The value of ``text``, or ConfigError naming what is valid."""
+        try:
+            if self.kind is bool:
+                lowered = text.strip().lower()
+                if lowered not in ("true", "false", "1", "0", "yes", "no", "on", "off"):
+                    raise ValueError
+                value = lowered in ("true", "1", "yes", "on")
+            else:
+                value = self.kind(text)
+        except ValueError:
+            raise ConfigError(
+                f"parameter {strategy}:{self.name}={text!r} is not {'an' if self.kind is int else 'a'} "
+                f"{KINDS[self.kind]}; valid: {self.describe_range()}"
+            ) from None
+        return self.check(value, strategy)
+
+    def check(self, value, strategy: str = "?"):
+        too_low = self.low is not None and value < self.low
+        too_high = self.high is not None and value > self.high
+        if too_low or too_high:
+            raise ConfigError(f"parameter {strategy}:{self.name}={value} is out of range; valid: {self.describe_range()}")
+        return value
+
+    def describe_range(self) -> str:
+        if self.kind is bool:
+            return "true or false"
+        low = "-inf" if self.low is None else f"{self.kind(self.low)}"
+        high = "inf" if self.high is None else f"{self.kind(self.high)}"
+        return f"{KINDS[self.kind]} in [{low}, {high}]"
+
+    def to_dict(self) -> dict:
+        return {"name": self.name, "type": KINDS[self.kind], "default": self.default,
+                "low": self.low, "high": self.high, "help": self.help}  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Strategy:
+    """A strategy: see the module's docstring. ``inline_id`` is for the engine's own
+    fast path (``random`` and ``greedy`` only); ``source`` says where it came from."""
+
+    name: str
+    version: int
+    description: str
+    choose: Any  # the decision function: a Numba dispatcher or a plain Python function
+    params: tuple[Param, ...] = ()
+    inline_id: int | None = None
+    source: str = "built-in"
+    _compiled: dict = field(default_factory=dict, compare=False, repr=False)
+
+    def __post_init__(self):
+        if not self.name or not self.name.replace("_", "").replace("-", "").isalnum():
+            raise ValueError(f"strategy name {self.name!r}: use letters, digits, '-' and '_'")
+        if len(self.params) > MAX_PARAMS:
+            raise ValueError(f"strategy {self.name!r} declares {len(self.params)} parameters; at most {MAX_PARAMS}")
+
+    def compiled(self):
+        """The decision function compiled with the plug-in signature (once per process;
+        Numba's disk cache makes later processes fast)."""
+        if "fn" not in self._compiled:
+            self._compiled["fn"] = compile_decision(self.choose, self.name)
+        return self._compiled["fn"]
+
+    def describe(self) -> dict:
+        return {"name": self.name, "version": self.version, "description": self.description,
+                "source": self.source, "params": [p.to_dict() for p in self.params]}  # fmt: skip
+
+
+@dataclass(frozen=True)
+class StrategySpec:
+    """A strategy with values for its parameters, as one seat plays it."""
+
+    strategy: Strategy
+    values: dict
+
+    @property
+    def label(self) -> str:
+        """``name`` plus the parameters given away from their defaults, in declared order."""
+        changed = [f"{p.name}={_format(self.values[p.name])}" for p in self.strategy.params
+                   if self.values[p.name] != p.default]  # fmt: skip
+        return ":".join([self.strategy.name, *changed])
+
+    def param_vector(self) -> np.ndarray:
+        vector = np.zeros(MAX_PARAMS, dtype=np.float64)
+        for k, p in enumerate(self.strategy.params):
+            vector[k] = float(self.values[p.name])
+        return vector
+
+    def to_dict(self) -> dict:
+        return {"name": self.strategy.name, "version": self.strategy.version, "params": dict(self.values)}
+
+
+def parse_spec(text: str, strategies: dict) -> StrategySpec:
+    """``NAME[:key=value...]`` against the available ``strategies`` (name -> Strategy)."""
+    name, *items = [part.strip() for part in text.split(":")]
+    if name not in strategies:
+        raise ConfigError(f"unknown strategy {name!r}; valid strategies: {', '.join(sorted(strategies))}")
+    strategy = strategies[name]
+    declared = {p.name: p for p in strategy.params}
+    values = {p.name: p.default for p in strategy.params}
+    for item in items:
+        key, sep, raw = (part.strip() for part in item.partition("="))
+        if not sep or key not in declared:
+            valid = ", ".join(declared) if declared else "none"
+            what = f"unknown parameter {key!r}" if sep else f"{item!r} is not key=value"
+            raise ConfigError(f"strategy {name}: {what}; valid parameters: {valid}")
+        values[key] = declared[key].parse(raw, name)
+    return StrategySpec(strategy, values)
+
+
+def _format(value) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+def decision_signature():
+    """The Numba signature every decision function is compiled with."""
+    from numba import from_dtype, types
+
+    from kernels.enums import VIEW_DTYPE
+
+    return types.int64(from_dtype(VIEW_DTYPE), types.float64[::1], types.uint64[::1])
+
+
+def compile_decision(choose, name: str):
+    """``choose`` compiled for the plug-in signature; ConfigError (one line) if it fails."""
+    from numba import njit
+    from numba.core.errors import NumbaError
+
+    python_function = getattr(choose, "py_func", choose)
+    if not callable(python_function):
+        raise ConfigError(f"strategy {name!r}: its decision function is not callable")
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # Numba's "first-class functions are experimental"
+            return njit(decision_signature(), cache=True, nogil=True)(python_function)
+    except NumbaError as error:
+        first_line = next((line for line in str(error).splitlines() if line.strip()), "")
+        raise ConfigError(f"strategy {name!r} does not compile for the kernels: {first_line.strip()}") from None

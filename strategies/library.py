@@ -1,0 +1,25 @@
+"""The built-in strategies, as ``Strategy`` objects (their jitted code is in the
+``*_nb.py`` modules beside this one)."""
+
+from strategies.api import Param, Strategy
+from strategies.builtin_nb import greedy_nb, random_nb
+from strategies.dispatch_nb import GREEDY_ID, RANDOM_ID
+from strategies.styles_nb import highest_nb, hoarder_nb, lowest_nb
+
+RANDOM = Strategy("random", 1, "Plays any card of its hand, uniformly at random.", random_nb, inline_id=RANDOM_ID)
+GREEDY = Strategy(
+    "greedy", 1,
+    "The C yardstick's heuristic: lead the cheapest non-trump; take a trick cheaply without "
+    "trumping, or trump when the table holds 10+ points; else throw the cheapest card.",
+    greedy_nb, inline_id=GREEDY_ID,
+)  # fmt: skip
+HIGHEST = Strategy("highest", 1, "Always plays its card worth the most points.", highest_nb)
+LOWEST = Strategy("lowest", 1, "Always plays its cheapest card.", lowest_nb)
+HOARDER = Strategy(
+    "hoarder", 1,
+    "Saves trumps, Aces and Threes while the stock lasts, winning only with plain cards; "
+    "then plays them to take the last tricks.",
+    hoarder_nb,
+)  # fmt: skip
+
+BUILTIN = (RANDOM, GREEDY, HIGHEST, LOWEST, HOARDER)
