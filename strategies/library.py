@@ -4,6 +4,7 @@
 from strategies.api import Param, Strategy
 from strategies.builtin_nb import greedy_nb, random_nb
 from strategies.dispatch_nb import GREEDY_ID, RANDOM_ID
+from strategies.expert_nb import expert_nb
 from strategies.styles_nb import highest_nb, hoarder_nb, lowest_nb
 
 RANDOM = Strategy("random", 1, "Plays any card of its hand, uniformly at random.", random_nb, inline_id=RANDOM_ID)
@@ -21,5 +22,11 @@ HOARDER = Strategy(
     "then plays them to take the last tricks.",
     hoarder_nb,
 )  # fmt: skip
+EXPERT = Strategy(
+    "expert", 1,
+    "Counts cards: leads lisci, keeps trumps for loaded tricks, takes points cheaply, loads "
+    "a trick its partner surely wins; with 2 players searches the end exactly from the last draw.",
+    expert_nb,
+)  # fmt: skip
 
-BUILTIN = (RANDOM, GREEDY, HIGHEST, LOWEST, HOARDER)
+BUILTIN = (RANDOM, GREEDY, HIGHEST, LOWEST, HOARDER, EXPERT)

@@ -1,0 +1,127 @@
+"""Exact search of the last tricks (jitted code only), for tables of two sides (2
+players, or teams of seat % 2), when every remaining card's place is known.
+
+The state of a search is plain arrays: ``hands[seat, :n_hand[seat]]``, the cards played
+so far in ``plays[:ply]`` (the current trick starts at ``trick_start``), and cards still
+to draw ``stock[drawn:n_stock]`` in drawing order. Values are the points that side
+``max_side`` takes from the cards not yet won (the table and every hand): in a zero-sum
+deal, the most points is also the best result (win, draw, loss).
+"""
+
+import numpy as np
+from numba import njit
+
+from kernels.enums import CARD_POINTS, HAND_SIZE, MAX_PLAYERS, N_CARDS
+from kernels.rules_nb import winning_position_nb
+
+NO_BOUND = 1000  # above any number of points
+
+
+@njit(cache=True)
+def search_nb(hands, n_hand, plays, ply, trick_start, leader, players, trump, stock, drawn, n_stock, max_side):
+    """Points ``max_side`` takes from here with best play by both sides: alpha-beta,
+    depth first, with an explicit stack (Numba's cache cannot reload a recursive
+    function). ``hands`` and ``n_hand`` are restored before it returns."""
+    size = N_CARDS + MAX_PLAYERS + 1
+    starts, leaders, draws, gained = _ply_array_nb(size), _ply_array_nb(size), _ply_array_nb(size), _ply_array_nb(size)
+    seats, tried, best, alpha, beta = _ply_array_nb(size), _ply_array_nb(size), _ply_array_nb(size), _ply_array_nb(size), _ply_array_nb(size)
+    drew = _ply_array_nb(size)
+    root = ply
+    starts[ply], leaders[ply], draws[ply], gained[ply] = trick_start, leader, drawn, 0
+    alpha[ply], beta[ply], drew[ply] = -NO_BOUND, NO_BOUND, 0
+    value = 0
+    state = ENTER
+    while True:
+        if state == ENTER:
+            state = NEXT
+            if ply - starts[ply] == players:  # a full trick: score it, draw, the winner leads
+                winner = (leaders[ply] + winning_position_nb(plays[starts[ply] : ply], players, trump)) % players
+                if winner % 2 == max_side:
+                    for k in range(starts[ply], ply):
+                        gained[ply] += CARD_POINTS[plays[k]]
+                if draws[ply] < n_stock:
+                    for k in range(players):  # the winner first, then in playing order
+                        seat = (winner + k) % players
+                        hands[seat, n_hand[seat]] = stock[draws[ply] + k]
+                        n_hand[seat] += 1
+                    draws[ply] += players
+                    drew[ply] = 1
+                elif n_hand[winner] == 0:  # the last trick
+                    value = gained[ply]
+                    state = RETURN
+                starts[ply], leaders[ply] = ply, winner
+            if state == NEXT:
+                seats[ply] = (leaders[ply] + ply - starts[ply]) % players
+                tried[ply] = 0
+                best[ply] = -NO_BOUND if seats[ply] % 2 == max_side else NO_BOUND
+        elif state == NEXT:  # the next card of the seat at this ply, unless pruned
+            seat = seats[ply]
+            n = n_hand[seat]
+            if tried[ply] < n and alpha[ply] < beta[ply]:
+                k = tried[ply]
+                plays[ply] = hands[seat, k]
+                hands[seat, k] = hands[seat, n - 1]  # the last card fills the slot
+                n_hand[seat] = n - 1
+                child = ply + 1
+                starts[child], leaders[child], draws[child], gained[child] = starts[ply], leaders[ply], draws[ply], gained[ply]
+                alpha[child], beta[child], drew[child] = alpha[ply], beta[ply], 0
+                ply = child
+                state = ENTER
+            else:
+                value = best[ply]
+                state = RETURN
+        else:  # RETURN: ``value`` is the value of the node at ``ply``
+            if drew[ply]:
+                for k in range(players):
+                    n_hand[k] -= 1
+            if ply == root:
+                return value
+            ply -= 1
+            seat = seats[ply]
+            k = tried[ply]
+            n = n_hand[seat] + 1
+            hands[seat, n - 1] = hands[seat, k]  # back as it was: the card in its slot
+            hands[seat, k] = plays[ply]
+            n_hand[seat] = n
+            if seat % 2 == max_side:
+                best[ply] = max(best[ply], value)
+                alpha[ply] = max(alpha[ply], best[ply])
+            else:
+                best[ply] = min(best[ply], value)
+                beta[ply] = min(beta[ply], best[ply])
+            tried[ply] = k + 1
+            state = NEXT
+
+
+ENTER, NEXT, RETURN = 0, 1, 2  # steps of the search loop
+
+
+@njit(cache=True, inline="always")
+def _ply_array_nb(size):
+    return np.zeros(size, dtype=np.int64)
+
+
+@njit(cache=True)
+def card_values_nb(hands, n_hand, table, n_table, leader, players, trump, stock, n_stock, seat, values):
+    """``values[k]``: the points the side of ``seat`` takes from here on if it plays its
+    k-th card now and both sides play perfectly after (the table's points included)."""
+    plays = np.empty(N_CARDS + MAX_PLAYERS, dtype=np.int64)
+    for k in range(n_table):
+        plays[k] = table[k]
+    n = n_hand[seat]
+    max_side = seat % 2
+    for k in range(n):
+        card = hands[seat, k]
+        hands[seat, k] = hands[seat, n - 1]
+        n_hand[seat] = n - 1
+        plays[n_table] = card
+        values[k] = search_nb(hands, n_hand, plays, n_table + 1, 0, leader, players, trump, stock, 0, n_stock, max_side)
+        hands[seat, n - 1] = hands[seat, k]
+        hands[seat, k] = card
+        n_hand[seat] = n
+
+
+@njit(cache=True)
+def new_hands_nb():
+    """Work arrays for a search: hands (one row per seat, room to draw) and their sizes."""
+    return np.full((MAX_PLAYERS, HAND_SIZE + 1), -1, dtype=np.int64), np.zeros(MAX_PLAYERS, dtype=np.int64)

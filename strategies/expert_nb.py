@@ -1,0 +1,131 @@
+"""``expert``: a card-counting heuristic (jitted code only).
+
+It knows which cards are still unseen, and so which trumps, Aces and Threes are out.
+Leading, it plays lisci (plain cards worth nothing) and keeps loads and trumps. Following,
+it takes loaded tricks as cheaply as it can, takes a trick with a plain card that wins
+outright and scores most, does not trump tricks worth little, and loads points ("carichi")
+onto a trick its partner is sure to win. With 2 players it searches the end exactly: from
+the last draw (weighing who gets the face-up briscola) and once the stock is empty.
+"""
+
+import numpy as np
+from numba import njit
+
+from kernels.enums import CARD_POINTS, CARD_STRENGTH, CARD_SUIT, HAND_SIZE, N_CARDS
+from kernels.rules_nb import beats_nb, trick_points_nb, winning_position_nb
+from strategies.knowledge_nb import UNSEEN, card_places_nb, exact_2p_values_nb, last_draw_2p_values_nb
+
+LOAD = 10  # points of an Ace or a Three
+TRUMP_WORTHY = 3  # table points for which a plain trump is spent (a Knight or more)
+
+
+@njit(cache=True)
+def expert_nb(view, params, rng):
+    places = np.empty(N_CARDS, dtype=np.int64)
+    card_places_nb(view, places)
+    if view.players == 2 and view.stock_size <= 2:
+        values = np.empty(HAND_SIZE, dtype=np.float64)
+        if view.stock_size == 0:
+            exact_2p_values_nb(view, places, values)
+            return _best_valued_nb(view, values)
+        if last_draw_2p_values_nb(view, places, values):
+            return _best_valued_nb(view, values)
+    if view.n_table == 0:
+        return _lead_nb(view, places)
+    return _follow_nb(view, places)
+
+
+@njit(cache=True, inline="always")
+def _best_valued_nb(view, values):
+    """The card of highest value; among equals the cheapest (it keeps the better cards)."""
+    best, best_value, best_cost = 0, -1.0, 1 << 30
+    for k in range(view.n_hand):
+        cost = throw_cost_nb(view.hand[k], view.trump_suit)
+        if values[k] > best_value + 1e-9 or (abs(values[k] - best_value) <= 1e-9 and cost < best_cost):
+            best, best_value, best_cost = k, values[k], cost
+    return view.hand[best]
+
+
+@njit(cache=True, inline="always")
+def throw_cost_nb(card, trump):
+    """What giving ``card`` away costs: its points, and a trump costs more than a Jack."""
+    is_trump = CARD_SUIT[card] == trump
+    return (CARD_POINTS[card] * 100 + is_trump * 250 + CARD_STRENGTH[card] * 4 + CARD_SUIT[card]) * 4
+
+
+@njit(cache=True)
+def _lead_nb(view, places):
+    """Leads the card that risks least: a liscio of a suit whose loads are gone or held,
+    then the weakest plain card, then small trumps; loads last."""
+    trump = view.trump_suit
+    best, best_key = view.hand[0], 1 << 30
+    for k in range(view.n_hand):
+        card = view.hand[k]
+        key = throw_cost_nb(card, trump)
+        if CARD_SUIT[card] != trump and CARD_POINTS[card] >= LOAD:
+            key += 2000  # a plain load led is a gift to any trump
+        if CARD_SUIT[card] != trump and CARD_POINTS[card] == 0 and not _unseen_loads_in_suit_nb(places, CARD_SUIT[card]):
+            key -= 8  # nobody can load on it in its own suit
+        if key < best_key:
+            best, best_key = card, key
+    return best
+
+
+@njit(cache=True, inline="always")
+def _unseen_loads_in_suit_nb(places, suit):
+    return places[suit * 10] == UNSEEN or places[suit * 10 + 2] == UNSEEN
+
+
+@njit(cache=True)
+def _follow_nb(view, places):
+    trump = view.trump_suit
+    position = winning_position_nb(view.table, view.n_table, trump)
+    winning_card = view.table[position]
+    winning_seat = (view.leader + position) % view.players
+    teams = view.players >= 4
+    last = view.n_table == view.players - 1
+    table_points = trick_points_nb(view.table, view.n_table)
+    if teams and winning_seat % 2 == view.seat % 2 and (last or _safe_nb(winning_card, trump, places)):
+        return _load_nb(view)
+    best, best_key = view.hand[0], -(1 << 30)
+    for k in range(view.n_hand):
+        card = view.hand[k]
+        key = -throw_cost_nb(card, trump)  # by default: throw the cheapest card
+        if beats_nb(card, winning_card, trump) and (last or _safe_nb(card, trump, places)):
+            gain = table_points + CARD_POINTS[card]
+            plain = CARD_SUIT[card] != trump
+            if plain:
+                key = 100000 + gain * 100 - CARD_STRENGTH[card]  # wins and scores its own points
+            elif table_points >= LOAD or (table_points >= TRUMP_WORTHY and CARD_POINTS[card] == 0):
+                key = 50000 + table_points * 100 - throw_cost_nb(card, trump) // 8
+        if key > best_key:
+            best, best_key = card, key
+    return best
+
+
+@njit(cache=True, inline="always")
+def _safe_nb(card, trump, places):
+    """No unseen card can beat ``card`` once played: no higher card of its suit and, for
+    a plain card, no trump is unseen."""
+    suit = CARD_SUIT[card]
+    for other in range(N_CARDS):
+        if places[other] != UNSEEN:
+            continue
+        if CARD_SUIT[other] == suit and CARD_STRENGTH[other] > CARD_STRENGTH[card]:
+            return False
+        if suit != trump and CARD_SUIT[other] == trump:
+            return False
+    return True
+
+
+@njit(cache=True)
+def _load_nb(view):
+    """The partner takes this trick for sure: give it the most points, plain cards first."""
+    trump = view.trump_suit
+    best, best_key = view.hand[0], -(1 << 30)
+    for k in range(view.n_hand):
+        card = view.hand[k]
+        key = CARD_POINTS[card] * 16 - (CARD_SUIT[card] == trump) * 1000 - CARD_STRENGTH[card]
+        if key > best_key:
+            best, best_key = card, key
+    return best

@@ -1,0 +1,108 @@
+"""What a player can work out from its view (jitted code only): which cards are still
+unseen, and where the search of the last tricks applies. Shared by ``expert`` and
+``pimc``."""
+
+import numpy as np
+from numba import njit
+
+from kernels.enums import FACE_TWO, HAND_SIZE, N_CARDS, N_FACES, N_SUITS
+from strategies.endgame_nb import card_values_nb, new_hands_nb
+
+UNSEEN, MINE, PLAYED, VISIBLE, OUT = 0, 1, 2, 3, 4  # where a card is, as far as a seat knows
+
+
+@njit(cache=True)
+def card_places_nb(view, places):
+    """``places[c]`` for every card: UNSEEN (in another hand or in the stock, face
+    down), MINE, PLAYED, VISIBLE (the face-up briscola, a partner's shown card) or OUT
+    (a two taken out of the pack). Returns the number of unseen cards."""
+    for card in range(N_CARDS):
+        places[card] = PLAYED if view.played_by[card] >= 0 else UNSEEN
+    for k in range(view.n_hand):
+        places[view.hand[k]] = MINE
+    if view.briscola >= 0:
+        places[view.briscola] = VISIBLE
+    for seat in range(view.players):
+        for k in range(HAND_SIZE):
+            if view.partner_hands[seat, k] >= 0:
+                places[view.partner_hands[seat, k]] = VISIBLE
+    if view.players == 3 and view.removed_two >= 0:
+        places[view.removed_two] = OUT
+    if view.players == 6:
+        for suit in range(N_SUITS):
+            places[suit * N_FACES + FACE_TWO] = OUT
+    unseen = 0
+    for card in range(N_CARDS):
+        unseen += places[card] == UNSEEN
+    return unseen
+
+
+@njit(cache=True)
+def pack_size_nb(players):
+    """Cards in play: 40, less the twos taken out with 3 (one) and 6 players (four)."""
+    return N_CARDS - (1 if players == 3 else 0) - (N_SUITS if players == 6 else 0)
+
+
+@njit(cache=True)
+def hand_sizes_nb(view, sizes):
+    """``sizes[seat]``: cards each seat holds now: 3 dealt, plus one per draw (every seat
+    draws alike), less those it played."""
+    first_stock = pack_size_nb(view.players) - HAND_SIZE * view.players
+    draws = (first_stock - view.stock_size) // view.players
+    for seat in range(view.players):
+        sizes[seat] = HAND_SIZE + draws
+    for card in range(N_CARDS):
+        if view.played_by[card] >= 0:
+            sizes[view.played_by[card]] -= 1
+
+
+@njit(cache=True)
+def exact_2p_values_nb(view, places, values):
+    """2 players, stock empty: every card's place is known. Fills ``values[k]`` with the
+    points this seat takes from now on playing its k-th card, then best play by both."""
+    hands, n_hand = new_hands_nb()
+    me, other = view.seat, 1 - view.seat
+    for k in range(view.n_hand):
+        hands[me, k] = view.hand[k]
+    n_hand[me] = view.n_hand
+    for card in range(N_CARDS):
+        if places[card] == UNSEEN:
+            hands[other, n_hand[other]] = card
+            n_hand[other] += 1
+    stock = np.empty(0, dtype=np.int64)
+    card_values_nb(hands, n_hand, view.table, view.n_table, view.leader, view.players, view.trump_suit, stock, stock.shape[0], me, values)
+
+
+@njit(cache=True)
+def last_draw_2p_values_nb(view, places, values):
+    """2 players, one face-down card and the briscola left to draw: each unseen card may
+    be the face-down one, equally likely; ``values[k]`` averages the exact values (so
+    the search plans who will draw the briscola)."""
+    for k in range(view.n_hand):
+        values[k] = 0.0
+    one = np.empty(HAND_SIZE, dtype=np.float64)
+    stock = np.empty(2, dtype=np.int64)
+    stock[1] = view.briscola
+    hands, n_hand = new_hands_nb()
+    me, other = view.seat, 1 - view.seat
+    cases = 0
+    for hidden in range(N_CARDS):
+        if places[hidden] != UNSEEN:
+            continue
+        cases += 1
+        stock[0] = hidden
+        n_hand[:] = 0
+        for k in range(view.n_hand):
+            hands[me, k] = view.hand[k]
+        n_hand[me] = view.n_hand
+        for card in range(N_CARDS):
+            if places[card] == UNSEEN and card != hidden:
+                hands[other, n_hand[other]] = card
+                n_hand[other] += 1
+        card_values_nb(hands, n_hand, view.table, view.n_table, view.leader, view.players, view.trump_suit, stock, stock.shape[0], me, one)
+        for k in range(view.n_hand):
+            values[k] += one[k]
+    for k in range(view.n_hand):
+        values[k] /= max(cases, 1)
+    return cases > 0
+
