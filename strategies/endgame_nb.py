@@ -18,14 +18,12 @@ NO_BOUND = 1000  # above any number of points
 
 
 @njit(cache=True)
-def search_nb(hands, n_hand, plays, ply, trick_start, leader, players, trump, stock, drawn, n_stock, max_side):
+def search_nb(hands, n_hand, plays, ply, trick_start, leader, players, trump, stock, drawn, n_stock, max_side, stack):
     """Points ``max_side`` takes from here with best play by both sides: alpha-beta,
-    depth first, with an explicit stack (Numba's cache cannot reload a recursive
-    function). ``hands`` and ``n_hand`` are restored before it returns."""
-    size = N_CARDS + MAX_PLAYERS + 1
-    starts, leaders, draws, gained = _ply_array_nb(size), _ply_array_nb(size), _ply_array_nb(size), _ply_array_nb(size)
-    seats, tried, best, alpha, beta = _ply_array_nb(size), _ply_array_nb(size), _ply_array_nb(size), _ply_array_nb(size), _ply_array_nb(size)
-    drew = _ply_array_nb(size)
+    depth first, with an explicit ``stack`` from ``new_stack_nb`` (Numba's cache cannot
+    reload a recursive function). ``hands`` and ``n_hand`` are restored before it returns."""
+    starts, leaders, draws, gained, seats = stack[0], stack[1], stack[2], stack[3], stack[4]
+    tried, best, alpha, beta, drew = stack[5], stack[6], stack[7], stack[8], stack[9]
     root = ply
     starts[ply], leaders[ply], draws[ply], gained[ply] = trick_start, leader, drawn, 0
     alpha[ply], beta[ply], drew[ply] = -NO_BOUND, NO_BOUND, 0
@@ -96,9 +94,10 @@ def search_nb(hands, n_hand, plays, ply, trick_start, leader, players, trump, st
 ENTER, NEXT, RETURN = 0, 1, 2  # steps of the search loop
 
 
-@njit(cache=True, inline="always")
-def _ply_array_nb(size):
-    return np.zeros(size, dtype=np.int64)
+@njit(cache=True)
+def new_stack_nb():
+    """Work space of ``search_nb``: ten values per ply."""
+    return np.zeros((10, N_CARDS + MAX_PLAYERS + 1), dtype=np.int64)
 
 
 @njit(cache=True)
@@ -106,6 +105,7 @@ def card_values_nb(hands, n_hand, table, n_table, leader, players, trump, stock,
     """``values[k]``: the points the side of ``seat`` takes from here on if it plays its
     k-th card now and both sides play perfectly after (the table's points included)."""
     plays = np.empty(N_CARDS + MAX_PLAYERS, dtype=np.int64)
+    stack = new_stack_nb()
     for k in range(n_table):
         plays[k] = table[k]
     n = n_hand[seat]
@@ -115,7 +115,7 @@ def card_values_nb(hands, n_hand, table, n_table, leader, players, trump, stock,
         hands[seat, k] = hands[seat, n - 1]
         n_hand[seat] = n - 1
         plays[n_table] = card
-        values[k] = search_nb(hands, n_hand, plays, n_table + 1, 0, leader, players, trump, stock, 0, n_stock, max_side)
+        values[k] = search_nb(hands, n_hand, plays, n_table + 1, 0, leader, players, trump, stock, 0, n_stock, max_side, stack)
         hands[seat, n - 1] = hands[seat, k]
         hands[seat, k] = card
         n_hand[seat] = n

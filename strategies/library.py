@@ -5,6 +5,7 @@ from strategies.api import Param, Strategy
 from strategies.builtin_nb import greedy_nb, random_nb
 from strategies.dispatch_nb import GREEDY_ID, RANDOM_ID
 from strategies.expert_nb import expert_nb
+from strategies.pimc_nb import pimc_nb
 from strategies.styles_nb import highest_nb, hoarder_nb, lowest_nb
 
 RANDOM = Strategy("random", 1, "Plays any card of its hand, uniformly at random.", random_nb, inline_id=RANDOM_ID)
@@ -28,5 +29,16 @@ EXPERT = Strategy(
     "a trick its partner surely wins; with 2 players searches the end exactly from the last draw.",
     expert_nb,
 )  # fmt: skip
+PIMC = Strategy(
+    "pimc", 1,
+    "Determinized Monte Carlo search: samples the hidden cards consistently with all it has seen, "
+    "plays each card out (greedy, then exact search of the last tricks), keeps the best on average.",
+    pimc_nb,
+    params=(
+        Param("samples", int, 16, 1, 4096, "deals of the hidden cards drawn per decision"),
+        Param("rollouts", int, 4, 1, 256, "orders of the face-down stock played per sampled deal"),
+        Param("points_weight", float, 0.25, 0.0, 10.0, "weight of the point margin beside win/draw/loss"),
+    ),
+)  # fmt: skip
 
-BUILTIN = (RANDOM, GREEDY, HIGHEST, LOWEST, HOARDER, EXPERT)
+BUILTIN = (RANDOM, GREEDY, HIGHEST, LOWEST, HOARDER, EXPERT, PIMC)

@@ -1,0 +1,225 @@
+"""``pimc``: determinized Monte Carlo search (jitted code only).
+
+For each of ``samples`` deals drawn consistently with everything its player has seen
+(the unseen cards dealt at random to the other hands and the face-down stock), and
+``rollouts`` orders of that stock, every card of the hand is tried and the deal played
+out: by the greedy heuristic, and by exact search once the stock is empty and few cards
+are left (tables of two sides). The card with the best mean result (win 1, draw 1/2,
+plus a little for points) is played. All samples serve every card alike, so cards are
+compared on the same deals. With 2 players the end is searched exactly, as by ``expert``.
+"""
+
+import numpy as np
+from numba import njit
+
+from kernels.enums import CARD_POINTS, CARD_STRENGTH, CARD_SUIT, HAND_SIZE, MAX_PLAYERS, MAX_TABLE, N_CARDS
+from kernels.rng_nb import rng_below_nb
+from kernels.rules_nb import beats_nb, trick_points_nb, winning_position_nb
+from strategies.endgame_nb import new_stack_nb, search_nb
+from strategies.expert_nb import LOAD, TRUMP_WORTHY, expert_nb, throw_cost_nb
+from strategies.knowledge_nb import UNSEEN, card_places_nb, hand_sizes_nb
+
+SAMPLES, ROLLOUTS, POINTS_WEIGHT = 0, 1, 2  # parameter slots
+SEARCH_CARDS = 12  # exact search takes over once the hands hold this many cards or fewer
+TOTAL_POINTS = 120
+
+
+@njit(cache=True)
+def pimc_nb(view, params, rng):
+    if view.n_hand == 1:
+        return view.hand[0]
+    if view.players == 2 and view.stock_size <= 2:
+        return expert_nb(view, params, rng)  # exact from the last draw on
+    samples, rollouts, points_weight = int(params[SAMPLES]), int(params[ROLLOUTS]), params[POINTS_WEIGHT]
+    places = np.empty(N_CARDS, dtype=np.int64)
+    card_places_nb(view, places)
+    sizes = np.zeros(MAX_PLAYERS, dtype=np.int64)
+    hand_sizes_nb(view, sizes)
+    hands = np.full((MAX_PLAYERS, HAND_SIZE + 1), -1, dtype=np.int64)
+    n_hand = np.zeros(MAX_PLAYERS, dtype=np.int64)
+    stock = np.empty(N_CARDS, dtype=np.int64)
+    work = _new_playout_nb()
+    totals = np.zeros(HAND_SIZE, dtype=np.float64)
+    for _ in range(samples):
+        n_stock = _determinize_nb(view, places, sizes, rng, hands, n_hand, stock)
+        for rollout in range(rollouts):
+            if rollout > 0:
+                _shuffle_nb(stock, n_stock - 1, rng)  # another order of the face-down stock
+            for k in range(view.n_hand):
+                totals[k] += _try_card_nb(view, k, hands, n_hand, stock, n_stock, work, points_weight)
+    best, best_key = 0, -1e300
+    for k in range(view.n_hand):
+        key = totals[k] - 1e-9 * throw_cost_nb(view.hand[k], view.trump_suit)  # ties: the cheapest
+        if key > best_key:
+            best, best_key = k, key
+    return view.hand[best]
+
+
+@njit(cache=True, inline="always")
+def _new_playout_nb():
+    """Work arrays of one playout: hands and their sizes, the trick, points per seat, search stack."""
+    return (np.empty((MAX_PLAYERS, HAND_SIZE + 1), dtype=np.int64), np.empty(MAX_PLAYERS, dtype=np.int64),
+            np.empty(N_CARDS + MAX_TABLE, dtype=np.int64), np.empty(MAX_PLAYERS, dtype=np.int64), new_stack_nb())  # fmt: skip
+
+
+@njit(cache=True)
+def _determinize_nb(view, places, sizes, rng, hands, n_hand, stock):
+    """Deals the unseen cards at random: to the hands of the seats whose cards are not
+    shown, then to the face-down stock, the face-up briscola under it. Returns the
+    stock's size."""
+    unseen = np.empty(N_CARDS, dtype=np.int64)
+    n_unseen = 0
+    for card in range(N_CARDS):
+        if places[card] == UNSEEN:
+            unseen[n_unseen] = card
+            n_unseen += 1
+    _shuffle_nb(unseen, n_unseen, rng)
+    next_card = 0
+    for seat in range(view.players):
+        n_hand[seat] = 0
+        if seat == view.seat:
+            for k in range(view.n_hand):
+                hands[seat, k] = view.hand[k]
+            n_hand[seat] = view.n_hand
+        elif view.partner_hands[seat, 0] >= 0 or sizes[seat] == 0:
+            for k in range(HAND_SIZE):
+                if view.partner_hands[seat, k] >= 0:
+                    hands[seat, n_hand[seat]] = view.partner_hands[seat, k]
+                    n_hand[seat] += 1
+        else:
+            for k in range(sizes[seat]):
+                hands[seat, k] = unseen[next_card]
+                next_card += 1
+            n_hand[seat] = sizes[seat]
+    n_stock = view.stock_size
+    for k in range(n_stock - 1):
+        stock[k] = unseen[next_card]
+        next_card += 1
+    if n_stock > 0:
+        stock[n_stock - 1] = view.briscola
+    return n_stock
+
+
+@njit(cache=True, inline="always")
+def _shuffle_nb(cards, n, rng):
+    for i in range(n - 1, 0, -1):
+        j = rng_below_nb(rng, i + 1)
+        cards[i], cards[j] = cards[j], cards[i]
+
+
+@njit(cache=True)
+def _try_card_nb(view, k, hands, n_hand, stock, n_stock, work, points_weight):
+    """The result for this seat's side of playing its k-th card on one determinized deal."""
+    players = view.players
+    w_hands, w_n_hand, plays, points, stack = work
+    for seat in range(players):
+        w_n_hand[seat] = n_hand[seat]
+        for j in range(n_hand[seat]):
+            w_hands[seat, j] = hands[seat, j]
+        points[seat] = view.points[seat]
+    for j in range(view.n_table):
+        plays[j] = view.table[j]
+    me = view.seat
+    card = w_hands[me, k]
+    w_hands[me, k] = w_hands[me, w_n_hand[me] - 1]
+    w_n_hand[me] -= 1
+    plays[view.n_table] = card
+    drawn = 0
+    return _play_out_nb(view, w_hands, w_n_hand, plays, view.n_table + 1, stock, drawn, n_stock, points, points_weight, stack)
+
+
+@njit(cache=True)
+def _play_out_nb(view, hands, n_hand, plays, n_table, stock, drawn, n_stock, points, points_weight, stack):
+    """Plays the deal to its end (greedy, then exact search) and scores it for this seat."""
+    players, trump, me = view.players, view.trump_suit, view.seat
+    two_sides = players != 3
+    leader = view.leader
+    while True:
+        while n_table < players:  # the rest of the trick
+            seat = (leader + n_table) % players
+            plays[n_table] = _rollout_take_nb(hands, n_hand, seat, plays, n_table, trump, players, leader)
+            n_table += 1
+        winner = (leader + winning_position_nb(plays, players, trump)) % players
+        points[winner] += trick_points_nb(plays, players)
+        if drawn < n_stock:
+            for j in range(players):
+                seat = (winner + j) % players
+                hands[seat, n_hand[seat]] = stock[drawn + j]
+                n_hand[seat] += 1
+            drawn += players
+        leader, n_table = winner, 0
+        left = 0
+        for seat in range(players):
+            left += n_hand[seat]
+        if left == 0:
+            break
+        if two_sides and drawn == n_stock and left <= SEARCH_CARDS:
+            gained = search_nb(hands, n_hand, plays, 0, 0, leader, players, trump, stock, drawn, n_stock, me % 2, stack)
+            mine = gained
+            for seat in range(players):
+                mine += points[seat] if seat % 2 == me % 2 else 0
+            return _score_nb(mine, TOTAL_POINTS - mine, points_weight)
+    return _score_points_nb(points, players, me, points_weight)
+
+
+@njit(cache=True, inline="always")
+def _rollout_take_nb(hands, n_hand, seat, table, n_table, trump, players, leader):
+    """The playout policy's card for ``seat``, taken out of its hand: ``expert``'s rules
+    without its card counting. Leads the card cheapest to lose (plain loads last);
+    following, loads a trick its partner wins when it plays last, takes with the plain
+    winner that scores most, trumps a trick worth 10+ (3+ with a trump worth nothing),
+    else throws the cheapest card."""
+    n = n_hand[seat]
+    best_k, best_key = 0, -(1 << 60)
+    if n_table == 0:
+        for k in range(n):
+            card = hands[seat, k]
+            key = -throw_cost_nb(card, trump) - 2000 * ((CARD_SUIT[card] != trump) & (CARD_POINTS[card] >= LOAD))
+            if key > best_key:
+                best_k, best_key = k, key
+    else:
+        position = winning_position_nb(table, n_table, trump)
+        winning = table[position]
+        last = n_table == players - 1
+        partner_wins = players >= 4 and ((leader + position) % players) % 2 == seat % 2
+        table_points = trick_points_nb(table, n_table)
+        for k in range(n):
+            card = hands[seat, k]
+            if partner_wins and last:
+                key = CARD_POINTS[card] * 16 - (CARD_SUIT[card] == trump) * 1000 - CARD_STRENGTH[card]
+            else:
+                key = -throw_cost_nb(card, trump)
+                if not partner_wins and beats_nb(card, winning, trump):
+                    if CARD_SUIT[card] != trump:
+                        key = 100000 + (table_points + CARD_POINTS[card]) * 100 - CARD_STRENGTH[card]
+                    elif table_points >= LOAD or (table_points >= TRUMP_WORTHY and CARD_POINTS[card] == 0):
+                        key = 50000 + table_points * 100 - throw_cost_nb(card, trump) // 8
+            if key > best_key:
+                best_k, best_key = k, key
+    card = hands[seat, best_k]
+    hands[seat, best_k] = hands[seat, n - 1]
+    n_hand[seat] = n - 1
+    return card
+
+
+@njit(cache=True, inline="always")
+def _score_nb(mine, theirs, points_weight):
+    result = 1.0 if mine > theirs else (0.5 if mine == theirs else 0.0)
+    return result + points_weight * (mine - theirs) / TOTAL_POINTS
+
+
+@njit(cache=True)
+def _score_points_nb(points, players, me, points_weight):
+    """Score from the points per seat: by team with 4 and 6 players; with 3, against the
+    best of the two others."""
+    if players == 3:
+        theirs = 0
+        for seat in range(3):
+            if seat != me:
+                theirs = max(theirs, points[seat])
+        return _score_nb(points[me], theirs, points_weight)
+    mine = 0
+    for seat in range(players):
+        mine += points[seat] if seat % 2 == me % 2 else 0
+    return _score_nb(mine, TOTAL_POINTS - mine, points_weight)
+
