@@ -65,6 +65,22 @@ def bounded_from_nb(x32, n, states, stream):
 
 
 @njit(cache=True, inline="always")
+def bounded_local_nb(x32, n, counter):
+    """``bounded_from_nb`` for a stream whose counter is kept in a local: returns the
+    integer (unsigned, an index that needs no negative-index check) and the counter, advanced if fresh bits were needed. A counter in a local
+    stays in a register, where one in an array is stored and reloaded at every draw
+    (the compiler cannot tell it apart from the cards being written)."""
+    n64 = np.uint64(n)
+    m = x32 * n64
+    if (m & LOW_32) < n64:
+        threshold = (U32_SPAN - n64) % n64
+        while (m & LOW_32) < threshold:
+            counter += GOLDEN
+            m = (mix64_nb(counter) >> np.uint64(32)) * n64
+    return m >> np.uint64(32), counter
+
+
+@njit(cache=True, inline="always")
 def bounded_nb(states, stream, n):
     """Unbiased integer in [0, n) from ``stream``."""
     return bounded_from_nb(next_u64_nb(states, stream) >> np.uint64(32), n, states, stream)

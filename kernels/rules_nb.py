@@ -22,7 +22,7 @@ from kernels.enums import (
     STREAM_DEAL,
     TRUMP_REDEAL_ACE_THREE,
 )
-from kernels.rng_nb import LOW_32, bounded_from_nb, bounded_nb, next_u64_nb
+from kernels.rng_nb import GOLDEN, LOW_32, bounded_local_nb, bounded_nb, mix64_nb
 
 
 @njit(cache=True, inline="always")
@@ -86,18 +86,23 @@ def removed_twos_nb(players, rules, states, removed):
 
 @njit(cache=True, inline="always")
 def shuffle_nb(cards, n, states):
-    """Fisher-Yates shuffle of ``cards[:n]``, two 32-bit draws per 64-bit output."""
-    i = n - 1
+    """Fisher-Yates shuffle of ``cards[:n]``, two 32-bit draws per 64-bit output. The
+    dealer's stream counter is kept in a local for the whole shuffle."""
+    counter = states[STREAM_DEAL]
+    i = np.uint64(n - 1)  # unsigned indices: no checks for negative ones
     while i >= 2:
-        bits = next_u64_nb(states, STREAM_DEAL)
-        j = bounded_from_nb(bits >> np.uint64(32), i + 1, states, STREAM_DEAL)
+        counter += GOLDEN
+        bits = mix64_nb(counter)
+        j, counter = bounded_local_nb(bits >> np.uint64(32), i + np.uint64(1), counter)
         cards[i], cards[j] = cards[j], cards[i]
-        j = bounded_from_nb(bits & LOW_32, i, states, STREAM_DEAL)
-        cards[i - 1], cards[j] = cards[j], cards[i - 1]
-        i -= 2
+        j, counter = bounded_local_nb(bits & LOW_32, i, counter)
+        cards[i - np.uint64(1)], cards[j] = cards[j], cards[i - np.uint64(1)]
+        i -= np.uint64(2)
     if i == 1:
-        j = bounded_nb(states, STREAM_DEAL, 2)
+        counter += GOLDEN
+        j, counter = bounded_local_nb(mix64_nb(counter) >> np.uint64(32), 2, counter)
         cards[1], cards[j] = cards[j], cards[1]
+    states[STREAM_DEAL] = counter
 
 
 @njit(cache=True, inline="always")
@@ -107,28 +112,30 @@ def is_ace_or_three_nb(card):
 
 
 @njit(cache=True, inline="always")
-def redeal_trump_nb(cards, first, last):
-    """Rule trump_redeal=ace-three: while the turned card ``cards[first - 1]`` is an Ace or
-    a Three, it goes back into the middle of the stock ``cards[first:last]`` and the next
-    card from the top of the stock is turned instead."""
-    length = last - first
+def redeal_trump_nb(cards, n_stock):
+    """Rule trump_redeal=ace-three: while the turned card (the last of the stock
+    ``cards[:n_stock]``, in drawing order) is an Ace or a Three, it goes back into the
+    middle of the stock and the card on top, ``cards[0]``, is turned instead."""
+    length = n_stock - 1  # the stock without the turned card
     middle = (length - 1) // 2  # position of the returned card once the top one is gone
     for _ in range(2 * length):  # ends long before: at most 8 Aces and Threes can return
-        turned = cards[first - 1]
+        turned = cards[n_stock - 1]
         if not is_ace_or_three_nb(turned):
             return
-        cards[first - 1] = cards[first]
-        for k in range(first, first + middle):
+        cards[n_stock - 1] = cards[0]
+        for k in range(middle):
             cards[k] = cards[k + 1]
-        cards[first + middle] = turned
+        cards[middle] = turned
 
 
 @njit(cache=True, _nrt=False)
 def deal_nb(players, rules, states, deal):
     """Shuffles and deals one deal into the DEAL_DTYPE record ``deal``.
 
-    Cards go one at a time to seats 0, 1, ..., P-1, three rounds; the next card is
-    turned face up (the briscola) and lies under the stock, to be drawn last.
+    The pack is shuffled in place in ``deal.stock`` and read in drawing order: the stock
+    first, its last card the turned briscola, then the hands (card k of seat s at
+    ``k * players + s``). Any fixed reading of a uniform shuffle is uniform; this one
+    moves no card after the shuffle.
 
     Compiled without reference counting (nothing here allocates): it runs once per deal
     and would otherwise pay atomic updates of its arrays' counts on every call.
@@ -138,31 +145,37 @@ def deal_nb(players, rules, states, deal):
     deal.n_removed = n_removed
     for k in range(n_removed, N_SUITS):
         deal.removed[k] = NO_CARD
-    cards = deal.stock  # shuffled in place, then rearranged into drawing order
-    n = 0
-    for card in range(N_CARDS):
-        if card % N_FACES != FACE_TWO or not _is_removed_nb(card, deal.removed, n_removed):
-            cards[n] = card
-            n += 1
+    cards = deal.stock
+    n = _fill_pack_nb(cards, deal.removed, n_removed)
     shuffle_nb(cards, n, states)
+    n_stock = n - HAND_SIZE * players
     for seat in range(players):
         for k in range(HAND_SIZE):
-            deal.hands[seat, k] = cards[k * players + seat]
-    dealt = HAND_SIZE * players
-    if rules[RULE_TRUMP_REDEAL] == TRUMP_REDEAL_ACE_THREE:
-        redeal_trump_nb(cards, dealt + 1, n)
-    briscola = cards[dealt]
-    for k in range(dealt + 1, n):  # the stock moves to the front; the briscola goes last
-        cards[k - dealt - 1] = cards[k]
-    n_stock = n - dealt
-    cards[n_stock - 1] = briscola
-    for k in range(n_stock, N_CARDS):
-        cards[k] = NO_CARD
+            deal.hands[seat, k] = cards[n_stock + k * players + seat]
     for seat in range(players, deal.hands.shape[0]):
         for k in range(HAND_SIZE):
             deal.hands[seat, k] = NO_CARD
-    deal.briscola = briscola
+    for k in range(n_stock, N_CARDS):
+        cards[k] = NO_CARD
+    if rules[RULE_TRUMP_REDEAL] == TRUMP_REDEAL_ACE_THREE:
+        redeal_trump_nb(cards, n_stock)
+    deal.briscola = cards[n_stock - 1]
     deal.n_stock = n_stock
+
+
+@njit(cache=True, inline="always")
+def _fill_pack_nb(cards, removed, n_removed):
+    """Puts the pack, less the removed twos, into ``cards``; returns its size."""
+    if n_removed == 0:
+        for card in range(N_CARDS):  # a loop over a constant range: a few vector stores
+            cards[card] = card
+        return N_CARDS
+    n = 0
+    for card in range(N_CARDS):
+        if card % N_FACES != FACE_TWO or not _is_removed_nb(card, removed, n_removed):
+            cards[n] = card
+            n += 1
+    return n
 
 
 @njit(cache=True, inline="always")
