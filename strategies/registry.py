@@ -10,6 +10,7 @@ is a Python file whose module-level ``Strategy`` objects are all taken.
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import sys
 from importlib.metadata import entry_points
@@ -67,7 +68,8 @@ def load_strategy_file(path: str | Path) -> list[Strategy]:
     path = Path(path)
     if not path.is_file():
         raise ConfigError(f"--strategy-file {path}: no such file")
-    module_name = f"briscola_strategy_file_{abs(hash(str(path.resolve())))}"
+    digest = hashlib.sha1(str(path.resolve()).encode()).hexdigest()[:16]
+    module_name = f"briscola_strategy_file_{digest}"  # stable: Numba's cache finds it again by name
     spec = importlib.util.spec_from_file_location(module_name, path)
     module = importlib.util.module_from_spec(spec)
     sys.modules[module_name] = module  # Numba's cache and pickling look modules up by name

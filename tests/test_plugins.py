@@ -1,0 +1,152 @@
+"""Strategies from outside the package: a --strategy-file, an installed entry point, and
+the worked example of the author's guide; parameters on the command line."""
+
+import json
+import re
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from sim.config import ConfigError
+from sim.results import read_results
+from strategies.api import Param, Strategy, parse_spec
+from tests.test_cli import REPO, run_cli
+
+GUIDE = REPO / "docs" / "strategies.md"
+
+# A strategy that lives outside the package: plays its last card, or its first when
+# ``first`` is set. Deterministic, so its games can be checked.
+OUTSIDER = textwrap.dedent(
+    """
+    from numba import njit
+    from strategies.api import Param, Strategy
+
+    @njit
+    def edge_nb(view, params, rng):
+        return view.hand[0] if params[0] else view.hand[view.n_hand - 1]
+
+    EDGE = Strategy("edge", 3, "Plays its last card (or its first).", edge_nb,
+                    params=(Param("first", bool, False),))
+    """
+)
+
+
+def guide_example() -> str:
+    """The first Python block of docs/strategies.md: the complete worked example."""
+    return re.search(r"```python\n(.*?)```", GUIDE.read_text(), re.S).group(1)
+
+
+@pytest.fixture(scope="module")
+def plugin_dir(tmp_path_factory):
+    """A folder holding a strategy file and an installed package (a dist-info folder
+    with entry_points.txt, as pip writes it) that declares a strategy by entry point."""
+    folder = tmp_path_factory.mktemp("outside")
+    (folder / "edge_file.py").write_text(OUTSIDER)
+    package = folder / "briscola_demo_bots"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "saver.py").write_text(guide_example())
+    info = folder / "briscola_demo_bots-0.1.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: briscola-demo-bots\nVersion: 0.1\n")
+    (info / "entry_points.txt").write_text("[briscola.strategies]\nsaver = briscola_demo_bots.saver:SAVER\n")
+    return folder
+
+
+def cli_in(folder, *args):
+    return run_cli(*args, env={"PYTHONPATH": f"{REPO}:{folder}"}, cwd=folder)
+
+
+def test_a_strategy_file_plays_with_its_parameters_recorded(plugin_dir):
+    out = plugin_dir / "edge.parquet"
+    result = cli_in(plugin_dir, "simulate", "--strategy-file", "edge_file.py", "--players", "2",
+                    "--strategies", "edge:first=true,greedy", "--deals", "300", "--seed", "3", "--out", str(out))  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    run = read_results(out)
+    assert list(run.deals["strategy_0"].unique()) == ["edge:first=true"]
+    seat0 = run.config["strategies"][0]
+    assert seat0 == {"seat": 0, "side": 0, "name": "edge", "version": 3, "params": {"first": True}}
+    assert run.config["strategy_files"] == [str((plugin_dir / "edge_file.py").resolve())]
+
+
+def test_the_parameter_changes_the_play(plugin_dir):
+    margins = []
+    for first in ("true", "false"):
+        result = cli_in(plugin_dir, "simulate", "--strategy-file", "edge_file.py", "--players", "2",
+                        "--strategies", f"edge:first={first},greedy", "--deals", "2000", "--seed", "3",
+                        "--summary-only", "--json")  # fmt: skip
+        assert result.returncode == 0, result.stderr
+        margins.append(json.loads(result.stdout)["sides"][0]["mean_points"])
+    assert margins[0] != margins[1]
+
+
+def test_an_installed_entry_point_is_listed_and_plays(plugin_dir):
+    listed = cli_in(plugin_dir, "strategies", "--json")
+    assert listed.returncode == 0, listed.stderr
+    saver = next(s for s in json.loads(listed.stdout) if s["name"] == "saver")
+    assert "entry point 'saver'" in saver["source"]
+    assert saver["params"] == [{"name": "threshold", "type": "int", "default": 10, "low": 0, "high": 120,
+                                "help": "table points worth a trump"}]  # fmt: skip
+    played = cli_in(plugin_dir, "simulate", "--players", "4", "--strategies", "saver:threshold=4,random",
+                    "--deals", "2000", "--seed", "5", "--summary-only", "--json")  # fmt: skip
+    assert played.returncode == 0, played.stderr
+    sides = json.loads(played.stdout)["sides"]
+    assert sides[0]["strategy"] == "saver:threshold=4" and sides[0]["win_rate"] > sides[1]["win_rate"]
+
+
+def test_the_guides_example_runs_as_the_guide_says(tmp_path):
+    (tmp_path / "saver.py").write_text(guide_example())
+    commands = re.findall(r"^briscola (.+)$", GUIDE.read_text(), re.M)
+    assert any(c.startswith("simulate") for c in commands)
+    for command in commands:
+        args = command.replace("--deals 100000", "--deals 2000").split() + ["--quiet"] * command.startswith("simulate")
+        result = run_cli(*args, env={"PYTHONPATH": str(REPO)}, cwd=tmp_path)
+        assert result.returncode == 0, (command, result.stderr)
+        assert "saver" in result.stdout
+
+
+def test_builtin_list_names_every_strategy_with_versions_and_parameters():
+    result = run_cli("strategies", "--json", env={"PYTHONPATH": str(REPO)})
+    listed = {s["name"]: s for s in json.loads(result.stdout)}
+    assert {"random", "greedy", "highest", "lowest", "hoarder", "expert", "pimc"} <= set(listed)
+    assert [p["name"] for p in listed["pimc"]["params"]] == ["samples", "rollouts", "points_weight"]
+    assert all(s["version"] >= 1 and s["description"] for s in listed.values())
+
+
+@pytest.mark.parametrize(
+    "spec, message",
+    [
+        ("pimc:depth=3", "strategy pimc: unknown parameter 'depth'; valid parameters: samples, rollouts, points_weight"),
+        ("pimc:samples=many", "parameter pimc:samples='many' is not an int; valid: int in [1, 4096]"),
+        ("pimc:samples=0", "parameter pimc:samples=0 is out of range; valid: int in [1, 4096]"),
+        ("pimc:samples", "strategy pimc: 'samples' is not key=value"),
+        ("greedy:x=1", "valid parameters: none"),
+        ("nosuch:x=1", "unknown strategy 'nosuch'; valid strategies: expert, greedy"),
+    ],
+)
+def test_bad_parameters_get_one_line_and_exit_2(tmp_path, spec, message):
+    result = run_cli("simulate", "--players", "2", "--strategies", f"{spec},random", "--deals", "10",
+                     "--seed", "1", env={"PYTHONPATH": str(REPO)}, cwd=tmp_path)  # fmt: skip
+    assert result.returncode == 2
+    assert result.stderr.count("\n") == 1 and message in result.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_bad_strategy_files_are_named(tmp_path):
+    (tmp_path / "empty.py").write_text("x = 1\n")
+    (tmp_path / "broken.py").write_text("import no_such_module\n")
+    (tmp_path / "clash.py").write_text(OUTSIDER.replace('"edge"', '"greedy"'))
+    for name, message in [("missing.py", "no such file"), ("empty.py", "defines no Strategy object"),
+                          ("broken.py", "failed to load: ModuleNotFoundError"), ("clash.py", "is taken twice")]:  # fmt: skip
+        result = run_cli("strategies", "--strategy-file", name, env={"PYTHONPATH": str(REPO)}, cwd=tmp_path)
+        assert result.returncode == 2 and message in result.stderr, (name, result.stderr)
+
+
+def test_spec_labels_keep_only_changed_parameters_in_declared_order():
+    strategy = Strategy("s", 1, "d", choose=None, params=(Param("a", int, 1, 0, 9), Param("b", float, 0.5, 0, 1)))
+    assert parse_spec("s:b=0.25:a=1", {"s": strategy}).label == "s:b=0.25"
+    assert parse_spec("s:a=2:b=0.5", {"s": strategy}).label == "s:a=2"
+    assert list(parse_spec("s:a=3", {"s": strategy}).param_vector()[:3]) == [3.0, 0.5, 0.0]
+    with pytest.raises(ConfigError):
+        parse_spec("s:a=1.5", {"s": strategy})

@@ -1,0 +1,102 @@
+"""The built-in strategies: they play every table by the rules, the exact search of the
+last tricks agrees with a brute-force search, and they are as reproducible as the engine."""
+
+import itertools
+import random
+
+import numpy as np
+import pytest
+
+from sim import reference
+from sim.config import RunConfig
+from sim.engine import play_batch
+from strategies.endgame_nb import card_values_nb, new_hands_nb
+from strategies.library import BUILTIN
+from tests.test_reference_replay import replay_and_compare
+
+FAST = {"pimc": "pimc:samples=2:rollouts=1"}  # search-based play, cut down to test the rules
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 6])
+@pytest.mark.parametrize("name", [s.name for s in BUILTIN])
+def test_every_builtin_plays_every_table_by_the_rules(name, players):
+    spec = FAST.get(name, name)
+    strategies = tuple(spec if seat % 2 == 0 else "random" for seat in range(players))
+    config = RunConfig(players=players, strategies=strategies, deals=40, seed=17, threads=2)
+    assert replay_and_compare(config, first_deal=1000, n_deals=40) == 40
+
+
+def brute_force(hands, table, leader, players, trump, stock, max_side):
+    """Points ``max_side`` takes from the table and the hands with best play: plain minimax."""
+    if len(table) == players:
+        winner = (leader + reference.trick_winner(table, trump)) % players
+        gained = sum(reference.points(c) for c in table) if winner % 2 == max_side else 0
+        hands = [list(h) for h in hands]
+        if stock:
+            for k in range(players):
+                hands[(winner + k) % players].append(stock[k])
+            stock = stock[players:]
+        if not hands[winner]:
+            return gained
+        return gained + brute_force(hands, [], winner, players, trump, stock, max_side)
+    seat = (leader + len(table)) % players
+    values = [
+        brute_force([h if s != seat else [c for c in h if c != card] for s, h in enumerate(hands)],
+                    table + [card], leader, players, trump, stock, max_side)  # fmt: skip
+        for card in hands[seat]
+    ]
+    return max(values) if seat % 2 == max_side else min(values)
+
+
+def random_position(rng, players, hand_size, n_table, with_stock):
+    cards = rng.sample(range(40), players * hand_size + (players if with_stock else 0))
+    leader = rng.randrange(players)
+    hands = [cards[s * hand_size : (s + 1) * hand_size] for s in range(players)]
+    stock = cards[players * hand_size :]
+    table = []
+    for k in range(n_table):  # the first seats of the trick have played one card each
+        seat = (leader + k) % players
+        table.append(hands[seat].pop())
+    return hands, table, leader, stock
+
+
+@pytest.mark.parametrize("players, hand_size, with_stock", [(2, 3, False), (2, 3, True), (4, 2, False), (4, 2, True)])
+def test_exact_search_agrees_with_brute_force(players, hand_size, with_stock):
+    rng = random.Random(players * 10 + hand_size + with_stock)
+    for case in range(60):
+        n_table = case % players
+        hands, table, leader, stock = random_position(rng, players, hand_size, n_table, with_stock)
+        trump = rng.randrange(4)
+        seat = (leader + n_table) % players
+        work, n_hand = new_hands_nb()
+        for s, hand in enumerate(hands):
+            work[s, : len(hand)] = hand
+            n_hand[s] = len(hand)
+        values = np.zeros(3)
+        card_values_nb(work, n_hand, np.array(table + [-1] * 6, dtype=np.int8), n_table, leader, players, trump,
+                       np.array(stock, dtype=np.int64), len(stock), seat, values)  # fmt: skip
+        for k, card in enumerate(hands[seat]):
+            rest = [h if s != seat else [c for c in h if c != card] for s, h in enumerate(hands)]
+            expected = brute_force(rest, table + [card], leader, players, trump, stock, seat % 2)
+            assert values[k] == expected, (hands, table, leader, trump, stock, card)
+        assert n_hand[:players].tolist() == [len(h) for h in hands]  # the search put everything back
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_search_based_play_is_the_same_on_any_number_of_threads(players):
+    strategies = ("pimc:samples=4", "expert") * (players // 2)
+    runs = [play_batch(RunConfig(players=players, strategies=strategies, deals=64, seed=9, threads=t), 0, 64)
+            for t in (1, 2)]  # fmt: skip
+    assert np.array_equal(runs[0].results, runs[1].results)
+
+
+def test_expert_beats_greedy_from_either_seat():
+    scores = []
+    for pair in itertools.permutations(("expert", "greedy")):
+        config = RunConfig(players=2, strategies=pair, deals=3000, seed=21, threads=2)
+        results = play_batch(config, 0, 3000).results
+        expert_side = pair.index("expert")
+        wins = np.mean(results["winner_side"] == expert_side)
+        draws = np.mean(results["winner_side"] == -1)
+        scores.append(wins + draws / 2)
+    assert min(scores) > 0.55, scores
