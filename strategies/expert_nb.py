@@ -85,13 +85,14 @@ def _follow_nb(view, places):
     teams = view.players >= 4
     last = view.n_table == view.players - 1
     table_points = trick_points_nb(view.table, view.n_table)
-    if teams and winning_seat % 2 == view.seat % 2 and (last or _safe_nb(winning_card, trump, places)):
+    partner_wins = teams and winning_seat % 2 == view.seat % 2
+    if partner_wins and (last or _safe_nb(winning_card, trump, places)):
         return _load_nb(view)
     best, best_key = view.hand[0], -(1 << 30)
     for k in range(view.n_hand):
         card = view.hand[k]
         key = -throw_cost_nb(card, trump)  # by default: throw the cheapest card
-        if beats_nb(card, winning_card, trump) and (last or _safe_nb(card, trump, places)):
+        if not partner_wins and beats_nb(card, winning_card, trump):  # never overtake a partner
             gain = table_points + CARD_POINTS[card]
             plain = CARD_SUIT[card] != trump
             if plain:
