@@ -49,27 +49,12 @@ def next_u64_nb(states, stream):
 
 
 @njit(cache=True, inline="always")
-def bounded_from_nb(x32, n, states, stream):
-    """Unbiased integer in [0, n) from 32 random bits ``x32`` (Lemire's method).
-
-    In the rare case (probability < n / 2**32) that ``x32`` would bias the result, fresh
-    bits are drawn from ``stream``.
-    """
-    n64 = np.uint64(n)
-    m = x32 * n64
-    if (m & LOW_32) < n64:
-        threshold = (U32_SPAN - n64) % n64
-        while (m & LOW_32) < threshold:
-            m = (next_u64_nb(states, stream) >> np.uint64(32)) * n64
-    return np.int64(m >> np.uint64(32))
-
-
-@njit(cache=True, inline="always")
 def bounded_local_nb(x32, n, counter):
-    """``bounded_from_nb`` for a stream whose counter is kept in a local: returns the
-    integer (unsigned, an index that needs no negative-index check) and the counter, advanced if fresh bits were needed. A counter in a local
-    stays in a register, where one in an array is stored and reloaded at every draw
-    (the compiler cannot tell it apart from the cards being written)."""
+    """Unbiased integer in [0, n) from 32 random bits ``x32`` (Lemire's method), for a
+    stream whose counter is the local ``counter``: returns the integer (unsigned: an
+    index that needs no negative-index check) and the counter, advanced if fresh bits
+    were needed (probability < n / 2**32). A counter in a local stays in a register,
+    where one in an array is stored and reloaded at every draw."""
     n64 = np.uint64(n)
     m = x32 * n64
     if (m & LOW_32) < n64:
@@ -78,6 +63,13 @@ def bounded_local_nb(x32, n, counter):
             counter += GOLDEN
             m = (mix64_nb(counter) >> np.uint64(32)) * n64
     return m >> np.uint64(32), counter
+
+
+@njit(cache=True, inline="always")
+def bounded_from_nb(x32, n, states, stream):
+    """``bounded_local_nb`` for the stream ``states[stream]``."""
+    value, states[stream] = bounded_local_nb(x32, n, states[stream])
+    return np.int64(value)
 
 
 @njit(cache=True, inline="always")

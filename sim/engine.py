@@ -99,6 +99,20 @@ def effective_threads(config: RunConfig) -> int:
 
 def play_batch(config: RunConfig, first_deal: int, n_deals: int, trace: bool = False) -> Batch:
     """Deals and plays ``n_deals`` deals of the run, from deal index ``first_deal``."""
+    batch, illegal = _simulate(config, first_deal, n_deals, trace)
+    _raise_on_illegal(config, batch, illegal, dealt=True)
+    return batch
+
+
+def replay(config: RunConfig, deals: np.ndarray, first_deal: int = 0) -> Batch:
+    """Plays given DEAL_DTYPE deals (e.g. the same cards twice) and records every move."""
+    batch, illegal = _replay(config, deals, first_deal)
+    _raise_on_illegal(config, batch, illegal, dealt=False)
+    return batch
+
+
+def _simulate(config: RunConfig, first_deal: int, n_deals: int, trace: bool):
+    """``simulate_nb`` on one batch: the Batch and the illegal-decision records."""
     results, illegal = _kernel_buffers(config, n_deals)
     ids, params, plugins = kernel_strategies(config)
     deals = np.empty(n_deals if trace else 0, dtype=DEAL_DTYPE)
@@ -107,12 +121,11 @@ def play_batch(config: RunConfig, first_deal: int, n_deals: int, trace: bool = F
         config.seed, first_deal, config.players, config.rules.as_codes(), ids,
         params, plugins, results, illegal, deals, records,
     )  # fmt: skip
-    _raise_on_illegal(config, results, illegal)
-    return Batch(results, deals, records)
+    return Batch(results, deals, records), illegal
 
 
-def replay(config: RunConfig, deals: np.ndarray, first_deal: int = 0) -> Batch:
-    """Plays given DEAL_DTYPE deals (e.g. the same cards twice) and records every move."""
+def _replay(config: RunConfig, deals: np.ndarray, first_deal: int):
+    """``replay_nb`` on given deals: the Batch and the illegal-decision records."""
     results, illegal = _kernel_buffers(config, deals.shape[0])
     ids, params, plugins = kernel_strategies(config)
     records = np.empty(deals.shape[0], dtype=PLAY_DTYPE)
@@ -120,8 +133,7 @@ def replay(config: RunConfig, deals: np.ndarray, first_deal: int = 0) -> Batch:
         config.seed, first_deal, config.rules.as_codes(), ids,
         params, plugins, deals, results, illegal, records,
     )  # fmt: skip
-    _raise_on_illegal(config, results, illegal, deals)
-    return Batch(results, deals, records)
+    return Batch(results, deals, records), illegal
 
 
 def _kernel_buffers(config: RunConfig, n_deals: int):
@@ -132,41 +144,27 @@ def _kernel_buffers(config: RunConfig, n_deals: int):
     return results, illegal
 
 
-def _raise_on_illegal(config: RunConfig, results: np.ndarray, illegal: np.ndarray, deals=None) -> None:
+def _raise_on_illegal(config: RunConfig, batch: Batch, illegal: np.ndarray, dealt: bool) -> None:
     """Raises IllegalDecisionError for the first illegal decision of a batch, naming the
-    strategy, seat, card, deal and the view the strategy was shown."""
+    strategy, seat, card, deal and the view the strategy was shown. The view is rebuilt
+    from that one deal played again with a trace (its moves stop at the illegal one)."""
     bad = np.flatnonzero(illegal["play"] >= 0)
     if bad.size == 0:
         return
-    first, deal_index = illegal[bad[0]], int(results[bad[0]]["deal"])
+    first, deal_index = illegal[bad[0]], int(batch.results[bad[0]]["deal"])
     seat, card, play = int(first["seat"]), int(first["card"]), int(first["play"])
     returned = f"{card} ({short_name(card)})" if 0 <= card < 40 else f"{card} (not a card code)"
-    given = deals[bad[0]] if deals is not None and deals.shape[0] else None
-    deal, record = _replay_one(config, deal_index, given)
-    view = illegal_view(config, deal, record["plays"][:play])
+    if dealt:
+        again, _ = _simulate(config, deal_index, 1, trace=True)
+    else:
+        again, _ = _replay(config, batch.deals[bad[0] : bad[0] + 1].copy(), deal_index)
+    view = illegal_view(config, again.deals[0], again.records[0]["plays"][:play])
     error = IllegalDecisionError(
         f"strategy {config.strategies[seat]!r} (seat {seat}) returned card {returned}, not in its hand, "
         f"at play {play} of deal {deal_index}; its view: {_describe_view(view)}"
     )
     error.view = view
     raise error
-
-
-def _replay_one(config: RunConfig, deal_index: int, deal=None):
-    """Deal ``deal_index`` of the run (or ``deal`` given) played again with a trace: its
-    DEAL_DTYPE and PLAY_DTYPE records, moves up to any illegal decision."""
-    ids, params, plugins = kernel_strategies(config)
-    results, illegal = _kernel_buffers(config, 1)
-    records = np.empty(1, dtype=PLAY_DTYPE)
-    records["plays"] = -1
-    if deal is None:
-        deals = np.empty(1, dtype=DEAL_DTYPE)
-        simulate_nb(config.seed, deal_index, config.players, config.rules.as_codes(), ids, params, plugins,
-                    results, illegal, deals, records)  # fmt: skip
-    else:
-        deals = np.array([deal], dtype=DEAL_DTYPE)
-        replay_nb(config.seed, deal_index, config.rules.as_codes(), ids, params, plugins, deals, results, illegal, records)
-    return deals[0], records[0]
 
 
 def illegal_view(config: RunConfig, deal, plays) -> dict:

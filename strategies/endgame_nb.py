@@ -15,6 +15,7 @@ from kernels.enums import CARD_POINTS, HAND_SIZE, MAX_PLAYERS, N_CARDS
 from kernels.rules_nb import winning_position_nb
 
 NO_BOUND = 1000  # above any number of points
+ENTER, NEXT, RETURN = 0, 1, 2  # steps of the search loop
 
 
 @njit(cache=True)
@@ -89,9 +90,6 @@ def search_nb(hands, n_hand, plays, ply, trick_start, leader, players, trump, st
                 beta[ply] = min(beta[ply], best[ply])
             tried[ply] = k + 1
             state = NEXT
-
-
-ENTER, NEXT, RETURN = 0, 1, 2  # steps of the search loop
 
 
 @njit(cache=True)

@@ -61,9 +61,7 @@ def _lead_nb(view, places):
     best, best_key = view.hand[0], 1 << 30
     for k in range(view.n_hand):
         card = view.hand[k]
-        key = throw_cost_nb(card, trump)
-        if CARD_SUIT[card] != trump and CARD_POINTS[card] >= LOAD:
-            key += 2000  # a plain load led is a gift to any trump
+        key = lead_key_nb(card, trump)
         if CARD_SUIT[card] != trump and CARD_POINTS[card] == 0 and not _unseen_loads_in_suit_nb(places, CARD_SUIT[card]):
             key -= 8  # nobody can load on it in its own suit
         if key < best_key:
@@ -90,18 +88,39 @@ def _follow_nb(view, places):
         return _load_nb(view)
     best, best_key = view.hand[0], -(1 << 30)
     for k in range(view.n_hand):
-        card = view.hand[k]
-        key = -throw_cost_nb(card, trump)  # by default: throw the cheapest card
-        if not partner_wins and beats_nb(card, winning_card, trump):  # never overtake a partner
-            gain = table_points + CARD_POINTS[card]
-            plain = CARD_SUIT[card] != trump
-            if plain:
-                key = 100000 + gain * 100 - CARD_STRENGTH[card]  # wins and scores its own points
-            elif table_points >= LOAD or (table_points >= TRUMP_WORTHY and CARD_POINTS[card] == 0):
-                key = 50000 + table_points * 100 - throw_cost_nb(card, trump) // 8
+        key = follow_key_nb(view.hand[k], winning_card, trump, table_points, partner_wins)
         if key > best_key:
-            best, best_key = card, key
+            best, best_key = view.hand[k], key
     return best
+
+
+@njit(cache=True, inline="always")
+def lead_key_nb(card, trump):
+    """Leading, the lowest key goes first: the cheapest card to lose, a plain load last
+    (it is a gift to any trump)."""
+    plain_load = CARD_SUIT[card] != trump and CARD_POINTS[card] >= LOAD
+    return throw_cost_nb(card, trump) + 2000 * plain_load
+
+
+@njit(cache=True, inline="always")
+def follow_key_nb(card, winning_card, trump, table_points, partner_wins):
+    """Following, the highest key goes first: a plain card that takes the trick, the one
+    scoring most; then a trump, for a trick worth 10+ (3+ with a trump worth nothing);
+    else the cheapest card to throw. A partner's winning card is never overtaken."""
+    key = -throw_cost_nb(card, trump)
+    if not partner_wins and beats_nb(card, winning_card, trump):
+        if CARD_SUIT[card] != trump:
+            key = 100000 + (table_points + CARD_POINTS[card]) * 100 - CARD_STRENGTH[card]
+        elif table_points >= LOAD or (table_points >= TRUMP_WORTHY and CARD_POINTS[card] == 0):
+            key = 50000 + table_points * 100 - throw_cost_nb(card, trump) // 8
+    return key
+
+
+@njit(cache=True, inline="always")
+def load_key_nb(card, trump):
+    """Loading a trick the partner takes, the highest key goes first: most points, plain
+    cards before trumps."""
+    return CARD_POINTS[card] * 16 - (CARD_SUIT[card] == trump) * 1000 - CARD_STRENGTH[card]
 
 
 @njit(cache=True, inline="always")
@@ -126,7 +145,7 @@ def _load_nb(view):
     best, best_key = view.hand[0], -(1 << 30)
     for k in range(view.n_hand):
         card = view.hand[k]
-        key = CARD_POINTS[card] * 16 - (CARD_SUIT[card] == trump) * 1000 - CARD_STRENGTH[card]
+        key = load_key_nb(card, trump)
         if key > best_key:
             best, best_key = card, key
     return best

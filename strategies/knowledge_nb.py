@@ -60,17 +60,9 @@ def hand_sizes_nb(view, sizes):
 def exact_2p_values_nb(view, places, values):
     """2 players, stock empty: every card's place is known. Fills ``values[k]`` with the
     points this seat takes from now on playing its k-th card, then best play by both."""
-    hands, n_hand = new_hands_nb()
-    me, other = view.seat, 1 - view.seat
-    for k in range(view.n_hand):
-        hands[me, k] = view.hand[k]
-    n_hand[me] = view.n_hand
-    for card in range(N_CARDS):
-        if places[card] == UNSEEN:
-            hands[other, n_hand[other]] = card
-            n_hand[other] += 1
+    hands, n_hand = _known_2p_hands_nb(view, places, NO_HIDDEN)
     stock = np.empty(0, dtype=np.int64)
-    card_values_nb(hands, n_hand, view.table, view.n_table, view.leader, view.players, view.trump_suit, stock, stock.shape[0], me, values)
+    card_values_nb(hands, n_hand, view.table, view.n_table, view.leader, view.players, view.trump_suit, stock, stock.shape[0], view.seat, values)
 
 
 @njit(cache=True)
@@ -83,26 +75,35 @@ def last_draw_2p_values_nb(view, places, values):
     one = np.empty(HAND_SIZE, dtype=np.float64)
     stock = np.empty(2, dtype=np.int64)
     stock[1] = view.briscola
-    hands, n_hand = new_hands_nb()
-    me, other = view.seat, 1 - view.seat
     cases = 0
     for hidden in range(N_CARDS):
         if places[hidden] != UNSEEN:
             continue
         cases += 1
         stock[0] = hidden
-        n_hand[:] = 0
-        for k in range(view.n_hand):
-            hands[me, k] = view.hand[k]
-        n_hand[me] = view.n_hand
-        for card in range(N_CARDS):
-            if places[card] == UNSEEN and card != hidden:
-                hands[other, n_hand[other]] = card
-                n_hand[other] += 1
-        card_values_nb(hands, n_hand, view.table, view.n_table, view.leader, view.players, view.trump_suit, stock, stock.shape[0], me, one)
+        hands, n_hand = _known_2p_hands_nb(view, places, hidden)
+        card_values_nb(hands, n_hand, view.table, view.n_table, view.leader, view.players, view.trump_suit, stock, stock.shape[0], view.seat, one)
         for k in range(view.n_hand):
             values[k] += one[k]
     for k in range(view.n_hand):
         values[k] /= max(cases, 1)
     return cases > 0
 
+
+NO_HIDDEN = -1  # every unseen card is in the other hand
+
+
+@njit(cache=True, inline="always")
+def _known_2p_hands_nb(view, places, hidden):
+    """Both hands of a 2-player deal once the places of the cards are known: this seat's
+    from its view, the other's every unseen card but ``hidden`` (the face-down one)."""
+    hands, n_hand = new_hands_nb()
+    me, other = view.seat, 1 - view.seat
+    for k in range(view.n_hand):
+        hands[me, k] = view.hand[k]
+    n_hand[me] = view.n_hand
+    for card in range(N_CARDS):
+        if places[card] == UNSEEN and card != hidden:
+            hands[other, n_hand[other]] = card
+            n_hand[other] += 1
+    return hands, n_hand

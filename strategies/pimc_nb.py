@@ -12,11 +12,11 @@ compared on the same deals. With 2 players the end is searched exactly, as by ``
 import numpy as np
 from numba import njit
 
-from kernels.enums import CARD_POINTS, CARD_STRENGTH, CARD_SUIT, HAND_SIZE, MAX_PLAYERS, MAX_TABLE, N_CARDS
+from kernels.enums import HAND_SIZE, MAX_PLAYERS, MAX_TABLE, N_CARDS
 from kernels.rng_nb import rng_below_nb
-from kernels.rules_nb import beats_nb, trick_points_nb, winning_position_nb
-from strategies.endgame_nb import new_stack_nb, search_nb
-from strategies.expert_nb import LOAD, TRUMP_WORTHY, expert_nb, throw_cost_nb
+from kernels.rules_nb import trick_points_nb, winning_position_nb
+from strategies.endgame_nb import new_hands_nb, new_stack_nb, search_nb
+from strategies.expert_nb import expert_nb, follow_key_nb, lead_key_nb, load_key_nb, throw_cost_nb
 from strategies.knowledge_nb import UNSEEN, card_places_nb, hand_sizes_nb
 
 SAMPLES, ROLLOUTS, POINTS_WEIGHT = 0, 1, 2  # parameter slots
@@ -35,8 +35,7 @@ def pimc_nb(view, params, rng):
     card_places_nb(view, places)
     sizes = np.zeros(MAX_PLAYERS, dtype=np.int64)
     hand_sizes_nb(view, sizes)
-    hands = np.full((MAX_PLAYERS, HAND_SIZE + 1), -1, dtype=np.int64)
-    n_hand = np.zeros(MAX_PLAYERS, dtype=np.int64)
+    hands, n_hand = new_hands_nb()
     stock = np.empty(N_CARDS, dtype=np.int64)
     work = _new_playout_nb()
     totals = np.zeros(HAND_SIZE, dtype=np.float64)
@@ -154,11 +153,8 @@ def _play_out_nb(view, hands, n_hand, plays, n_table, stock, drawn, n_stock, poi
         if left == 0:
             break
         if two_sides and drawn == n_stock and left <= SEARCH_CARDS:
-            gained = search_nb(hands, n_hand, plays, 0, 0, leader, players, trump, stock, drawn, n_stock, me % 2, stack)
-            mine = gained
-            for seat in range(players):
-                mine += points[seat] if seat % 2 == me % 2 else 0
-            return _score_nb(mine, TOTAL_POINTS - mine, points_weight)
+            points[me] += search_nb(hands, n_hand, plays, 0, 0, leader, players, trump, stock, drawn, n_stock, me % 2, stack)
+            break  # the points the side of ``me`` takes with best play from here, its opponents the rest
     return _score_points_nb(points, players, me, points_weight)
 
 
@@ -173,27 +169,20 @@ def _rollout_take_nb(hands, n_hand, seat, table, n_table, trump, players, leader
     best_k, best_key = 0, -(1 << 60)
     if n_table == 0:
         for k in range(n):
-            card = hands[seat, k]
-            key = -throw_cost_nb(card, trump) - 2000 * ((CARD_SUIT[card] != trump) & (CARD_POINTS[card] >= LOAD))
+            key = -lead_key_nb(hands[seat, k], trump)
             if key > best_key:
                 best_k, best_key = k, key
     else:
         position = winning_position_nb(table, n_table, trump)
-        winning = table[position]
-        last = n_table == players - 1
         partner_wins = players >= 4 and ((leader + position) % players) % 2 == seat % 2
+        loads = partner_wins and n_table == players - 1
         table_points = trick_points_nb(table, n_table)
         for k in range(n):
             card = hands[seat, k]
-            if partner_wins and last:
-                key = CARD_POINTS[card] * 16 - (CARD_SUIT[card] == trump) * 1000 - CARD_STRENGTH[card]
+            if loads:  # the partner takes the trick: this seat plays last
+                key = load_key_nb(card, trump)
             else:
-                key = -throw_cost_nb(card, trump)
-                if not partner_wins and beats_nb(card, winning, trump):
-                    if CARD_SUIT[card] != trump:
-                        key = 100000 + (table_points + CARD_POINTS[card]) * 100 - CARD_STRENGTH[card]
-                    elif table_points >= LOAD or (table_points >= TRUMP_WORTHY and CARD_POINTS[card] == 0):
-                        key = 50000 + table_points * 100 - throw_cost_nb(card, trump) // 8
+                key = follow_key_nb(card, table[position], trump, table_points, partner_wins)
             if key > best_key:
                 best_k, best_key = k, key
     card = hands[seat, best_k]

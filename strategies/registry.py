@@ -39,11 +39,6 @@ def available_strategies(strategy_files: tuple[str, ...] | list[str] = ()) -> di
     return found
 
 
-def get_strategy(name: str) -> Strategy:
-    """A built-in strategy by name; KeyError if there is none."""
-    return builtin_strategies()[name]
-
-
 def _add(found: dict, strategy: Strategy) -> None:
     if strategy.name in found:
         raise ConfigError(
