@@ -5,6 +5,9 @@ One deal's life: ``deal_nb`` shuffles and deals it into a DEAL_DTYPE record, the
 ``play_deal_nb`` plays it trick by trick, asking each seat's strategy for a card through
 ``choose_card_nb``, and writes a RESULT_DTYPE row. Strategies see the deal only through a
 VIEW_DTYPE record holding what their player may see.
+
+Untraced 2-player deals between ``random`` and ``greedy`` take the fast path of
+``kernels/duel_nb.py`` instead, with the same results.
 """
 
 import numpy as np
@@ -25,8 +28,10 @@ from kernels.enums import (
     PARTNER_VIEW_LAST3,
     PLAY_DTYPE,
     RULE_PARTNER_VIEW,
+    TOTAL_POINTS,
     VIEW_DTYPE,
 )
+from kernels.duel_nb import is_duel_nb, play_duel_nb
 from kernels.rng_nb import seed_key_nb, start_streams_nb
 from kernels.rules_nb import (
     beats_nb,
@@ -36,7 +41,7 @@ from kernels.rules_nb import (
     winner_side_nb,
     winning_position_nb,
 )
-from strategies.dispatch_nb import choose_card_nb
+from strategies.dispatch_nb import RANDOM_ID, choose_card_nb
 
 DEALS_PER_BLOCK = 256  # deals one thread plays with one set of work arrays
 
@@ -383,6 +388,9 @@ def _play_block_nb(
     """
     traced = records.shape[0] > 0
     n_streams = 1 + players if players > 0 else N_STREAMS  # replayed deals: any table
+    duel = is_duel_nb(players, strategy_ids, traced)
+    random0 = strategy_ids[0] == RANDOM_ID
+    random1 = strategy_ids[1] == RANDOM_ID
     clear_view_nb(view[0])
     for i in range(start, stop):
         deal = deals[i] if deals.shape[0] > 0 else scratch_deal[0]
@@ -395,4 +403,9 @@ def _play_block_nb(
         results[i].deal = first_deal + i
         results[i].briscola = deal.briscola
         illegal[i].play = DECISION_OK
-        play_deal_nb(deal, strategy_ids, params, plugins, rules, states, view, hands, n_hand, table, points, results[i], record, illegal[i], traced)
+        if duel:  # random and greedy only, untraced: the fast path, same results
+            points[0] = play_duel_nb(deal, states[1], states[2], random0, random1)
+            points[1] = TOTAL_POINTS - points[0]
+            _score_nb(points, 2, results[i])
+        else:
+            play_deal_nb(deal, strategy_ids, params, plugins, rules, states, view, hands, n_hand, table, points, results[i], record, illegal[i], traced)

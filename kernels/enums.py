@@ -33,6 +33,7 @@ CARD_SUIT = np.repeat(np.arange(N_SUITS, dtype=np.int64), N_FACES)
 CARD_FACE = np.tile(np.arange(N_FACES, dtype=np.int64), N_SUITS)
 CARD_STRENGTH = FACE_STRENGTH[CARD_FACE]
 CARD_POINTS = FACE_POINTS[CARD_FACE]
+TOTAL_POINTS = 120  # in every pack: only twos, worth nothing, are ever removed
 
 
 

@@ -28,13 +28,13 @@ def random_nb(view, params, rng):
 
 
 @njit(cache=True, inline="always")
-def _lead_key_nb(card, trump_suit):
+def greedy_lead_key_nb(card, trump_suit):
     """Greedy's lead order: non-trumps first, then weakest, then lowest suit."""
     return (CARD_SUIT[card] == trump_suit) * 64 + CARD_STRENGTH[card] * 4 + CARD_SUIT[card]
 
 
 @njit(cache=True, inline="always")
-def _follow_key_nb(card, best, trump_suit, loaded):
+def greedy_follow_key_nb(card, best, trump_suit, loaded):
     """Greedy's follow order: a non-trump card that takes the trick; else, when the table
     holds 10+ points, a card (a trump) that takes it; else a throw-away. Within each
     class the cheapest card: weakest, then non-trump, then lowest suit."""
@@ -55,18 +55,18 @@ def greedy_nb(view, params, rng):
     trump = view.trump_suit
     if view.n_table == 0:
         choice = view.hand[0]
-        best_key = _lead_key_nb(choice, trump)
+        best_key = greedy_lead_key_nb(choice, trump)
         for k in range(1, view.n_hand):
-            key = _lead_key_nb(view.hand[k], trump)
+            key = greedy_lead_key_nb(view.hand[k], trump)
             if key < best_key:
                 choice, best_key = view.hand[k], key
         return choice
     best = view.table[winning_position_nb(view.table, view.n_table, trump)]
     loaded = trick_points_nb(view.table, view.n_table) >= 10
     choice = view.hand[0]
-    best_key = _follow_key_nb(choice, best, trump, loaded)
+    best_key = greedy_follow_key_nb(choice, best, trump, loaded)
     for k in range(1, view.n_hand):
-        key = _follow_key_nb(view.hand[k], best, trump, loaded)
+        key = greedy_follow_key_nb(view.hand[k], best, trump, loaded)
         if key < best_key:
             choice, best_key = view.hand[k], key
     return choice

@@ -12,7 +12,7 @@ compared on the same deals. With 2 players the end is searched exactly, as by ``
 import numpy as np
 from numba import njit
 
-from kernels.enums import HAND_SIZE, MAX_PLAYERS, MAX_TABLE, N_CARDS
+from kernels.enums import HAND_SIZE, MAX_PLAYERS, MAX_TABLE, N_CARDS, TOTAL_POINTS
 from kernels.rng_nb import rng_below_nb
 from kernels.rules_nb import trick_points_nb, winning_position_nb
 from strategies.endgame_nb import new_hands_nb, new_stack_nb, search_nb
@@ -21,7 +21,6 @@ from strategies.knowledge_nb import UNSEEN, card_places_nb, hand_sizes_nb
 
 SAMPLES, ROLLOUTS, POINTS_WEIGHT = 0, 1, 2  # parameter slots
 SEARCH_CARDS = 12  # exact search takes over once the hands hold this many cards or fewer
-TOTAL_POINTS = 120
 
 
 @njit(cache=True)

@@ -1,0 +1,131 @@
+"""The fast path of the engine (jitted code only): 2-player deals between the built-in
+speed references, ``random`` and ``greedy``, played in registers.
+
+The general path (``engine_nb.play_deal_nb``) keeps a full view record up to date for
+any strategy, plug-ins included; ``random`` and ``greedy`` read only their hand and the
+lead, so for them a deal can live in a few integers, as in the C yardstick:
+
+- a hand is packed into one uint64, 8 bits per slot, in the order of the hand's list
+  (the played card leaves, later cards move down, the drawn card goes last);
+- the state is kept by position, leader then follower: when the follower takes the
+  trick, hands and random streams swap places by masks rather than branches, since who
+  wins a random trick is a coin flip that a branch would mispredict.
+
+Every decision draws from the seat's own stream exactly as ``random_nb`` does, so a
+deal ends exactly as on the general path: the tests check it deal by deal.
+"""
+
+import numpy as np
+from numba import njit
+
+from kernels.enums import CARD_POINTS, CARD_SUIT, HAND_SIZE, N_CARDS
+from kernels.rng_nb import GOLDEN, bounded_local_nb, mix64_nb
+from kernels.rules_nb import beats_nb
+from strategies.builtin_nb import greedy_follow_key_nb, greedy_lead_key_nb
+from strategies.dispatch_nb import FIRST_PLUGIN_ID
+
+DRAW_TRICKS = (N_CARDS - 2 * HAND_SIZE) // 2  # tricks after which both players draw
+BYTE = np.uint64(0xFF)
+ONE = np.uint64(1)
+ZERO = np.uint64(0)
+
+
+@njit(cache=True)
+def is_duel_nb(players, strategy_ids, traced):
+    """Whether deals take the fast path: 2 players, both built-in speed references, no
+    move-by-move record wanted (traced deals take the general path, which records)."""
+    return players == 2 and not traced and strategy_ids[0] < FIRST_PLUGIN_ID and strategy_ids[1] < FIRST_PLUGIN_ID
+
+
+@njit(cache=True, inline="always")
+def play_duel_nb(deal, counter0, counter1, random0, random1):
+    """Plays a dealt 2-player deal; returns the points taken by seat 0.
+
+    ``counter0``/``counter1``: the seats' random streams at the start of the deal;
+    ``random0``/``random1``: whether the seat plays ``random`` (else ``greedy``).
+    """
+    trump = CARD_SUIT[deal.briscola]
+    lead_hand = _pack_nb(deal.hands[0])
+    follow_hand = _pack_nb(deal.hands[1])
+    state = (lead_hand, follow_hand, counter0, counter1, 0, 0)  # ..., leader, seat 0's points
+    for trick in range(DRAW_TRICKS):
+        lead_hand, follow_hand, counter_l, counter_f, leader, points0 = _trick_nb(state, HAND_SIZE, trump, random0, random1)
+        lead_hand |= np.uint64(deal.stock[2 * trick]) << np.uint64(16)  # the winner draws first
+        follow_hand |= np.uint64(deal.stock[2 * trick + 1]) << np.uint64(16)
+        state = (lead_hand, follow_hand, counter_l, counter_f, leader, points0)
+    state = _trick_nb(state, 3, trump, random0, random1)  # the last three, without drawing
+    state = _trick_nb(state, 2, trump, random0, random1)
+    state = _trick_nb(state, 1, trump, random0, random1)
+    return state[5]
+
+
+@njit(cache=True, inline="always")
+def _trick_nb(state, n, trump, random0, random1):
+    """One trick with ``n`` cards in each hand; returns the state after it."""
+    lead_hand, follow_hand, counter_l, counter_f, leader, points0 = state
+    lead_random = random1 if leader else random0
+    follow_random = random0 if leader else random1
+    slot, drawn = _random_slot_nb(n, counter_l)
+    if lead_random:
+        counter_l = drawn
+    else:
+        slot = _greedy_slot_nb(lead_hand, n, trump, -1)
+    lead = _card_nb(lead_hand, slot)
+    lead_hand = _remove_nb(lead_hand, slot)
+    slot, drawn = _random_slot_nb(n, counter_f)
+    if follow_random:
+        counter_f = drawn
+    else:
+        slot = _greedy_slot_nb(follow_hand, n, trump, lead)
+    follow = _card_nb(follow_hand, slot)
+    follow_hand = _remove_nb(follow_hand, slot)
+    follower_won = beats_nb(follow, lead, trump)
+    winner = leader ^ np.int64(follower_won)
+    points0 += (CARD_POINTS[lead] + CARD_POINTS[follow]) * (winner == 0)
+    swap = ZERO - np.uint64(follower_won)  # all ones when the follower leads next
+    hands = (lead_hand ^ follow_hand) & swap
+    counters = (counter_l ^ counter_f) & swap
+    return lead_hand ^ hands, follow_hand ^ hands, counter_l ^ counters, counter_f ^ counters, winner, points0
+
+
+@njit(cache=True, inline="always")
+def _random_slot_nb(n, counter):
+    """``random_nb``'s pick from a hand of ``n`` cards: (slot, the stream's new counter)."""
+    if n == 1:
+        return ZERO, counter  # no choice: no draw
+    counter += GOLDEN
+    return bounded_local_nb(mix64_nb(counter) >> np.uint64(32), n, counter)
+
+
+@njit(cache=True, inline="always")
+def _greedy_slot_nb(hand, n, trump, lead):
+    """``greedy_nb``'s pick: the slot of the card with the smallest key, to lead when
+    ``lead`` is -1, else to follow it. Keys are unique per card: no ties."""
+    best = _greedy_key_nb(_card_nb(hand, ZERO), trump, lead) * 4
+    for k in range(1, n):
+        best = min(best, _greedy_key_nb(_card_nb(hand, np.uint64(k)), trump, lead) * 4 + k)
+    return np.uint64(best & 3)
+
+
+@njit(cache=True, inline="always")
+def _greedy_key_nb(card, trump, lead):
+    if lead < 0:
+        return greedy_lead_key_nb(card, trump)
+    return greedy_follow_key_nb(card, lead, trump, CARD_POINTS[lead] >= 10)
+
+
+@njit(cache=True, inline="always")
+def _pack_nb(cards):
+    return np.uint64(cards[0]) | np.uint64(cards[1]) << np.uint64(8) | np.uint64(cards[2]) << np.uint64(16)
+
+
+@njit(cache=True, inline="always")
+def _card_nb(hand, slot):
+    return (hand >> (slot * np.uint64(8))) & BYTE
+
+
+@njit(cache=True, inline="always")
+def _remove_nb(hand, slot):
+    """The hand without the card in ``slot``; later cards move down one slot."""
+    below = (ONE << (slot * np.uint64(8))) - ONE
+    return (hand & below) | ((hand >> np.uint64(8)) & ~below)
