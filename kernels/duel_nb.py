@@ -24,10 +24,12 @@ from kernels.rules_nb import beats_nb
 from strategies.builtin_nb import greedy_follow_key_nb, greedy_lead_key_nb
 from strategies.dispatch_nb import FIRST_PLUGIN_ID
 
-DRAW_TRICKS = (N_CARDS - 2 * HAND_SIZE) // 2  # tricks after which both players draw
+TRICKS = N_CARDS // 2
+DRAW_TRICKS = TRICKS - HAND_SIZE  # tricks after which both players draw
 BYTE = np.uint64(0xFF)
 ONE = np.uint64(1)
 ZERO = np.uint64(0)
+NO_SLOT = 1 << 20  # above every greedy key
 
 
 @njit(cache=True)
@@ -45,17 +47,13 @@ def play_duel_nb(deal, counter0, counter1, random0, random1):
     ``random0``/``random1``: whether the seat plays ``random`` (else ``greedy``).
     """
     trump = CARD_SUIT[deal.briscola]
-    lead_hand = _pack_nb(deal.hands[0])
-    follow_hand = _pack_nb(deal.hands[1])
-    state = (lead_hand, follow_hand, counter0, counter1, 0, 0)  # ..., leader, seat 0's points
-    for trick in range(DRAW_TRICKS):
-        lead_hand, follow_hand, counter_l, counter_f, leader, points0 = _trick_nb(state, HAND_SIZE, trump, random0, random1)
-        lead_hand |= np.uint64(deal.stock[2 * trick]) << np.uint64(16)  # the winner draws first
-        follow_hand |= np.uint64(deal.stock[2 * trick + 1]) << np.uint64(16)
+    state = (_pack_nb(deal.hands[0]), _pack_nb(deal.hands[1]), counter0, counter1, np.int64(0), np.int64(0))
+    for trick in range(TRICKS):  # state: hands and streams by position, leader, seat 0's points
+        lead_hand, follow_hand, counter_l, counter_f, leader, points0 = _trick_nb(state, min(HAND_SIZE, TRICKS - trick), trump, random0, random1)
+        if trick < DRAW_TRICKS:  # the winner, now leading, draws first
+            lead_hand |= np.uint64(deal.stock[2 * trick]) << np.uint64(16)
+            follow_hand |= np.uint64(deal.stock[2 * trick + 1]) << np.uint64(16)
         state = (lead_hand, follow_hand, counter_l, counter_f, leader, points0)
-    state = _trick_nb(state, 3, trump, random0, random1)  # the last three, without drawing
-    state = _trick_nb(state, 2, trump, random0, random1)
-    state = _trick_nb(state, 1, trump, random0, random1)
     return state[5]
 
 
@@ -100,10 +98,13 @@ def _random_slot_nb(n, counter):
 @njit(cache=True, inline="always")
 def _greedy_slot_nb(hand, n, trump, lead):
     """``greedy_nb``'s pick: the slot of the card with the smallest key, to lead when
-    ``lead`` is -1, else to follow it. Keys are unique per card: no ties."""
-    best = _greedy_key_nb(_card_nb(hand, ZERO), trump, lead) * 4
-    for k in range(1, n):
-        best = min(best, _greedy_key_nb(_card_nb(hand, np.uint64(k)), trump, lead) * 4 + k)
+    ``lead`` is -1, else to follow it. Keys are unique per card: no ties. All three
+    slots are scored, those beyond the ``n`` cards out of reach: a loop of fixed length
+    is unrolled."""
+    best = NO_SLOT
+    for k in range(HAND_SIZE):
+        key = _greedy_key_nb(_card_nb(hand, np.uint64(k)), trump, lead) * 4 + k
+        best = min(best, key + NO_SLOT * (k >= n))
     return np.uint64(best & 3)
 
 

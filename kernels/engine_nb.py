@@ -43,7 +43,8 @@ from kernels.rules_nb import (
 )
 from strategies.dispatch_nb import RANDOM_ID, choose_card_nb
 
-DEALS_PER_BLOCK = 256  # deals one thread plays with one set of work arrays
+DEALS_PER_BLOCK = 256  # deals one thread plays with one set of work arrays, at most
+MIN_BLOCKS = 64  # a batch is cut into this many blocks at least, where it can be
 
 
 @njit(cache=True, inline="always")
@@ -103,15 +104,6 @@ def take_from_hand_nb(hands, n_hand, seat, card):
     closed up with selects, where an early-exit search would mispredict most times.
     """
     n = n_hand[seat]
-    if not remove_card_nb(hands, seat, n, card):
-        return False
-    n_hand[seat] = n - 1
-    return True
-
-
-@njit(cache=True, inline="always")
-def remove_card_nb(hands, seat, n, card):
-    """``take_from_hand_nb`` for a hand known to hold ``n`` cards (its count not updated)."""
     found = 0
     slot = 0
     for k in range(HAND_SIZE):
@@ -123,6 +115,7 @@ def remove_card_nb(hands, seat, n, card):
     for k in range(HAND_SIZE - 1):
         hands[seat, k] = hands[seat, k + 1] if k >= slot else hands[seat, k]
     hands[seat, n - 1] = NO_CARD
+    n_hand[seat] = n - 1
     return True
 
 
@@ -134,11 +127,10 @@ def seat_after_nb(seat, steps, players):
 
 
 @njit(cache=True, _nrt=False)
-def play_deal_nb(deal, strategy_ids, params, plugins, rules, states, work_view, hands, n_hand, table, points, result, record, illegal, traced):
+def play_deal_nb(deal, strategy_ids, params, plugins, rules, states, work_view, hands, n_hand, table, points, result, record, illegal):
     """Plays one dealt deal to the end and writes how it ended into ``result``.
 
-    ``record`` (PLAY_DTYPE) receives every card and trick winner (2 players: only if
-    ``traced``). A decision that is not a card in hand stops the deal and is written
+    ``record`` (PLAY_DTYPE) receives every card and trick winner. A decision that is not a card in hand stops the deal and is written
     into ``illegal``; returns False then.
 
     Compiled without reference counting (``_nrt=False``: nothing here allocates), as
@@ -148,96 +140,10 @@ def play_deal_nb(deal, strategy_ids, params, plugins, rules, states, work_view, 
     view = work_view[0]
     start_view_nb(view, deal, hands, n_hand, points)
     players = deal.players
-    if players == 2:
-        done = _play_two_nb(deal, strategy_ids, params, plugins, states, view, hands, points, record, illegal, traced)
-    else:
-        done = _play_any_nb(deal, strategy_ids, params, plugins, rules, states, view, hands, n_hand, table, points, record, illegal, players)
+    done = _play_any_nb(deal, strategy_ids, params, plugins, rules, states, view, hands, n_hand, table, points, record, illegal, players)
     if done:
         _score_nb(points, players, result)
     return done
-
-
-@njit(cache=True, inline="always")
-def _play_two_nb(deal, strategy_ids, params, plugins, states, view, hands, points, record, illegal, traced):
-    """The tricks of a 2-player deal; False after an illegal decision.
-
-    Each trick is played by one of two copies of the trick code, one per leader, so that
-    the seat of every decision is a constant: the processor then predicts the leader and
-    starts on the next trick before the last one is decided, instead of waiting for its
-    winner to know whose hand, strategy and random stream come next.
-    """
-    trump = view.trump_suit
-    n_stock = deal.n_stock
-    n_tricks = (HAND_SIZE * 2 + n_stock) // 2
-    leader = 0
-    for trick in range(n_tricks):
-        if leader == 0:
-            leader = _play_trick_two_nb(deal, strategy_ids, params, plugins, states, view, hands, points, record, illegal, traced, trump, n_stock, trick, 0)
-        else:
-            leader = _play_trick_two_nb(deal, strategy_ids, params, plugins, states, view, hands, points, record, illegal, traced, trump, n_stock, trick, 1)
-        if leader == NO_SEAT:
-            return False
-    return True
-
-
-@njit(cache=True, inline="always")
-def _play_trick_two_nb(deal, strategy_ids, params, plugins, states, view, hands, points, record, illegal, traced, trump, n_stock, trick, leader):
-    """``_play_trick_nb`` for two players: the two cards stay in locals, the winner is one
-    comparison, and the record is written only when traced. Fewer stores per decision:
-    with little else to do, stores are much of the cost of a trick."""
-    follower = 1 - leader
-    drawn = trick * 2
-    n = HAND_SIZE - max(0, drawn - n_stock) // 2  # cards in each hand at this trick
-    if trick > 0 and drawn <= n_stock:  # the winner of the last trick, now leading, first
-        hands[leader, HAND_SIZE - 1] = deal.stock[drawn - 2]
-        hands[follower, HAND_SIZE - 1] = deal.stock[drawn - 1]
-        view.stock_size = n_stock - drawn
-        if drawn == n_stock:
-            view.briscola = NO_CARD
-    view.trick = trick
-    view.leader = leader
-    lead = follow = np.uint8(0)
-    for k in range(2):  # a loop, not two calls: one copy of the strategies to compile
-        seat = leader + k - 2 * leader * k  # leader, then follower
-        legal, card = _decide_nb(strategy_ids, params, plugins, states, view, hands, n, illegal, trick * 2 + k, seat)
-        if not legal:
-            return NO_SEAT
-        view.played_by[card] = seat
-        if traced:  # as it happens: an illegal decision's report replays the plays before it
-            record.plays[trick * 2 + k] = card
-        if k == 0:
-            lead = card
-            view.table[0] = card
-            view.n_table = 1
-        else:
-            follow = card
-    winner = leader ^ beats_nb(follow, lead, trump)
-    points[winner] += CARD_POINTS[lead] + CARD_POINTS[follow]
-    view.points[winner] = points[winner]
-    view.table[0] = NO_CARD
-    view.n_table = 0
-    if traced:
-        record.trick_winners[trick] = winner
-    return winner
-
-
-@njit(cache=True, inline="always")
-def _decide_nb(strategy_ids, params, plugins, states, view, hands, n, illegal, play, seat):
-    """Shows ``seat`` its view, asks its strategy for a card and takes it from its hand
-    of ``n`` cards. Returns (legal, card): not legal (``illegal`` filled in) when the
-    card is not in the hand. A legal card is returned unsigned: used as an index into the
-    card tables it then needs no check for negative indices.
-    Both hands hold ``n`` cards at every decision of a 2-player trick: no counts are
-    kept, so no decision waits for a count stored by the one before."""
-    view.seat = seat
-    view.n_hand = n
-    for k in range(HAND_SIZE):
-        view.hand[k] = hands[seat, k]
-    card = choose_card_nb(strategy_ids[seat], view, params[seat], states[1 + seat : 2 + seat], plugins)
-    if not remove_card_nb(hands, seat, n, card):
-        _report_illegal_nb(illegal, play, seat, card, hands[seat])
-        return False, np.uint8(0)
-    return True, np.uint8(card)
 
 
 @njit(cache=True, inline="always")
@@ -353,13 +259,17 @@ def replay_nb(seed, first_deal, rules, strategy_ids, params, plugins, deals, res
 
 @njit(cache=True, parallel=True)
 def _play_blocks_nb(seed, first_deal, players, rules, strategy_ids, params, plugins, dealt, results, illegal, deals, records):
-    """Spreads blocks of deals over the threads; each block gets its own work arrays."""
+    """Spreads blocks of deals over the threads; each block gets its own work arrays.
+    Results do not depend on the blocks: deal i's randomness comes from (seed, i) alone."""
     n_deals = results.shape[0]
     seed_key = seed_key_nb(seed)
-    n_blocks = (n_deals + DEALS_PER_BLOCK - 1) // DEALS_PER_BLOCK
+    # Small batches (of slow strategies) are cut finer, so that every thread gets work.
+    # (Asking Numba for the thread count here would make this kernel uncachable.)
+    block_size = max(1, min(DEALS_PER_BLOCK, n_deals // MIN_BLOCKS))
+    n_blocks = (n_deals + block_size - 1) // block_size
     for block in prange(n_blocks):
-        start = block * DEALS_PER_BLOCK
-        stop = min(n_deals, start + DEALS_PER_BLOCK)
+        start = block * block_size
+        stop = min(n_deals, start + block_size)
         states = np.empty(N_STREAMS, dtype=np.uint64)
         view = np.empty(1, dtype=VIEW_DTYPE)
         hands = np.empty((MAX_PLAYERS, HAND_SIZE), dtype=np.int8)
@@ -408,4 +318,4 @@ def _play_block_nb(
             points[1] = TOTAL_POINTS - points[0]
             _score_nb(points, 2, results[i])
         else:
-            play_deal_nb(deal, strategy_ids, params, plugins, rules, states, view, hands, n_hand, table, points, results[i], record, illegal[i], traced)
+            play_deal_nb(deal, strategy_ids, params, plugins, rules, states, view, hands, n_hand, table, points, results[i], record, illegal[i])
