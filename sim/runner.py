@@ -17,7 +17,8 @@ from typing import Callable
 
 from sim import __version__
 from sim.config import ConfigError, RunConfig, n_sides, side_of_seat
-from sim.engine import effective_threads, play_batch, seat_specs, strategy_ids
+from sim.compiling import warm_up
+from sim.engine import effective_threads, play_batch, seat_specs
 from sim.results import (
     FORMAT_VERSION,
     AtomicParquetWriter,
@@ -102,9 +103,9 @@ def run_simulation(
     ``create_out_dir`` creates the folder of ``out`` (for the default ``results/``) once
     the configuration is known to be good: bad input writes nothing.
     """
-    strategy_ids(config)  # unknown strategy names fail here, before any file is opened
+    seat_specs(config)  # unknown strategies and parameters fail here, before any file is opened
     prepare_outputs(out, trace, overwrite, out_dir_may_be_created=create_out_dir)
-    warm_up_seconds = _warm_up(config)  # a first run compiles here: Ctrl-C leaves nothing behind
+    warm_up_seconds = warm_up(config)  # a first run compiles here: Ctrl-C leaves nothing behind
     if create_out_dir and out is not None:
         out.parent.mkdir(parents=True, exist_ok=True)
     tally = RunTally(n_sides(config.players))
@@ -130,14 +131,6 @@ def run_simulation(
             writer.abort()
         raise
     return RunOutcome(config, tally, seconds, stop.is_set(), out, trace, warm_up_seconds)
-
-
-def _warm_up(config: RunConfig) -> float:
-    """Loads (on a first run: compiles) the kernels with one deal, so that the run's
-    speed is measured apart from it; returns its duration."""
-    started = time.perf_counter()
-    play_batch(config, 0, 1)
-    return time.perf_counter() - started
 
 
 def _open_writers(writers: dict, config: RunConfig, out: Path | None, trace: Path | None) -> None:

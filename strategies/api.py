@@ -118,6 +118,9 @@ class Strategy:
             self._compiled["fn"] = compile_decision(self.choose, self.name)
         return self._compiled["fn"]
 
+    def is_compiled(self) -> bool:
+        return "fn" in self._compiled
+
     def describe(self) -> dict:
         return {"name": self.name, "version": self.version, "description": self.description,
                 "source": self.source, "params": [p.to_dict() for p in self.params]}  # fmt: skip

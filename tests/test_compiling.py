@@ -1,0 +1,42 @@
+"""Readying a run on cold caches (sim/compiling.py): the strategies missing from Numba's
+disk cache are compiled by a second process, and this one then finds them there."""
+
+import subprocess
+import sys
+import textwrap
+
+from sim.compiling import _cold_strategies, warm_up
+from sim.config import RunConfig
+from sim.engine import play_batch
+from tests.test_cli import REPO
+
+FRESH = textwrap.dedent(
+    """
+    from numba import njit
+    from strategies.api import Strategy
+
+    @njit
+    def first_nb(view, params, rng):
+        return view.hand[0]
+
+    FIRST = Strategy("first", 1, "Plays its first card.", first_nb)
+    """
+)
+
+
+def test_second_process_fills_the_cache_this_one_reads(tmp_path):
+    path = tmp_path / "fresh_strategy.py"
+    path.write_text(FRESH)
+    config = RunConfig(players=2, strategies=("first", "random", ), deals=10, seed=1, strategy_files=(str(path),))
+    assert [s.name for s in _cold_strategies(config)] == ["first"]  # a new file: nothing cached
+    command = [sys.executable, "-m", "sim.compiling", "--strategy-file", str(path), "first"]
+    subprocess.run(command, check=True, cwd=REPO, capture_output=True)
+    assert _cold_strategies(config) == []  # found in the disk cache, without compiling here
+
+
+def test_built_ins_are_not_compiled_aside_and_warm_up_readies_the_run():
+    config = RunConfig(players=4, strategies=("greedy", "highest", "random", "highest"), deals=50, seed=3)
+    warm_up(config)
+    assert _cold_strategies(config) == []
+    results = play_batch(config, 0, 50).results
+    assert (results["side_points"][:, :2].sum(axis=1) == 120).all()
