@@ -79,12 +79,13 @@ def c_games_per_s(binary, pair, n_games):
 def our_deals_per_s(pair, n_deals, threads, seed=1):
     """Deals/s of ``simulate_nb`` for 2 players, untraced, on ``threads`` threads."""
     numba.set_num_threads(threads)
-    ids, params, plugins = kernel_strategies(RunConfig(players=2, strategies=pair, deals=n_deals, seed=seed))
+    config = RunConfig(players=2, strategies=pair, deals=n_deals, seed=seed)
+    ids, params, plugins = kernel_strategies(config)
     rules = np.array([TRUMP_REDEAL_OFF, REMOVED_TWO_RANDOM, PARTNER_VIEW_LAST3], dtype=np.int64)
     results = np.zeros(n_deals, dtype=RESULT_DTYPE)
     illegal = np.zeros(n_deals, dtype=ILLEGAL_DTYPE)
     start = time.perf_counter()
-    simulate_nb(seed, 0, 2, rules, ids, params, plugins, results, illegal,
+    simulate_nb(seed, 0, 2, rules, ids, params, plugins, config.seat_streams(), results, illegal,
                 np.zeros(0, dtype=DEAL_DTYPE), np.zeros(0, dtype=PLAY_DTYPE))
     return n_deals / (time.perf_counter() - start)
 

@@ -237,7 +237,7 @@ def _clear_record_nb(record):
 
 
 @njit(cache=True)
-def simulate_nb(seed, first_deal, players, rules, strategy_ids, params, plugins, results, illegal, deals, records):
+def simulate_nb(seed, first_deal, players, rules, strategy_ids, params, plugins, seat_streams, results, illegal, deals, records):
     """Deals and plays deals ``first_deal .. first_deal + len(results) - 1``.
 
     ``deals`` and ``records`` are either empty or as long as ``results``: then they
@@ -245,20 +245,20 @@ def simulate_nb(seed, first_deal, players, rules, strategy_ids, params, plugins,
     deal i met an illegal decision. Every deal's randomness comes from (seed, deal
     index) alone, so the results do not depend on the number of threads.
     """
-    _play_blocks_nb(seed, first_deal, players, rules, strategy_ids, params, plugins, False, results, illegal, deals, records)
+    _play_blocks_nb(seed, first_deal, players, rules, strategy_ids, params, plugins, seat_streams, False, results, illegal, deals, records)
 
 
 @njit(cache=True)
-def replay_nb(seed, first_deal, rules, strategy_ids, params, plugins, deals, results, illegal, records):
+def replay_nb(seed, first_deal, rules, strategy_ids, params, plugins, seat_streams, deals, results, illegal, records):
     """Plays the given ``deals`` (DEAL_DTYPE) instead of dealing them, and records every
     move into ``records``. Deal i gets the strategies' random streams of deal index
     ``first_deal + i``. Used to audit deals and to play the same cards twice.
     """
-    _play_blocks_nb(seed, first_deal, 0, rules, strategy_ids, params, plugins, True, results, illegal, deals, records)
+    _play_blocks_nb(seed, first_deal, 0, rules, strategy_ids, params, plugins, seat_streams, True, results, illegal, deals, records)
 
 
 @njit(cache=True, parallel=True)
-def _play_blocks_nb(seed, first_deal, players, rules, strategy_ids, params, plugins, dealt, results, illegal, deals, records):
+def _play_blocks_nb(seed, first_deal, players, rules, strategy_ids, params, plugins, seat_streams, dealt, results, illegal, deals, records):
     """Spreads blocks of deals over the threads; each block gets its own work arrays.
     Results do not depend on the blocks: deal i's randomness comes from (seed, i) alone."""
     n_deals = results.shape[0]
@@ -279,14 +279,14 @@ def _play_blocks_nb(seed, first_deal, players, rules, strategy_ids, params, plug
         scratch_deal = np.empty(1, dtype=DEAL_DTYPE)
         scratch_record = np.empty(1, dtype=PLAY_DTYPE)
         _play_block_nb(
-            seed_key, first_deal, start, stop, players, rules, strategy_ids, params, plugins, dealt, results, illegal,
+            seed_key, first_deal, start, stop, players, rules, strategy_ids, params, plugins, seat_streams, dealt, results, illegal,
             deals, records, states, view, hands, n_hand, table, points, scratch_deal, scratch_record,
         )  # fmt: skip
 
 
 @njit(cache=True, _nrt=False)
 def _play_block_nb(
-    seed_key, first_deal, start, stop, players, rules, strategy_ids, params, plugins, dealt, results, illegal,
+    seed_key, first_deal, start, stop, players, rules, strategy_ids, params, plugins, seat_streams, dealt, results, illegal,
     deals, records, states, view, hands, n_hand, table, points, scratch_deal, scratch_record,
 ):  # fmt: skip
     """Plays deals ``start .. stop - 1`` on one thread: deals them first unless ``dealt``
@@ -297,7 +297,7 @@ def _play_block_nb(
     caller. Compiled without reference counting, like ``play_deal_nb``.
     """
     traced = records.shape[0] > 0
-    n_streams = 1 + players if players > 0 else N_STREAMS  # replayed deals: any table
+    n_seats = players if players > 0 else MAX_PLAYERS  # replayed deals: any table
     duel = is_duel_nb(players, strategy_ids, traced)
     random0 = strategy_ids[0] == RANDOM_ID
     random1 = strategy_ids[1] == RANDOM_ID
@@ -307,7 +307,7 @@ def _play_block_nb(
         record = records[i] if records.shape[0] > 0 else scratch_record[0]
         if records.shape[0] > 0:
             _clear_record_nb(record)
-        start_streams_nb(states, seed_key, first_deal + i, n_streams)
+        start_streams_nb(states, seed_key, first_deal + i, seat_streams, n_seats)
         if not dealt:
             deal_nb(players, rules, states, deal)
         results[i].deal = first_deal + i

@@ -5,7 +5,8 @@ the same deals whatever the thread count, chunk size or machine. A stream is Spl
 started from a key mixed out of those three numbers: its n-th output is
 ``mix64(key + n * GOLDEN)``, a pure function of (seed, deal, stream, n).
 
-``states`` is a uint64 array holding the current counter of each stream of one deal.
+``states`` is a uint64 array holding the current counter of each stream a deal uses:
+the dealer's first, then one per seat.
 """
 
 import numpy as np
@@ -33,12 +34,14 @@ def seed_key_nb(seed):
 
 
 @njit(cache=True, inline="always")
-def start_streams_nb(states, seed_key, deal, n_streams):
-    """Sets streams ``0 .. n_streams - 1`` of ``states`` to their start for deal ``deal``
-    (the others stay unused: a 2-player deal needs 3 of the 7)."""
+def start_streams_nb(states, seed_key, deal, seat_streams, n_seats):
+    """Starts the streams of deal ``deal``: ``states[0]`` the dealer's (stream 0), and
+    ``states[1 + s]`` the one seat ``s`` draws from, stream ``seat_streams[s]`` (usually
+    ``1 + s``; a comparison keys them by strategy instead), for the first ``n_seats``."""
     deal_key = mix64_nb(seed_key ^ (np.uint64(deal) * MIX_2))
-    for stream in range(n_streams):
-        states[stream] = mix64_nb(deal_key + np.uint64(stream) * GOLDEN)
+    states[0] = mix64_nb(deal_key)
+    for seat in range(n_seats):
+        states[1 + seat] = mix64_nb(deal_key + np.uint64(seat_streams[seat]) * GOLDEN)
 
 
 @njit(cache=True, inline="always")

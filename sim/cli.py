@@ -112,6 +112,84 @@ def simulate(
         raise typer.Exit(EXIT_INTERRUPTED)
 
 
+@app.command()
+def compare(
+    ctx: typer.Context,
+    a: Annotated[str, typer.Argument(help="Strategy A: NAME[:key=value...].", show_default=False)],
+    b: Annotated[str, typer.Argument(help="Strategy B, A's opponent.", show_default=False)],
+    deals: Annotated[int, typer.Option(help="Duplicate deals to play (the maximum with --sprt).", show_default=False)],
+    seed: Annotated[int, typer.Option(help="Seed: the same seed gives the same deals.", show_default=False)],
+    players: Annotated[int, typer.Option(help="Table size: 2, 3, 4 or 6.")] = 2,
+    threads: Annotated[Optional[int], typer.Option(help="Threads to use [default: all cores].")] = None,
+    out: Annotated[
+        Optional[Path], typer.Option(help="Result file, one row per game [default: under results/].", show_default=False)
+    ] = None,
+    rule: Annotated[
+        Optional[list[str]],
+        typer.Option(help="Rule option key=value, repeatable: trump_redeal, removed_two, partner_view."),
+    ] = None,
+    sprt: Annotated[
+        Optional[str], typer.Option(help="ELO0,ELO1: stop as soon as the SPRT accepts H0 (Elo <= ELO0) or H1 (>= ELO1).")
+    ] = None,
+    alpha: Annotated[float, typer.Option(help="SPRT: probability of accepting H1 when H0 holds.")] = 0.05,
+    beta: Annotated[float, typer.Option(help="SPRT: probability of accepting H0 when H1 holds.")] = 0.05,
+    summary_only: Annotated[bool, typer.Option(help="Write no per-game file, only print the summary.")] = False,
+    overwrite: Annotated[bool, typer.Option(help="Replace an existing output file.")] = False,
+    json_output: Annotated[bool, typer.Option("--json", help="Print the summary as one JSON object.")] = False,
+    quiet: Annotated[bool, typer.Option(help="No progress bar and no notes on stderr.")] = False,
+    strategy_file: StrategyFileOption = None,
+) -> None:
+    """Is A better than B? Duplicate deals from every seating, score and Elo with intervals, optional SPRT."""
+    from sim.config import ConfigError, RunConfig, check_players, default_threads, parse_rules
+    from sim.engine import canonical_strategies
+
+    check_players(players)
+    files = tuple(str(path) for path in strategy_file or ())
+    a, b = canonical_strategies([a, b], files)
+    base = RunConfig(
+        players=players, strategies=(a,) * players, deals=deals, seed=seed,
+        rules=parse_rules(rule or [], players), threads=default_threads() if threads is None else threads,
+        strategy_files=files,
+    )  # fmt: skip
+    test = _parse_sprt(sprt, alpha, beta) if sprt is not None else None
+    if summary_only and out is not None:
+        raise ConfigError("--summary-only writes no result file; drop --out or --summary-only")
+    from sim.runner import default_compare_path, run_comparison
+
+    use_default_out = not summary_only and out is None
+    if use_default_out:
+        out = default_compare_path(base, a, b)
+    command = shlex.join(["briscola", *ctx.obj["argv"]])
+    with _progress(base.deals, enabled=not quiet and sys.stderr.isatty()) as advance:
+        outcome = run_comparison(base, a, b, out, test, overwrite, command, advance, create_out_dir=use_default_out)
+    from sim.report import compare_dict, print_compare
+
+    if json_output:
+        print(json.dumps(compare_dict(outcome)))
+    else:
+        print_compare(outcome)
+    if not quiet:
+        _print_notes(outcome)
+    if outcome.interrupted:
+        raise typer.Exit(EXIT_INTERRUPTED)
+
+
+def _parse_sprt(text: str, alpha: float, beta: float):
+    from sim.compare import Sprt
+    from sim.config import ConfigError
+
+    try:
+        elo0, elo1 = (float(part) for part in text.split(","))
+    except ValueError:
+        raise ConfigError(f"--sprt {text!r} is not ELO0,ELO1 (two numbers, e.g. 0,10)") from None
+    if not elo0 < elo1:
+        raise ConfigError(f"--sprt {text!r}: ELO0 must be below ELO1")
+    for name, value in (("--alpha", alpha), ("--beta", beta)):
+        if not 0 < value < 0.5:
+            raise ConfigError(f"{name} {value} must be between 0 and 0.5")
+    return Sprt(elo0, elo1, alpha, beta)
+
+
 @app.command("strategies")
 def list_strategies(
     strategy_file: StrategyFileOption = None,
@@ -134,7 +212,7 @@ def _print_notes(outcome) -> None:
     if outcome.warm_up_seconds > 2:
         print(f"compiled the kernels in {outcome.warm_up_seconds:.1f} s (cached for later runs)", file=sys.stderr)
     state = "partial (interrupted)" if outcome.interrupted else "complete"
-    for path in (outcome.out, outcome.trace):
+    for path in (outcome.out, getattr(outcome, "trace", None)):
         if path is not None:
             print(f"wrote {path}: {outcome.deals_done} deals, {state}", file=sys.stderr)
 

@@ -131,6 +131,9 @@ class RunConfig:
     rules: Rules = field(default_factory=Rules)
     threads: int = field(default_factory=default_threads)
     strategy_files: tuple[str, ...] = ()  # --strategy-file paths, where plug-ins come from
+    # The random stream each seat's strategy draws from; empty: seat s draws from 1 + s.
+    # A comparison keys them by strategy and copy instead, the same in every seating.
+    streams: tuple[int, ...] = ()
 
     def __post_init__(self):
         check_players(self.players)
@@ -142,6 +145,18 @@ class RunConfig:
             raise ConfigError(f"--seed {self.seed} must be between 0 and 2**63 - 1")
         if self.threads < 1:
             raise ConfigError(f"--threads {self.threads} must be at least 1")
+        if self.streams and (len(self.streams) != self.players or min(self.streams) < 1):
+            raise ConfigError(f"streams {self.streams}: one per seat, each at least 1 (0 is the dealer's)")
+
+    def seat_streams(self):
+        """The kernels' ``seat_streams`` array (one entry per possible seat)."""
+        import numpy as np
+
+        from kernels.enums import MAX_PLAYERS
+
+        streams = np.arange(1, MAX_PLAYERS + 1, dtype=np.int64)
+        streams[: len(self.streams)] = self.streams
+        return streams
 
     def side_strategy(self, side: int) -> str:
         """The strategy of a side, e.g. 'greedy', or 'greedy+random' for a mixed team."""

@@ -119,7 +119,7 @@ def _simulate(config: RunConfig, first_deal: int, n_deals: int, trace: bool):
     records = np.empty(n_deals if trace else 0, dtype=PLAY_DTYPE)
     simulate_nb(
         config.seed, first_deal, config.players, config.rules.as_codes(), ids,
-        params, plugins, results, illegal, deals, records,
+        params, plugins, config.seat_streams(), results, illegal, deals, records,
     )  # fmt: skip
     return Batch(results, deals, records), illegal
 
@@ -131,7 +131,7 @@ def _replay(config: RunConfig, deals: np.ndarray, first_deal: int):
     records = np.empty(deals.shape[0], dtype=PLAY_DTYPE)
     replay_nb(
         config.seed, first_deal, config.rules.as_codes(), ids,
-        params, plugins, deals, results, illegal, records,
+        params, plugins, config.seat_streams(), deals, results, illegal, records,
     )  # fmt: skip
     return Batch(results, deals, records), illegal
 

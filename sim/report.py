@@ -93,3 +93,57 @@ def _range(param: dict) -> str:
     low = "" if param["low"] is None else f"{param['low']:g}"
     high = "" if param["high"] is None else f"{param['high']:g}"
     return f", {low}..{high}"
+
+
+def compare_dict(outcome) -> dict:
+    """The JSON of ``briscola compare``: exactly the keys the README lists."""
+    from sim.compare import summary
+
+    figures = summary(outcome.tally)
+    return {
+        "a": outcome.a,
+        "b": outcome.b,
+        "players": outcome.config.players,
+        "deals": outcome.deals_done,
+        "games": outcome.deals_done * outcome.tally.n_games,
+        **figures,
+        "sprt": None if outcome.sprt is None else outcome.sprt.to_dict(outcome.tally),
+    }
+
+
+def print_compare(outcome) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    row = compare_dict(outcome)
+    title = (f"{row['a']} (A) against {row['b']} (B), {row['players']} players: {row['deals']:,} duplicate deals, "
+             f"{row['games']:,} games, seed {outcome.config.seed}")  # fmt: skip
+    if outcome.interrupted:
+        title += " (interrupted)"
+    table = Table(title=title, title_justify="left", caption_justify="left",
+                  caption=f"{outcome.deals_per_second:,.0f} deals/s in {outcome.seconds:.2f} s")
+    table.add_column("figure (for A)", no_wrap=True)
+    table.add_column("value", justify="right", no_wrap=True)
+    table.add_column("95% interval", justify="right", no_wrap=True)
+    table.add_row("score", f"{row['score']:.4f}", _interval(row["score_ci95"], "{:.4f}"))
+    table.add_row("Elo difference", _elo(row["elo"]), f"{_elo(row['elo_ci95'][0])} to {_elo(row['elo_ci95'][1])}")
+    table.add_row("LOS (A stronger)", f"{row['los']:.4f}", "")
+    table.add_row("wins / draws / losses", f"{row['wins']:,} / {row['draws']:,} / {row['losses']:,}", "")
+    table.add_row("mean point margin", f"{row['mean_margin']:+.2f}", _interval(row["mean_margin_ci95"], "{:+.2f}"))
+    if row["sprt"] is not None:
+        sprt = row["sprt"]
+        verdict = {"H1": "H1 accepted", "H0": "H0 accepted", "none": "no decision"}[sprt["result"]]
+        table.add_row(f"SPRT elo0={sprt['elo0']:g} elo1={sprt['elo1']:g}", f"LLR {sprt['llr']:.2f}",
+                      f"bounds {sprt['bounds'][0]:.2f}, {sprt['bounds'][1]:.2f}: {verdict}")  # fmt: skip
+    console = Console()
+    if console.width < MIN_WIDTH:
+        console = Console(width=MIN_WIDTH)
+    console.print(table)
+
+
+def _interval(bounds, form: str) -> str:
+    return f"{form.format(bounds[0])} to {form.format(bounds[1])}"
+
+
+def _elo(value) -> str:
+    return "inf" if value is None else f"{value:+.1f}"

@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
+import numpy as np
+
 from sim import __version__
 from sim.config import ConfigError, RunConfig, n_sides, side_of_seat
 from sim.compiling import warm_up
@@ -184,3 +186,122 @@ def _play_all(config: RunConfig, writers: dict, tally: RunTally, on_progress, st
 def _next_batch_size(last_size: int, last_seconds: float) -> int:
     rate = last_size / max(last_seconds, 1e-3)
     return int(min(MAX_BATCH, max(FIRST_BATCH, rate * SECONDS_PER_BATCH)))
+
+
+# ------------------------------------------------------------------ comparisons
+
+
+@dataclass
+class CompareOutcome:
+    config: RunConfig  # the first seating's
+    a: str
+    b: str
+    tally: object  # sim.compare.CompareTally
+    sprt: object | None  # sim.compare.Sprt
+    seconds: float
+    interrupted: bool
+    out: Path | None
+    warm_up_seconds: float = 0.0
+
+    @property
+    def deals_done(self) -> int:
+        return self.tally.deals
+
+    @property
+    def deals_per_second(self) -> float:
+        return self.deals_done / self.seconds if self.seconds > 0 else 0.0
+
+
+SPRT_CHECK_DEALS = 1000  # the SPRT is checked at least this often
+
+
+def default_compare_path(config: RunConfig, a: str, b: str) -> Path:
+    names = f"{a}-vs-{b}".replace(":", "_")
+    return Path("results") / f"compare_{config.players}p_{names}_seed{config.seed}_{config.deals}deals.parquet"
+
+
+def run_comparison(
+    base: RunConfig,
+    a: str,
+    b: str,
+    out: Path | None,
+    sprt=None,
+    overwrite: bool = False,
+    command: str | None = None,
+    on_progress: Callable[[int], None] | None = None,
+    create_out_dir: bool = False,
+) -> CompareOutcome:
+    """Plays ``base.deals`` duplicate deals of A against B (fewer when the SPRT ``sprt``
+    decides first), writing one row per game to ``out`` (None: summary only)."""
+    from sim.compare import CompareTally, game_scores, seating_config, seatings
+
+    seating_list = seatings(base.players)
+    configs = [seating_config(base, a, b, seating) for seating in seating_list]
+    for config in configs:
+        seat_specs(config)  # unknown strategies fail before any file is opened
+    prepare_outputs(out, None, overwrite, out_dir_may_be_created=create_out_dir)
+    warm_up_seconds = sum(warm_up(config) for config in configs)
+    if create_out_dir and out is not None:
+        out.parent.mkdir(parents=True, exist_ok=True)
+    tally = CompareTally(len(configs))
+    writer = None
+    started = time.perf_counter()
+    try:
+        with _deferred_interrupt() as stop:
+            if out is not None:
+                schema = compare_schema(configs[0])
+                writer = AtomicParquetWriter(out, schema)
+            done, batch_size = 0, FIRST_BATCH
+            while done < base.deals and not stop.is_set():
+                limit = SPRT_CHECK_DEALS if sprt is not None else MAX_BATCH
+                n = min(batch_size, limit, base.deals - done)
+                batch_started = time.perf_counter()
+                played = [play_batch(config, done, n).results for config in configs]
+                columns = [game_scores(results, seating) for results, seating in zip(played, seating_list)]
+                tally.add(*(np.stack([c[k] for c in columns], axis=1) for k in range(3)))
+                if writer is not None:
+                    for game, (results, config, seating) in enumerate(zip(played, configs, seating_list)):
+                        writer.write(compare_table(results, config, schema, game, seating))
+                done += n
+                if on_progress is not None:
+                    on_progress(n)
+                if sprt is not None and sprt.decision(tally) != "none":
+                    break
+                batch_size = _next_batch_size(n * len(configs), time.perf_counter() - batch_started) // len(configs)
+            seconds = time.perf_counter() - started
+            if writer is not None:
+                metadata = run_metadata(configs[0], command)
+                metadata.update(
+                    compare={"a": a, "b": b, "seatings": ["".join(s) for s in seating_list],
+                             "sprt": None if sprt is None else sprt.to_dict(tally)},
+                    status="partial" if stop.is_set() else "complete",
+                    deals_completed=tally.deals,
+                    seconds=round(seconds, 3),
+                )  # fmt: skip
+                writer.close(metadata)
+                writer.commit()
+    except BaseException:
+        if writer is not None:
+            writer.abort()
+        raise
+    return CompareOutcome(configs[0], a, b, tally, sprt, seconds, stop.is_set(), out, warm_up_seconds)
+
+
+def compare_schema(config: RunConfig):
+    """A result file's columns, plus the seating (``game``) and the side of A."""
+    import pyarrow as pa
+
+    schema = results_schema(config)
+    return schema.insert(1, pa.field("game", pa.int8())).insert(2, pa.field("a_side", pa.int8()))
+
+
+def compare_table(results, config: RunConfig, schema, game: int, seating):
+    import pyarrow as pa
+
+    from sim.compare import A
+
+    a_side = seating.index(A) if config.players == 3 else seating.index(A) % 2
+    table = results_table(results, config, results_schema(config))
+    n = len(results)
+    table = table.add_column(1, schema.field("game"), pa.array(np.full(n, game, dtype=np.int8)))
+    return table.add_column(2, schema.field("a_side"), pa.array(np.full(n, a_side, dtype=np.int8)))

@@ -67,3 +67,60 @@ class RunTally:
             tally.draws += shared
             tally.losses += len(results) - won - shared
             tally.points += int(points[:, side].sum(dtype=np.int64))
+
+
+def normal_cdf(x: float) -> float:
+    return 0.5 * (1.0 + math.erf(x / math.sqrt(2.0)))
+
+
+def elo_from_score(score: float) -> float | None:
+    """Logistic Elo difference of an expected score; None (no finite value) at 0 and 1.
+
+    >>> round(elo_from_score(0.64), 1)
+    100.0
+    """
+    if not 0.0 < score < 1.0:
+        return None
+    return -400.0 * math.log10(1.0 / score - 1.0)
+
+
+def score_from_elo(elo: float) -> float:
+    return 1.0 / (1.0 + 10.0 ** (-elo / 400.0))
+
+
+def sprt_llr(counts, values, elo0: float, elo1: float) -> float:
+    """Log-likelihood ratio of H1 (logistic Elo ``elo1``) against H0 (``elo0``) for
+    independent outcomes: ``counts[i]`` of them scored ``values[i]`` (in [0, 1]).
+
+    The generalized SPRT of fishtest: each hypothesis fixes the expected score, and the
+    outcome distribution is the one closest to the observed frequencies with that
+    expectation (a maximum-likelihood fit), so no model of draws is assumed. Empty
+    categories get a tiny count, as fishtest does, so the fit always exists.
+    """
+    counts = np.asarray(counts, dtype=np.float64)
+    values = np.asarray(values, dtype=np.float64)
+    n = counts.sum()
+    if n == 0:
+        return 0.0
+    freqs = np.where(counts > 0, counts, 1e-3)
+    freqs /= freqs.sum()
+    fit0 = _closest_with_mean(freqs, values, score_from_elo(elo0))
+    fit1 = _closest_with_mean(freqs, values, score_from_elo(elo1))
+    return float(n * (freqs * (np.log(fit1) - np.log(fit0))).sum())
+
+
+def _closest_with_mean(freqs: np.ndarray, values: np.ndarray, mean: float) -> np.ndarray:
+    """The distribution over ``values`` of expectation ``mean`` that maximizes the
+    likelihood of ``freqs``: ``freqs / (1 + lam (values - mean))``, with ``lam`` the root
+    of its (decreasing) expectation condition, found by bisection."""
+    shifted = values - mean
+    low = -1.0 / shifted.max() if shifted.max() > 0 else -1e12
+    high = -1.0 / shifted.min() if shifted.min() < 0 else 1e12
+    low, high = low + 1e-12 * abs(low), high - 1e-12 * abs(high)
+    for _ in range(200):
+        lam = 0.5 * (low + high)
+        if (freqs * shifted / (1.0 + lam * shifted)).sum() > 0:
+            low = lam
+        else:
+            high = lam
+    return freqs / (1.0 + lam * shifted)

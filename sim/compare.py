@@ -1,0 +1,155 @@
+"""``briscola compare A B``: is A better than B, by how much, and how sure are we?
+
+Duplicate deals: every deal is played once per seating, with the same cards:
+
+- 2 players: A in seat 0, then in seat 1;
+- 4 and 6 players: A's team is team 0, then team 1;
+- 3 players: A in seat 0, 1, then 2, against two copies of B.
+
+Strategies draw from random streams keyed by (seed, deal, A or B, copy), not by seat:
+the same in every seating of a deal, and different for A and B even when they are the
+same strategy, so that A against A plays genuinely different games.
+
+A deal's score is A's mean score over its seatings (win 1, draw 1/2, loss 0); with 3
+players each game scores A against each copy of B apart (more points wins), so that two
+equal strategies score 1/2 at every table. Deals are independent: intervals come from
+the spread of deal scores (with 2 seatings, the pentanomial model of chess testing).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+
+from kernels.enums import MAX_PLAYERS
+from sim.config import RunConfig
+from sim.stats import Z_95, elo_from_score, normal_cdf, sprt_llr
+
+A, B = "A", "B"
+
+
+def seatings(players: int) -> list[tuple[str, ...]]:
+    """Who sits where in each game of a deal: 'A' or 'B' per seat."""
+    if players == 3:
+        return [tuple(A if seat == a_seat else B for seat in range(3)) for a_seat in range(3)]
+    return [tuple(A if seat % 2 == a_side else B for seat in range(players)) for a_side in range(2)]
+
+
+def seating_config(base: RunConfig, a: str, b: str, seating: tuple[str, ...]) -> RunConfig:
+    """The run of one seating: strategies per seat, streams keyed by strategy and copy
+    (A's copies 1, 2, ...; B's after every possible copy of A)."""
+    strategies, streams, copies = [], [], {A: 0, B: 0}
+    for who in seating:
+        strategies.append(a if who == A else b)
+        streams.append(1 + copies[who] + (0 if who == A else MAX_PLAYERS))
+        copies[who] += 1
+    return replace(base, strategies=tuple(strategies), streams=tuple(streams))
+
+
+def game_scores(results: np.ndarray, seating: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per game of one seating: A's score, A's result (1 win, 0 draw, -1 loss) and A's
+    point margin (with 3 players: A's points less the mean of B's)."""
+    players = len(seating)
+    if players == 3:
+        a_seat = seating.index(A)
+        points = results["seat_points"][:, :3].astype(np.int64)
+        b_points = np.delete(points, a_seat, axis=1)
+        a_points = points[:, a_seat][:, None]
+        score = ((a_points > b_points) + 0.5 * (a_points == b_points)).mean(axis=1)
+        winner = results["winner_side"]
+        result = np.where(winner == a_seat, 1, np.where((winner < 0) & (a_points[:, 0] >= b_points.max(axis=1)), 0, -1))
+        return score, result, a_points[:, 0] - b_points.mean(axis=1)
+    a_side = seating.index(A) % 2
+    side_points = results["side_points"][:, :2].astype(np.int64)
+    winner = results["winner_side"]
+    result = np.where(winner == a_side, 1, np.where(winner < 0, 0, -1))
+    return (result + 1) / 2.0, result, (side_points[:, a_side] - side_points[:, 1 - a_side]).astype(np.float64)
+
+
+@dataclass
+class CompareTally:
+    """Deal scores (as a histogram over their possible values) and game counts, in
+    constant memory."""
+
+    n_games: int  # games per deal
+    score_counts: np.ndarray = field(default=None)  # deals by score, in steps of 1 / (4 n_games)
+    wins: int = 0
+    draws: int = 0
+    losses: int = 0
+    margin_sum: float = 0.0
+    margin_squares: float = 0.0
+
+    def __post_init__(self):
+        if self.score_counts is None:
+            self.score_counts = np.zeros(4 * self.n_games + 1, dtype=np.int64)
+
+    @property
+    def deals(self) -> int:
+        return int(self.score_counts.sum())
+
+    @property
+    def score_values(self) -> np.ndarray:
+        return np.arange(len(self.score_counts)) / (4 * self.n_games)
+
+    def add(self, scores: np.ndarray, results: np.ndarray, margins: np.ndarray) -> None:
+        """Adds deals: arrays of shape (deals, games per deal)."""
+        steps = np.rint(scores.sum(axis=1) * 4).astype(np.int64)  # game scores are quarters
+        self.score_counts += np.bincount(steps, minlength=len(self.score_counts))
+        self.wins += int((results == 1).sum())
+        self.draws += int((results == 0).sum())
+        self.losses += int((results == -1).sum())
+        deal_margins = margins.mean(axis=1)
+        self.margin_sum += float(deal_margins.sum())
+        self.margin_squares += float((deal_margins**2).sum())
+
+
+@dataclass(frozen=True)
+class Sprt:
+    elo0: float
+    elo1: float
+    alpha: float = 0.05
+    beta: float = 0.05
+
+    @property
+    def bounds(self) -> tuple[float, float]:
+        return (math.log(self.beta / (1 - self.alpha)), math.log((1 - self.beta) / self.alpha))
+
+    def llr(self, tally: CompareTally) -> float:
+        return sprt_llr(tally.score_counts, tally.score_values, self.elo0, self.elo1)
+
+    def decision(self, tally: CompareTally) -> str:
+        llr = self.llr(tally)
+        lower, upper = self.bounds
+        return "H1" if llr >= upper else "H0" if llr <= lower else "none"
+
+    def to_dict(self, tally: CompareTally) -> dict:
+        return {"elo0": self.elo0, "elo1": self.elo1, "alpha": self.alpha, "beta": self.beta,
+                "llr": round(self.llr(tally), 4), "bounds": [round(b, 4) for b in self.bounds],
+                "result": self.decision(tally)}  # fmt: skip
+
+
+def summary(tally: CompareTally) -> dict:
+    """Score, Elo and margin of A with 95% intervals, LOS, and the game counts."""
+    n = tally.deals
+    p = tally.score_counts / n
+    values = tally.score_values
+    score = float((p * values).sum())
+    sd = math.sqrt(float((p * (values - score) ** 2).sum()))
+    half = Z_95 * sd / math.sqrt(n)
+    lo, hi = max(0.0, score - half), min(1.0, score + half)
+    margin = tally.margin_sum / n
+    margin_sd = math.sqrt(max(0.0, tally.margin_squares / n - margin**2))
+    margin_half = Z_95 * margin_sd / math.sqrt(n)
+    if sd > 0:
+        los = normal_cdf((score - 0.5) / (sd / math.sqrt(n)))
+    else:
+        los = 1.0 if score > 0.5 else 0.0 if score < 0.5 else 0.5
+    return {
+        "score": score, "score_ci95": [lo, hi],
+        "elo": elo_from_score(score), "elo_ci95": [elo_from_score(lo), elo_from_score(hi)],
+        "los": los,
+        "wins": tally.wins, "draws": tally.draws, "losses": tally.losses,
+        "mean_margin": margin, "mean_margin_ci95": [margin - margin_half, margin + margin_half],
+    }  # fmt: skip

@@ -1,0 +1,171 @@
+"""``briscola compare``: duplicate deals, streams keyed by strategy, honest intervals,
+the SPRT, and the command line."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+
+from sim.cli import main
+from sim.compare import A, B, CompareTally, game_scores, seating_config, seatings, summary
+from sim.config import RunConfig
+from sim.engine import play_batch
+from sim.results import read_results
+from sim.stats import elo_from_score, sprt_llr
+
+KEYS = ["a", "b", "players", "deals", "games", "score", "score_ci95", "elo", "elo_ci95", "los", "wins",
+        "draws", "losses", "mean_margin", "mean_margin_ci95", "sprt"]  # fmt: skip
+
+
+def compare_tally(a, b, players, deals, seed, first_deal=0) -> CompareTally:
+    base = RunConfig(players=players, strategies=(a,) * players, deals=deals, seed=seed, threads=1)
+    tally = CompareTally(len(seatings(players)))
+    columns = []
+    for seating in seatings(players):
+        results = play_batch(seating_config(base, a, b, seating), first_deal, deals).results
+        columns.append(game_scores(results, seating))
+    tally.add(*(np.stack([c[k] for c in columns], axis=1) for k in range(3)))
+    return tally
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 6])
+def test_every_seat_is_played_by_both_strategies_on_the_same_cards(players):
+    arrangement = seatings(players)
+    for seat in range(players):  # A sits in every seat in some game
+        assert any(s[seat] == A for s in arrangement) and any(s[seat] == B for s in arrangement)
+    if players == 3:
+        assert sorted(s.count(A) for s in arrangement) == [1, 1, 1]
+    base = RunConfig(players=players, strategies=("random",) * players, deals=200, seed=9)
+    deals = [play_batch(seating_config(base, "greedy", "random", s), 0, 200, trace=True).deals for s in arrangement]
+    assert all(d.tobytes() == deals[0].tobytes() for d in deals)
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 6])
+def test_streams_follow_the_strategy_not_the_seat(players):
+    base = RunConfig(players=players, strategies=("random",) * players, deals=10, seed=1)
+    streams = {}
+    for seating in seatings(players):
+        config = seating_config(base, "x", "y", seating)
+        for seat, who in enumerate(seating):
+            streams.setdefault(who, []).append(config.streams[seat])
+    a_streams, b_streams = set(streams[A]), set(streams[B])
+    assert not a_streams & b_streams  # A against A: different coins
+    for who in (A, B):  # each copy keeps its stream in every seating
+        per_seating = len(streams[who]) // len(seatings(players))
+        assert len(set(streams[who])) == per_seating
+
+
+def test_seat_streams_drive_the_random_strategies():
+    def points(streams):
+        config = RunConfig(players=2, strategies=("random", "random"), deals=500, seed=4, streams=streams)
+        return play_batch(config, 0, 500).results["seat_points"][:, 0]
+
+    assert (points(()) == points((1, 2))).all()  # the default: seat s draws from stream 1 + s
+    assert (points(()) != points((8, 2))).sum() > 100
+    swapped = RunConfig(players=2, strategies=("random", "random"), deals=500, seed=4, streams=(2, 1))
+    assert (points(()) != play_batch(swapped, 0, 500).results["seat_points"][:, 0]).sum() > 100
+
+
+def test_a_strategy_against_itself_plays_different_games():
+    tally = compare_tally("random", "random", 2, 2000, seed=3)
+    halves = tally.score_counts[len(tally.score_counts) // 2]
+    assert halves < 0.7 * tally.deals  # the two games of a deal are not mirror images
+
+
+def test_summary_of_a_known_histogram():
+    tally = CompareTally(2)
+    tally.score_counts[[0, 2, 4, 6, 8]] = [10, 20, 40, 20, 10]  # symmetric: score 1/2
+    figures = summary(tally)
+    assert figures["score"] == pytest.approx(0.5)
+    sd = math.sqrt((10 * 0.25 + 20 * 0.0625 + 20 * 0.0625 + 10 * 0.25) / 100)
+    assert figures["score_ci95"] == pytest.approx([0.5 - 1.96 * sd / 10, 0.5 + 1.96 * sd / 10], rel=1e-3)
+    assert figures["elo"] == pytest.approx(0.0) and figures["los"] == pytest.approx(0.5)
+    assert elo_from_score(0.75) == pytest.approx(-elo_from_score(0.25)) == pytest.approx(190.85, abs=0.01)
+
+
+def test_llr_matches_the_normal_approximation_and_its_sign():
+    values = np.linspace(0, 1, 5)
+    counts = np.array([10, 200, 500, 260, 30])
+    mean = (counts * values).sum() / counts.sum()
+    var = (counts * (values - mean) ** 2).sum() / counts.sum()
+    s0, s1 = 0.5, 1 / (1 + 10 ** (-5 / 400))
+    approx = counts.sum() * (s1 - s0) * (2 * mean - s0 - s1) / (2 * var)
+    assert sprt_llr(counts, values, 0, 5) == pytest.approx(approx, rel=0.02)
+    assert sprt_llr(counts[::-1], values, 0, 5) < 0
+
+
+@pytest.mark.parametrize("players, seeds", [(2, 300), (3, 120)])
+def test_intervals_of_a_strategy_against_itself_are_honest(players, seeds):
+    """Over many seeds, the 95% interval covers 1/2 about 95% of the time, and is as wide
+    as the real spread of the score between seeds (not inflated)."""
+    scores, half_widths = [], []
+    for seed in range(seeds):
+        figures = summary(compare_tally("random", "random", players, 1000, seed=1000 + seed))
+        scores.append(figures["score"])
+        lo, hi = figures["score_ci95"]
+        half_widths.append((hi - lo) / 2)
+    scores, half_widths = np.array(scores), np.array(half_widths)
+    covered = np.mean(np.abs(scores - 0.5) <= half_widths)
+    assert 0.90 <= covered <= 0.99
+    assert 0.85 < (half_widths.mean() / 1.96) / scores.std() < 1.18
+
+
+def compare_cli(capsys, *args):
+    code = main(["compare", *args])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_json_has_exactly_the_keys_and_agrees_with_the_file(tmp_path, capsys):
+    out = tmp_path / "cmp.parquet"
+    code, stdout, _ = compare_cli(capsys, "greedy", "random", "--players", "4", "--deals", "3000", "--seed", "5",
+                                  "--out", str(out), "--json", "--quiet")  # fmt: skip
+    assert code == 0
+    row = json.loads(stdout)
+    assert list(row) == KEYS
+    assert row["deals"] == 3000 and row["games"] == 6000 and row["sprt"] is None
+    assert row["score_ci95"][0] < row["score"] < row["score_ci95"][1] and row["score"] > 0.6
+    run = read_results(out)
+    frame = run.deals
+    assert len(frame) == 6000 and sorted(frame["game"].unique()) == [0, 1]
+    a_won = (frame["winner_side"] == frame["a_side"]).sum()
+    assert a_won == row["wins"]
+    assert run.config["compare"]["a"] == "greedy" and run.config["status"] == "complete"
+    assert (frame.groupby("deal")["briscola"].nunique() == 1).all()  # the same cards in both games
+
+
+def test_sprt_stops_early_with_the_right_verdict(capsys):
+    code, stdout, _ = compare_cli(capsys, "greedy", "random", "--deals", "100000", "--seed", "2",
+                                  "--sprt", "0,10", "--summary-only", "--json", "--quiet")  # fmt: skip
+    row = json.loads(stdout)
+    assert code == 0 and row["sprt"]["result"] == "H1" and row["deals"] <= 1000
+    assert row["sprt"]["llr"] >= row["sprt"]["bounds"][1]
+    code, stdout, _ = compare_cli(capsys, "random", "random", "--deals", "200000", "--seed", "2",
+                                  "--sprt", "20,40", "--summary-only", "--json", "--quiet")  # fmt: skip
+    row = json.loads(stdout)
+    assert row["sprt"]["result"] == "H0" and row["deals"] < 200000 and row["deals"] % 1000 == 0
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--sprt", "ten"], "--sprt 'ten' is not ELO0,ELO1"),
+        (["--sprt", "10,0"], "ELO0 must be below ELO1"),
+        (["--sprt", "0,10", "--alpha", "0.7"], "--alpha 0.7 must be between 0 and 0.5"),
+        (["--players", "5"], "--players 5 is not a Briscola table"),
+    ],
+)
+def test_bad_input_is_one_line_and_exit_2(tmp_path, capsys, args, message):
+    out = tmp_path / "x.parquet"
+    code, stdout, stderr = compare_cli(capsys, "greedy", "random", "--deals", "10", "--seed", "1",
+                                       "--out", str(out), *args)  # fmt: skip
+    assert code == 2 and message in stderr and len(stderr.strip().splitlines()) == 1
+    assert not out.exists()
+
+
+def test_unknown_strategy_is_refused(capsys):
+    code, _, stderr = compare_cli(capsys, "greedy", "nosuch", "--deals", "10", "--seed", "1", "--summary-only")
+    assert code == 2 and "unknown strategy 'nosuch'" in stderr
