@@ -190,6 +190,65 @@ def _parse_sprt(text: str, alpha: float, beta: float):
     return Sprt(elo0, elo1, alpha, beta)
 
 
+@app.command()
+def tournament(
+    ctx: typer.Context,
+    strategies: Annotated[list[str], typer.Argument(help="Two or more strategies: NAME[:key=value...].", show_default=False)],
+    deals: Annotated[int, typer.Option(help="Duplicate deals per pair.", show_default=False)],
+    seed: Annotated[int, typer.Option(help="Seed: every pair plays the same deals.", show_default=False)],
+    players: Annotated[int, typer.Option(help="Table size: 2, 3, 4 or 6.")] = 2,
+    threads: Annotated[Optional[int], typer.Option(help="Threads to use [default: all cores].")] = None,
+    out: Annotated[
+        Optional[Path], typer.Option(help="Dataset folder, one Parquet file per pair [default: under results/].", show_default=False)
+    ] = None,
+    rule: Annotated[
+        Optional[list[str]],
+        typer.Option(help="Rule option key=value, repeatable: trump_redeal, removed_two, partner_view."),
+    ] = None,
+    summary_only: Annotated[bool, typer.Option(help="Write no files, only print the tables.")] = False,
+    overwrite: Annotated[bool, typer.Option(help="Replace an existing output folder.")] = False,
+    json_output: Annotated[bool, typer.Option("--json", help="Print the result as one JSON object.")] = False,
+    quiet: Annotated[bool, typer.Option(help="No progress bar and no notes on stderr.")] = False,
+    strategy_file: StrategyFileOption = None,
+) -> None:
+    """Every pair compared on the same duplicate deals: the score matrix and a rating per strategy."""
+    from sim.config import ConfigError, RunConfig, check_players, default_threads, parse_rules
+    from sim.engine import canonical_strategies
+
+    check_players(players)
+    files = tuple(str(path) for path in strategy_file or ())
+    names = list(canonical_strategies(strategies, files))
+    if len(names) < 2 or len(set(names)) != len(names):
+        raise ConfigError(f"a tournament takes two or more different strategies, not {', '.join(names)}")
+    base = RunConfig(
+        players=players, strategies=(names[0],) * players, deals=deals, seed=seed,
+        rules=parse_rules(rule or [], players), threads=default_threads() if threads is None else threads,
+        strategy_files=files,
+    )  # fmt: skip
+    if summary_only and out is not None:
+        raise ConfigError("--summary-only writes no files; drop --out or --summary-only")
+    from sim.runner import default_tournament_path, run_tournament
+
+    use_default_out = not summary_only and out is None
+    if use_default_out:
+        out = default_tournament_path(base)
+    command = shlex.join(["briscola", *ctx.obj["argv"]])
+    n_pairs = len(names) * (len(names) - 1) // 2
+    with _progress(n_pairs * deals, enabled=not quiet and sys.stderr.isatty()) as advance:
+        outcome = run_tournament(base, names, out, overwrite, command, advance, create_out_dir=use_default_out)
+    from sim.report import print_tournament, tournament_dict
+
+    if json_output:
+        print(json.dumps(tournament_dict(outcome)))
+    else:
+        print_tournament(outcome)
+    if not quiet and outcome.out is not None:
+        state = "partial (interrupted)" if outcome.interrupted else "complete"
+        print(f"wrote {outcome.out}: {len(outcome.pairs)} pairs, {state}", file=sys.stderr)
+    if outcome.interrupted:
+        raise typer.Exit(EXIT_INTERRUPTED)
+
+
 @app.command("strategies")
 def list_strategies(
     strategy_file: StrategyFileOption = None,

@@ -147,3 +147,46 @@ def _interval(bounds, form: str) -> str:
 
 def _elo(value) -> str:
     return "inf" if value is None else f"{value:+.1f}"
+
+
+def tournament_dict(outcome) -> dict:
+    """The JSON of ``briscola tournament``."""
+    from sim.tournament import fit_ratings, score_matrix
+
+    deals = outcome.pairs[0].tally.deals if outcome.pairs else 0
+    return {
+        "players": outcome.config.players,
+        "deals": deals,
+        "strategies": outcome.names,
+        "matrix": score_matrix(len(outcome.names), outcome.pairs),
+        "ratings": fit_ratings(outcome.names, outcome.pairs),
+    }
+
+
+def print_tournament(outcome) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    row = tournament_dict(outcome)
+    console = Console()
+    if console.width < MIN_WIDTH:
+        console = Console(width=MIN_WIDTH)
+    title = f"{row['players']} players, {row['deals']:,} duplicate deals per pair, seed {outcome.config.seed}"
+    if outcome.interrupted:
+        title += " (interrupted)"
+    matrix = Table(title=f"Score of the row against the column: {title}", title_justify="left")
+    matrix.add_column("", no_wrap=True)
+    for name in row["strategies"]:
+        matrix.add_column(name, justify="right", no_wrap=True)
+    for name, scores in zip(row["strategies"], row["matrix"]):
+        matrix.add_row(name, *("-" if s is None else f"{s:.3f}" for s in scores))
+    console.print(matrix)
+    ratings = Table(title="Ratings (Bradley-Terry, Elo scale)", title_justify="left",
+                    caption=f"played in {outcome.seconds:.1f} s", caption_justify="left")
+    for column in ("rank", "strategy", "rating", "95% interval"):
+        ratings.add_column(column, justify="left" if column == "strategy" else "right", no_wrap=True)
+    ordered = sorted(row["ratings"], key=lambda r: -r["rating"])
+    for rank, rating in enumerate(ordered, start=1):
+        lo, hi = rating["ci95"]
+        ratings.add_row(str(rank), rating["strategy"], f"{rating['rating']:+.1f}", f"{lo:+.1f} to {hi:+.1f}")
+    console.print(ratings)

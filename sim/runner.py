@@ -7,6 +7,7 @@ Deal ``i`` always gets the same cards and moves, whatever the batch and thread c
 
 from __future__ import annotations
 
+import os
 import signal
 import threading
 import time
@@ -305,3 +306,88 @@ def compare_table(results, config: RunConfig, schema, game: int, seating):
     n = len(results)
     table = table.add_column(1, schema.field("game"), pa.array(np.full(n, game, dtype=np.int8)))
     return table.add_column(2, schema.field("a_side"), pa.array(np.full(n, a_side, dtype=np.int8)))
+
+
+# ------------------------------------------------------------------ tournaments
+
+
+@dataclass
+class TournamentOutcome:
+    config: RunConfig
+    names: list[str]
+    pairs: list  # sim.tournament.PairResult, in play order
+    seconds: float
+    interrupted: bool
+    out: Path | None
+
+
+def default_tournament_path(config: RunConfig) -> Path:
+    return Path("results") / f"tournament_{config.players}p_seed{config.seed}_{config.deals}deals"
+
+
+def run_tournament(
+    base: RunConfig,
+    names: list[str],
+    out: Path | None,
+    overwrite: bool = False,
+    command: str | None = None,
+    on_progress: Callable[[int], None] | None = None,
+    create_out_dir: bool = False,
+) -> TournamentOutcome:
+    """Compares every pair of ``names`` on the same duplicate deals; with ``out``, writes a
+    Parquet dataset there: one file per pair and ``_tournament.json``. The folder
+    appears only when complete (or, after Ctrl-C, holding the pairs played so far)."""
+    import json
+    import shutil
+
+    from sim.tournament import PairResult, fit_ratings, score_matrix
+
+    for name in names:
+        seat_specs(replace_strategies(base, name))  # unknown strategies fail before anything runs
+    if out is not None:
+        _check_dataset_path(out, overwrite, create_out_dir)
+    staging = None if out is None else out.with_name(f".{out.name}.{os.getpid()}.tmp")
+    pairs, started, interrupted = [], time.perf_counter(), False
+    try:
+        if staging is not None:
+            staging.mkdir(parents=True)
+        for i, j in [(i, j) for i in range(len(names)) for j in range(i + 1, len(names))]:
+            pair_out = None if staging is None else staging / f"pair_{i}_{j}.parquet"
+            outcome = run_comparison(base, names[i], names[j], pair_out, command=command, on_progress=on_progress)
+            pairs.append(PairResult(i, j, outcome.tally))
+            if outcome.interrupted:
+                interrupted = True
+                break
+        seconds = time.perf_counter() - started
+        if staging is not None:
+            summary = {"players": base.players, "deals": base.deals, "seed": base.seed, "strategies": names,
+                       "status": "partial" if interrupted else "complete", "seconds": round(seconds, 3),
+                       "matrix": score_matrix(len(names), pairs), "ratings": fit_ratings(names, pairs),
+                       "command": command}  # fmt: skip
+            (staging / "_tournament.json").write_text(json.dumps(summary, indent=1))
+            if out.exists():
+                shutil.rmtree(out)
+            os.replace(staging, out)
+    except BaseException:
+        if staging is not None:
+            shutil.rmtree(staging, ignore_errors=True)
+        raise
+    return TournamentOutcome(base, names, pairs, seconds, interrupted, out)
+
+
+def replace_strategies(base: RunConfig, name: str) -> RunConfig:
+    from dataclasses import replace
+
+    return replace(base, strategies=(name,) * base.players)
+
+
+def _check_dataset_path(out: Path, overwrite: bool, create_parent: bool) -> None:
+    if out.exists() and not overwrite:
+        raise ConfigError(f"--out {out} already exists; pass --overwrite to replace it")
+    if out.exists() and not out.is_dir():
+        raise ConfigError(f"--out {out} is a file; a tournament writes a folder (a Parquet dataset)")
+    parent = out.parent
+    if create_parent and not parent.exists():
+        parent.mkdir(parents=True)
+    if not parent.is_dir() or not os.access(parent, os.W_OK | os.X_OK):
+        raise ConfigError(f"--out {out}: directory {parent} does not exist or is not writable")

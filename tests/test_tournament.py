@@ -1,0 +1,61 @@
+"""``briscola tournament``: every pair on the same deals, the score matrix, the ratings."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import pytest
+
+from sim.cli import main
+from sim.stats import elo_from_score
+from sim.tournament import PairResult, fit_ratings
+from tests.test_compare import compare_tally
+
+
+def tournament_cli(capsys, *args):
+    code = main(["tournament", *args])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_json_matrix_ratings_and_dataset(tmp_path, capsys):
+    out = tmp_path / "tour"
+    args = ["random", "greedy", "highest", "--deals", "4000", "--seed", "3", "--out", str(out), "--json", "--quiet"]
+    code, stdout, _ = tournament_cli(capsys, *args)
+    assert code == 0
+    row = json.loads(stdout)
+    assert list(row) == ["players", "deals", "strategies", "matrix", "ratings"]
+    assert row["players"] == 2 and row["deals"] == 4000 and row["strategies"] == ["random", "greedy", "highest"]
+    matrix = row["matrix"]
+    for i in range(3):
+        assert matrix[i][i] is None
+        for j in range(3):
+            if i != j:
+                assert matrix[i][j] + matrix[j][i] == pytest.approx(1.0)
+    assert matrix[1][0] > 0.85 and matrix[1][2] > 0.8  # greedy beats both
+    ratings = {r["strategy"]: r for r in row["ratings"]}
+    assert ratings["random"]["rating"] == 0 and ratings["random"]["ci95"] == [0, 0]  # the anchor
+    assert ratings["greedy"]["rating"] > ratings["highest"]["rating"] > ratings["random"]["rating"]
+    lo, hi = ratings["greedy"]["ci95"]
+    assert lo < ratings["greedy"]["rating"] < hi
+    frame = pd.read_parquet(out)  # one dataset for the whole tournament
+    assert len(frame) == 3 * 4000 * 2
+    assert json.loads((out / "_tournament.json").read_text())["status"] == "complete"
+    code, again, _ = tournament_cli(capsys, *args[:-3], "--summary-only", "--json", "--quiet")
+    assert json.loads(again) == row  # the same seed gives the same numbers
+
+
+def test_two_strategies_rate_apart_by_the_elo_of_their_score():
+    tally = compare_tally("greedy", "random", 2, 3000, seed=8)
+    pair = PairResult(0, 1, tally)
+    ratings = fit_ratings(["greedy", "random"], [pair])
+    assert ratings[1]["rating"] == 0
+    assert ratings[0]["rating"] == pytest.approx(elo_from_score(pair.score), abs=1e-6)
+
+
+@pytest.mark.parametrize("names, message", [(["greedy"], "two or more different"), (["greedy", "greedy"], "two or more different")])
+def test_bad_strategy_lists_are_refused(tmp_path, capsys, names, message):
+    out = tmp_path / "t"
+    code, _, stderr = tournament_cli(capsys, *names, "--deals", "10", "--seed", "1", "--out", str(out))
+    assert code == 2 and message in stderr and not out.exists()
