@@ -42,7 +42,7 @@ def test_json_matrix_ratings_and_dataset(tmp_path, capsys):
     frame = pd.read_parquet(out)  # one dataset for the whole tournament
     assert len(frame) == 3 * 4000 * 2
     assert json.loads((out / "_tournament.json").read_text())["status"] == "complete"
-    code, again, _ = tournament_cli(capsys, *args[:-3], "--summary-only", "--json", "--quiet")
+    code, again, _ = tournament_cli(capsys, *args[:-4], "--summary-only", "--json", "--quiet")
     assert json.loads(again) == row  # the same seed gives the same numbers
 
 
