@@ -38,6 +38,15 @@ StrategyFileOption = Annotated[
     Optional[list[Path]],
     typer.Option(help="A Python file of Strategy objects to add (repeatable); see docs/strategies.md."),
 ]
+ThreadsOption = Annotated[Optional[int], typer.Option(help="Threads to use (default: all cores).")]
+RuleOption = Annotated[
+    Optional[list[str]],
+    typer.Option(help="Rule option key=value, repeatable: trump_redeal, removed_two, partner_view."),
+]
+OverwriteOption = Annotated[bool, typer.Option(help="Replace existing output.")]
+JsonOption = Annotated[bool, typer.Option("--json", help="Print the summary as one JSON object.")]
+QuietOption = Annotated[bool, typer.Option(help="No progress bar and no notes on stderr.")]
+TablePlayersOption = Annotated[int, typer.Option(help="Table size: 2, 3, 4 or 6.")]
 
 
 @app.command()
@@ -54,21 +63,18 @@ def simulate(
     ],
     deals: Annotated[int, typer.Option(help="Number of deals to play.", show_default=False)],
     seed: Annotated[int, typer.Option(help="Seed: the same seed gives the same deals.", show_default=False)],
-    threads: Annotated[Optional[int], typer.Option(help="Threads to use [default: all cores].")] = None,
+    threads: ThreadsOption = None,
     out: Annotated[
-        Optional[Path], typer.Option(help="Result file (Parquet) [default: under results/].", show_default=False)
+        Optional[Path], typer.Option(help="Result file (Parquet) (default: under results/).", show_default=False)
     ] = None,
     trace: Annotated[
         Optional[Path], typer.Option(help="Also write every deal move by move (Parquet), for audits.")
     ] = None,
-    rule: Annotated[
-        Optional[list[str]],
-        typer.Option(help="Rule option key=value, repeatable: trump_redeal, removed_two, partner_view."),
-    ] = None,
+    rule: RuleOption = None,
     summary_only: Annotated[bool, typer.Option(help="Write no per-deal file, only print the summary.")] = False,
-    overwrite: Annotated[bool, typer.Option(help="Replace existing output files.")] = False,
-    json_output: Annotated[bool, typer.Option("--json", help="Print the summary as one JSON object.")] = False,
-    quiet: Annotated[bool, typer.Option(help="No progress bar and no notes on stderr.")] = False,
+    overwrite: OverwriteOption = False,
+    json_output: JsonOption = False,
+    quiet: QuietOption = False,
     strategy_file: StrategyFileOption = None,
 ) -> None:
     """Play deals with a strategy per seat; write one Parquet row per deal and print a summary."""
@@ -119,38 +125,27 @@ def compare(
     b: Annotated[str, typer.Argument(help="Strategy B, A's opponent.", show_default=False)],
     deals: Annotated[int, typer.Option(help="Duplicate deals to play (the maximum with --sprt).", show_default=False)],
     seed: Annotated[int, typer.Option(help="Seed: the same seed gives the same deals.", show_default=False)],
-    players: Annotated[int, typer.Option(help="Table size: 2, 3, 4 or 6.")] = 2,
-    threads: Annotated[Optional[int], typer.Option(help="Threads to use [default: all cores].")] = None,
+    players: TablePlayersOption = 2,
+    threads: ThreadsOption = None,
     out: Annotated[
-        Optional[Path], typer.Option(help="Result file, one row per game [default: under results/].", show_default=False)
+        Optional[Path], typer.Option(help="Result file, one row per game (default: under results/).", show_default=False)
     ] = None,
-    rule: Annotated[
-        Optional[list[str]],
-        typer.Option(help="Rule option key=value, repeatable: trump_redeal, removed_two, partner_view."),
-    ] = None,
+    rule: RuleOption = None,
     sprt: Annotated[
         Optional[str], typer.Option(help="ELO0,ELO1: stop as soon as the SPRT accepts H0 (Elo <= ELO0) or H1 (>= ELO1).")
     ] = None,
     alpha: Annotated[float, typer.Option(help="SPRT: probability of accepting H1 when H0 holds.")] = 0.05,
     beta: Annotated[float, typer.Option(help="SPRT: probability of accepting H0 when H1 holds.")] = 0.05,
     summary_only: Annotated[bool, typer.Option(help="Write no per-game file, only print the summary.")] = False,
-    overwrite: Annotated[bool, typer.Option(help="Replace an existing output file.")] = False,
-    json_output: Annotated[bool, typer.Option("--json", help="Print the summary as one JSON object.")] = False,
-    quiet: Annotated[bool, typer.Option(help="No progress bar and no notes on stderr.")] = False,
+    overwrite: OverwriteOption = False,
+    json_output: JsonOption = False,
+    quiet: QuietOption = False,
     strategy_file: StrategyFileOption = None,
 ) -> None:
     """Is A better than B? Duplicate deals from every seating, score and Elo with intervals, optional SPRT."""
-    from sim.config import ConfigError, RunConfig, check_players, default_threads, parse_rules
-    from sim.engine import canonical_strategies
+    from sim.config import ConfigError
 
-    check_players(players)
-    files = tuple(str(path) for path in strategy_file or ())
-    a, b = canonical_strategies([a, b], files)
-    base = RunConfig(
-        players=players, strategies=(a,) * players, deals=deals, seed=seed,
-        rules=parse_rules(rule or [], players), threads=default_threads() if threads is None else threads,
-        strategy_files=files,
-    )  # fmt: skip
+    a, b, base = _pairing_config([a, b], players, deals, seed, rule, threads, strategy_file)
     test = _parse_sprt(sprt, alpha, beta) if sprt is not None else None
     if summary_only and out is not None:
         raise ConfigError("--summary-only writes no result file; drop --out or --summary-only")
@@ -172,6 +167,23 @@ def compare(
         _print_notes(outcome)
     if outcome.interrupted:
         raise typer.Exit(EXIT_INTERRUPTED)
+
+
+def _pairing_config(strategies, players, deals, seed, rule, threads, strategy_file):
+    """The canonical names of strategies to pair, and the run settings they share (in a
+    RunConfig whose seats all play the first)."""
+    from sim.config import RunConfig, check_players, default_threads, parse_rules
+    from sim.engine import canonical_strategies
+
+    check_players(players)
+    files = tuple(str(path) for path in strategy_file or ())
+    names = canonical_strategies(strategies, files)
+    base = RunConfig(
+        players=players, strategies=(names[0],) * players, deals=deals, seed=seed,
+        rules=parse_rules(rule or [], players), threads=default_threads() if threads is None else threads,
+        strategy_files=files,
+    )  # fmt: skip
+    return (*names, base)
 
 
 def _parse_sprt(text: str, alpha: float, beta: float):
@@ -196,35 +208,24 @@ def tournament(
     strategies: Annotated[list[str], typer.Argument(help="Two or more strategies: NAME[:key=value...].", show_default=False)],
     deals: Annotated[int, typer.Option(help="Duplicate deals per pair.", show_default=False)],
     seed: Annotated[int, typer.Option(help="Seed: every pair plays the same deals.", show_default=False)],
-    players: Annotated[int, typer.Option(help="Table size: 2, 3, 4 or 6.")] = 2,
-    threads: Annotated[Optional[int], typer.Option(help="Threads to use [default: all cores].")] = None,
+    players: TablePlayersOption = 2,
+    threads: ThreadsOption = None,
     out: Annotated[
-        Optional[Path], typer.Option(help="Dataset folder, one Parquet file per pair [default: under results/].", show_default=False)
+        Optional[Path], typer.Option(help="Dataset folder, one Parquet file per pair (default: under results/).", show_default=False)
     ] = None,
-    rule: Annotated[
-        Optional[list[str]],
-        typer.Option(help="Rule option key=value, repeatable: trump_redeal, removed_two, partner_view."),
-    ] = None,
+    rule: RuleOption = None,
     summary_only: Annotated[bool, typer.Option(help="Write no files, only print the tables.")] = False,
-    overwrite: Annotated[bool, typer.Option(help="Replace an existing output folder.")] = False,
-    json_output: Annotated[bool, typer.Option("--json", help="Print the result as one JSON object.")] = False,
-    quiet: Annotated[bool, typer.Option(help="No progress bar and no notes on stderr.")] = False,
+    overwrite: OverwriteOption = False,
+    json_output: JsonOption = False,
+    quiet: QuietOption = False,
     strategy_file: StrategyFileOption = None,
 ) -> None:
     """Every pair compared on the same duplicate deals: the score matrix and a rating per strategy."""
-    from sim.config import ConfigError, RunConfig, check_players, default_threads, parse_rules
-    from sim.engine import canonical_strategies
+    from sim.config import ConfigError
 
-    check_players(players)
-    files = tuple(str(path) for path in strategy_file or ())
-    names = list(canonical_strategies(strategies, files))
+    *names, base = _pairing_config(strategies, players, deals, seed, rule, threads, strategy_file)
     if len(names) < 2 or len(set(names)) != len(names):
         raise ConfigError(f"a tournament takes two or more different strategies, not {', '.join(names)}")
-    base = RunConfig(
-        players=players, strategies=(names[0],) * players, deals=deals, seed=seed,
-        rules=parse_rules(rule or [], players), threads=default_threads() if threads is None else threads,
-        strategy_files=files,
-    )  # fmt: skip
     if summary_only and out is not None:
         raise ConfigError("--summary-only writes no files; drop --out or --summary-only")
     from sim.runner import default_tournament_path, run_tournament
@@ -252,7 +253,7 @@ def tournament(
 @app.command("strategies")
 def list_strategies(
     strategy_file: StrategyFileOption = None,
-    json_output: Annotated[bool, typer.Option("--json", help="Print the list as JSON.")] = False,
+    json_output: JsonOption = False,
 ) -> None:
     """List every available strategy (built in and plug-in) with its version and parameters."""
     from sim.report import print_strategies

@@ -37,15 +37,8 @@ MAX_BATCH = 2_000_000
 SECONDS_PER_BATCH = 0.5
 
 
-@dataclass
-class RunOutcome:
-    config: RunConfig
-    tally: RunTally
-    seconds: float
-    interrupted: bool
-    out: Path | None
-    trace: Path | None
-    warm_up_seconds: float = 0.0  # loading or compiling the kernels, before the timed run
+class _Pace:
+    """Deals done and deals per second, for outcomes with a ``tally`` and ``seconds``."""
 
     @property
     def deals_done(self) -> int:
@@ -54,6 +47,17 @@ class RunOutcome:
     @property
     def deals_per_second(self) -> float:
         return self.deals_done / self.seconds if self.seconds > 0 else 0.0
+
+
+@dataclass
+class RunOutcome(_Pace):
+    config: RunConfig
+    tally: RunTally
+    seconds: float
+    interrupted: bool
+    out: Path | None
+    trace: Path | None
+    warm_up_seconds: float = 0.0  # loading or compiling the kernels, before the timed run
 
 
 def default_out_path(config: RunConfig) -> Path:
@@ -193,7 +197,7 @@ def _next_batch_size(last_size: int, last_seconds: float) -> int:
 
 
 @dataclass
-class CompareOutcome:
+class CompareOutcome(_Pace):
     config: RunConfig  # the first seating's
     a: str
     b: str
@@ -203,14 +207,6 @@ class CompareOutcome:
     interrupted: bool
     out: Path | None
     warm_up_seconds: float = 0.0
-
-    @property
-    def deals_done(self) -> int:
-        return self.tally.deals
-
-    @property
-    def deals_per_second(self) -> float:
-        return self.deals_done / self.seconds if self.seconds > 0 else 0.0
 
 
 SPRT_CHECK_DEALS = 1000  # the SPRT is checked at least this often

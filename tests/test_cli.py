@@ -27,10 +27,15 @@ def run_cli(*args, cwd=REPO, env=None):
     )  # fmt: skip
 
 
-def simulate(capsys, *args):
-    code = main(["simulate", *args])
+def command(capsys, *args):
+    """Runs ``briscola ARGS`` in this process: (exit code, stdout, stderr)."""
+    code = main(list(args))
     captured = capsys.readouterr()
     return code, captured.out, captured.err
+
+
+def simulate(capsys, *args):
+    return command(capsys, "simulate", *args)
 
 
 @pytest.mark.parametrize("players, strategies", [(2, "greedy,random"), (3, "greedy"), (4, "greedy,random"), (6, "random")])

@@ -9,12 +9,12 @@ import math
 import numpy as np
 import pytest
 
-from sim.cli import main
 from sim.compare import A, B, CompareTally, game_scores, seating_config, seatings, summary
 from sim.config import RunConfig
 from sim.engine import play_batch
 from sim.results import read_results
 from sim.stats import elo_from_score, sprt_llr
+from tests.test_cli import command
 
 KEYS = ["a", "b", "players", "deals", "games", "score", "score_ci95", "elo", "elo_ci95", "los", "wins",
         "draws", "losses", "mean_margin", "mean_margin_ci95", "sprt"]  # fmt: skip
@@ -114,9 +114,7 @@ def test_intervals_of_a_strategy_against_itself_are_honest(players, seeds):
 
 
 def compare_cli(capsys, *args):
-    code = main(["compare", *args])
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
+    return command(capsys, "compare", *args)
 
 
 def test_json_has_exactly_the_keys_and_agrees_with_the_file(tmp_path, capsys):

@@ -7,16 +7,14 @@ import json
 import pandas as pd
 import pytest
 
-from sim.cli import main
 from sim.stats import elo_from_score
 from sim.tournament import PairResult, fit_ratings
+from tests.test_cli import command
 from tests.test_compare import compare_tally
 
 
 def tournament_cli(capsys, *args):
-    code = main(["tournament", *args])
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
+    return command(capsys, "tournament", *args)
 
 
 def test_json_matrix_ratings_and_dataset(tmp_path, capsys):
