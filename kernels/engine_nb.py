@@ -237,28 +237,29 @@ def _clear_record_nb(record):
 
 
 @njit(cache=True)
-def simulate_nb(seed, first_deal, players, rules, strategy_ids, params, plugins, seat_streams, results, illegal, deals, records):
-    """Deals and plays deals ``first_deal .. first_deal + len(results) - 1``.
+def simulate_nb(seed, first_deal, deal_step, players, rules, strategy_ids, params, plugins, seat_streams, results, illegal, deals, records):
+    """Deals and plays deals ``first_deal + i * deal_step`` for i in ``range(len(results))``
+    (a step above 1 picks, e.g., the k-th deal of every match).
 
     ``deals`` and ``records`` are either empty or as long as ``results``: then they
     receive every deal's cards and moves (a trace). ``illegal[i].play`` stays -1 unless
     deal i met an illegal decision. Every deal's randomness comes from (seed, deal
     index) alone, so the results do not depend on the number of threads.
     """
-    _play_blocks_nb(seed, first_deal, players, rules, strategy_ids, params, plugins, seat_streams, False, results, illegal, deals, records)
+    _play_blocks_nb(seed, first_deal, deal_step, players, rules, strategy_ids, params, plugins, seat_streams, False, results, illegal, deals, records)
 
 
 @njit(cache=True)
-def replay_nb(seed, first_deal, rules, strategy_ids, params, plugins, seat_streams, deals, results, illegal, records):
+def replay_nb(seed, first_deal, deal_step, rules, strategy_ids, params, plugins, seat_streams, deals, results, illegal, records):
     """Plays the given ``deals`` (DEAL_DTYPE) instead of dealing them, and records every
     move into ``records``. Deal i gets the strategies' random streams of deal index
-    ``first_deal + i``. Used to audit deals and to play the same cards twice.
+    ``first_deal + i * deal_step``. Used to audit deals and to play the same cards twice.
     """
-    _play_blocks_nb(seed, first_deal, 0, rules, strategy_ids, params, plugins, seat_streams, True, results, illegal, deals, records)
+    _play_blocks_nb(seed, first_deal, deal_step, 0, rules, strategy_ids, params, plugins, seat_streams, True, results, illegal, deals, records)
 
 
 @njit(cache=True, parallel=True)
-def _play_blocks_nb(seed, first_deal, players, rules, strategy_ids, params, plugins, seat_streams, dealt, results, illegal, deals, records):
+def _play_blocks_nb(seed, first_deal, deal_step, players, rules, strategy_ids, params, plugins, seat_streams, dealt, results, illegal, deals, records):
     """Spreads blocks of deals over the threads; each block gets its own work arrays.
     Results do not depend on the blocks: deal i's randomness comes from (seed, i) alone."""
     n_deals = results.shape[0]
@@ -279,14 +280,14 @@ def _play_blocks_nb(seed, first_deal, players, rules, strategy_ids, params, plug
         scratch_deal = np.empty(1, dtype=DEAL_DTYPE)
         scratch_record = np.empty(1, dtype=PLAY_DTYPE)
         _play_block_nb(
-            seed_key, first_deal, start, stop, players, rules, strategy_ids, params, plugins, seat_streams, dealt, results, illegal,
+            seed_key, first_deal, deal_step, start, stop, players, rules, strategy_ids, params, plugins, seat_streams, dealt, results, illegal,
             deals, records, states, view, hands, n_hand, table, points, scratch_deal, scratch_record,
         )  # fmt: skip
 
 
 @njit(cache=True, _nrt=False)
 def _play_block_nb(
-    seed_key, first_deal, start, stop, players, rules, strategy_ids, params, plugins, seat_streams, dealt, results, illegal,
+    seed_key, first_deal, deal_step, start, stop, players, rules, strategy_ids, params, plugins, seat_streams, dealt, results, illegal,
     deals, records, states, view, hands, n_hand, table, points, scratch_deal, scratch_record,
 ):  # fmt: skip
     """Plays deals ``start .. stop - 1`` on one thread: deals them first unless ``dealt``
@@ -307,10 +308,11 @@ def _play_block_nb(
         record = records[i] if records.shape[0] > 0 else scratch_record[0]
         if records.shape[0] > 0:
             _clear_record_nb(record)
-        start_streams_nb(states, seed_key, first_deal + i, seat_streams, n_seats)
+        deal_index = first_deal + i * deal_step
+        start_streams_nb(states, seed_key, deal_index, seat_streams, n_seats)
         if not dealt:
             deal_nb(players, rules, states, deal)
-        results[i].deal = first_deal + i
+        results[i].deal = deal_index
         results[i].briscola = deal.briscola
         illegal[i].play = DECISION_OK
         if duel:  # random and greedy only, untraced: the fast path, same results

@@ -47,6 +47,10 @@ OverwriteOption = Annotated[bool, typer.Option(help="Replace existing output.")]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print the summary as one JSON object.")]
 QuietOption = Annotated[bool, typer.Option(help="No progress bar and no notes on stderr.")]
 TablePlayersOption = Annotated[int, typer.Option(help="Table size: 2, 3, 4 or 6.")]
+MatchOption = Annotated[
+    str,
+    typer.Option(help="Match format: deal, best-of-3, best-of-5 or two-deals-120; other than deal, --deals counts matches."),
+]
 
 
 @app.command()
@@ -72,6 +76,7 @@ def simulate(
     ] = None,
     rule: RuleOption = None,
     summary_only: Annotated[bool, typer.Option(help="Write no per-deal file, only print the summary.")] = False,
+    match: MatchOption = "deal",
     overwrite: OverwriteOption = False,
     json_output: JsonOption = False,
     quiet: QuietOption = False,
@@ -91,6 +96,7 @@ def simulate(
         rules=parse_rules(rule or [], players),
         threads=default_threads() if threads is None else threads,
         strategy_files=files,
+        match=match,
     )
     if summary_only and out is not None:
         from sim.config import ConfigError
@@ -137,6 +143,7 @@ def compare(
     alpha: Annotated[float, typer.Option(help="SPRT: probability of accepting H1 when H0 holds.")] = 0.05,
     beta: Annotated[float, typer.Option(help="SPRT: probability of accepting H0 when H1 holds.")] = 0.05,
     summary_only: Annotated[bool, typer.Option(help="Write no per-game file, only print the summary.")] = False,
+    match: MatchOption = "deal",
     overwrite: OverwriteOption = False,
     json_output: JsonOption = False,
     quiet: QuietOption = False,
@@ -145,7 +152,7 @@ def compare(
     """Is A better than B? Duplicate deals from every seating, score and Elo with intervals, optional SPRT."""
     from sim.config import ConfigError
 
-    a, b, base = _pairing_config([a, b], players, deals, seed, rule, threads, strategy_file)
+    a, b, base = _pairing_config([a, b], players, deals, seed, rule, threads, strategy_file, match)
     test = _parse_sprt(sprt, alpha, beta) if sprt is not None else None
     if summary_only and out is not None:
         raise ConfigError("--summary-only writes no result file; drop --out or --summary-only")
@@ -169,7 +176,7 @@ def compare(
         raise typer.Exit(EXIT_INTERRUPTED)
 
 
-def _pairing_config(strategies, players, deals, seed, rule, threads, strategy_file):
+def _pairing_config(strategies, players, deals, seed, rule, threads, strategy_file, match):
     """The canonical names of strategies to pair, and the run settings they share (in a
     RunConfig whose seats all play the first)."""
     from sim.config import RunConfig, check_players, default_threads, parse_rules
@@ -181,7 +188,7 @@ def _pairing_config(strategies, players, deals, seed, rule, threads, strategy_fi
     base = RunConfig(
         players=players, strategies=(names[0],) * players, deals=deals, seed=seed,
         rules=parse_rules(rule or [], players), threads=default_threads() if threads is None else threads,
-        strategy_files=files,
+        strategy_files=files, match=match,
     )  # fmt: skip
     return (*names, base)
 
@@ -215,6 +222,7 @@ def tournament(
     ] = None,
     rule: RuleOption = None,
     summary_only: Annotated[bool, typer.Option(help="Write no files, only print the tables.")] = False,
+    match: MatchOption = "deal",
     overwrite: OverwriteOption = False,
     json_output: JsonOption = False,
     quiet: QuietOption = False,
@@ -223,7 +231,7 @@ def tournament(
     """Every pair compared on the same duplicate deals: the score matrix and a rating per strategy."""
     from sim.config import ConfigError
 
-    *names, base = _pairing_config(strategies, players, deals, seed, rule, threads, strategy_file)
+    *names, base = _pairing_config(strategies, players, deals, seed, rule, threads, strategy_file, match)
     if len(names) < 2 or len(set(names)) != len(names):
         raise ConfigError(f"a tournament takes two or more different strategies, not {', '.join(names)}")
     if summary_only and out is not None:

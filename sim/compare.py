@@ -48,24 +48,29 @@ def seating_config(base: RunConfig, a: str, b: str, seating: tuple[str, ...]) ->
     return replace(base, strategies=tuple(strategies), streams=tuple(streams))
 
 
-def game_scores(results: np.ndarray, seating: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Per game of one seating: A's score, A's result (1 win, 0 draw, -1 loss) and A's
-    point margin (with 3 players: A's points less the mean of B's)."""
-    players = len(seating)
-    if players == 3:
-        a_seat = seating.index(A)
-        points = results["seat_points"][:, :3].astype(np.int64)
-        b_points = np.delete(points, a_seat, axis=1)
-        a_points = points[:, a_seat][:, None]
-        score = ((a_points > b_points) + 0.5 * (a_points == b_points)).mean(axis=1)
-        winner = results["winner_side"]
-        result = np.where(winner == a_seat, 1, np.where((winner < 0) & (a_points[:, 0] >= b_points.max(axis=1)), 0, -1))
-        return score, result, a_points[:, 0] - b_points.mean(axis=1)
-    a_side = seating.index(A) % 2
-    side_points = results["side_points"][:, :2].astype(np.int64)
-    winner = results["winner_side"]
-    result = np.where(winner == a_side, 1, np.where(winner < 0, 0, -1))
-    return (result + 1) / 2.0, result, (side_points[:, a_side] - side_points[:, 1 - a_side]).astype(np.float64)
+def game_scores(points: np.ndarray, winner: np.ndarray, standing: np.ndarray, seating: tuple[str, ...]):
+    """Per game of one seating (a deal, or a match): A's score, A's result (1 win, 0 draw,
+    -1 loss) and A's point margin. ``points`` and ``standing`` are per side (what decides
+    the game: points, or deals won in a best-of match), ``winner`` the winning side or -1.
+    With 3 players A scores against each copy of B apart, by standing, and its margin
+    is its points less the mean of B's."""
+    points, standing = points.astype(np.int64), standing.astype(np.int64)
+    if len(seating) == 3:
+        a = seating.index(A)
+        a_standing, b_standing = standing[:, a][:, None], np.delete(standing, a, axis=1)
+        score = ((a_standing > b_standing) + 0.5 * (a_standing == b_standing)).mean(axis=1)
+        shares_top = a_standing[:, 0] >= b_standing.max(axis=1)
+        result = np.where(winner == a, 1, np.where((winner < 0) & shares_top, 0, -1))
+        return score, result, points[:, a] - np.delete(points, a, axis=1).mean(axis=1)
+    a = seating.index(A) % 2
+    result = np.where(winner == a, 1, np.where(winner < 0, 0, -1))
+    return (result + 1) / 2.0, result, (points[:, a] - points[:, 1 - a]).astype(np.float64)
+
+
+def deal_games(results: np.ndarray, sides: int):
+    """``game_scores``' inputs for single deals: side points, winner, standing."""
+    points = results["side_points"][:, :sides]
+    return points, results["winner_side"], points
 
 
 @dataclass

@@ -19,6 +19,7 @@ import os
 from dataclasses import dataclass, field
 
 PLAYER_COUNTS = (2, 3, 4, 6)
+MATCH_FORMATS = ("deal", "best-of-3", "best-of-5", "two-deals-120")  # see sim/matches.py
 SUIT_NAMES = ("denari", "coppe", "spade", "bastoni")
 
 # Each rule: its valid values (the first is the default) and the tables it applies to.
@@ -134,6 +135,7 @@ class RunConfig:
     # The random stream each seat's strategy draws from; empty: seat s draws from 1 + s.
     # A comparison keys them by strategy and copy instead, the same in every seating.
     streams: tuple[int, ...] = ()
+    match: str = "deal"  # the match format (sim/matches.py); with another, ``deals`` counts matches
 
     def __post_init__(self):
         check_players(self.players)
@@ -145,6 +147,8 @@ class RunConfig:
             raise ConfigError(f"--seed {self.seed} must be between 0 and 2**63 - 1")
         if self.threads < 1:
             raise ConfigError(f"--threads {self.threads} must be at least 1")
+        if self.match not in MATCH_FORMATS:
+            raise ConfigError(f"--match {self.match!r} is not a match format; valid: {', '.join(MATCH_FORMATS)}")
         if self.streams and (len(self.streams) != self.players or min(self.streams) < 1):
             raise ConfigError(f"streams {self.streams}: one per seat, each at least 1 (0 is the dealer's)")
 

@@ -97,9 +97,10 @@ def effective_threads(config: RunConfig) -> int:
     return min(config.threads, numba.config.NUMBA_NUM_THREADS)
 
 
-def play_batch(config: RunConfig, first_deal: int, n_deals: int, trace: bool = False) -> Batch:
-    """Deals and plays ``n_deals`` deals of the run, from deal index ``first_deal``."""
-    batch, illegal = _simulate(config, first_deal, n_deals, trace)
+def play_batch(config: RunConfig, first_deal: int, n_deals: int, trace: bool = False, deal_step: int = 1) -> Batch:
+    """Deals and plays ``n_deals`` deals of the run: deal indices ``first_deal``,
+    ``first_deal + deal_step``, ... (a step above 1 picks, e.g., one deal of each match)."""
+    batch, illegal = _simulate(config, first_deal, n_deals, trace, deal_step)
     _raise_on_illegal(config, batch, illegal, dealt=True)
     return batch
 
@@ -111,14 +112,14 @@ def replay(config: RunConfig, deals: np.ndarray, first_deal: int = 0) -> Batch:
     return batch
 
 
-def _simulate(config: RunConfig, first_deal: int, n_deals: int, trace: bool):
+def _simulate(config: RunConfig, first_deal: int, n_deals: int, trace: bool, deal_step: int = 1):
     """``simulate_nb`` on one batch: the Batch and the illegal-decision records."""
     results, illegal = _kernel_buffers(config, n_deals)
     ids, params, plugins = kernel_strategies(config)
     deals = np.empty(n_deals if trace else 0, dtype=DEAL_DTYPE)
     records = np.empty(n_deals if trace else 0, dtype=PLAY_DTYPE)
     simulate_nb(
-        config.seed, first_deal, config.players, config.rules.as_codes(), ids,
+        config.seed, first_deal, deal_step, config.players, config.rules.as_codes(), ids,
         params, plugins, config.seat_streams(), results, illegal, deals, records,
     )  # fmt: skip
     return Batch(results, deals, records), illegal
@@ -130,7 +131,7 @@ def _replay(config: RunConfig, deals: np.ndarray, first_deal: int):
     ids, params, plugins = kernel_strategies(config)
     records = np.empty(deals.shape[0], dtype=PLAY_DTYPE)
     replay_nb(
-        config.seed, first_deal, config.rules.as_codes(), ids,
+        config.seed, first_deal, 1, config.rules.as_codes(), ids,
         params, plugins, config.seat_streams(), deals, results, illegal, records,
     )  # fmt: skip
     return Batch(results, deals, records), illegal

@@ -29,14 +29,21 @@ def side_rows(outcome) -> list[dict]:
 
 
 def summary_dict(outcome) -> dict:
-    return {
-        "players": outcome.config.players,
-        "deals": outcome.deals_done,
-        "seed": outcome.config.seed,
-        "seconds": round(outcome.seconds, 3),
-        "deals_per_second": round(outcome.deals_per_second, 1),
-        "sides": side_rows(outcome),
-    }
+    """The JSON of ``briscola simulate``. With a match format it also tells the format and
+    the matches played; wins, draws, losses and mean points are then per match."""
+    match = outcome.config.match
+    deals = outcome.tally.deals_played
+    summary = {"players": outcome.config.players, "deals": deals}
+    if match != "deal":
+        summary.update(match=match, matches=outcome.deals_done)
+    seconds = outcome.seconds
+    summary.update(
+        seed=outcome.config.seed,
+        seconds=round(seconds, 3),
+        deals_per_second=round(deals / seconds if seconds > 0 else 0.0, 1),
+        sides=side_rows(outcome),
+    )
+    return summary
 
 
 def print_summary(outcome) -> None:
@@ -44,11 +51,14 @@ def print_summary(outcome) -> None:
     from rich.table import Table
 
     config = outcome.config
-    title = f"{config.players} players, {outcome.deals_done:,} deals, seed {config.seed}"
+    title = f"{config.players} players, {outcome.tally.deals_played:,} deals, seed {config.seed}"
+    if config.match != "deal":
+        title += f": {outcome.deals_done:,} {config.match} matches (wins, draws, losses and points per match)"
     if outcome.interrupted:
         title += " (interrupted)"
+    deals_per_second = outcome.tally.deals_played / outcome.seconds if outcome.seconds > 0 else 0.0
     table = Table(title=title, title_justify="left", caption_justify="left",
-                  caption=f"{outcome.deals_per_second:,.0f} deals/s in {outcome.seconds:.2f} s")
+                  caption=f"{deals_per_second:,.0f} deals/s in {outcome.seconds:.2f} s")
     for column in ("side", "seats", "strategy", "wins", "draws", "losses", "win rate", "95% CI", "points"):
         table.add_column(column, justify="left" if column == "strategy" else "right", no_wrap=True)
     for row in side_rows(outcome):

@@ -27,8 +27,12 @@ METADATA_KEY = "briscola"
 FORMAT_VERSION = 1
 
 
+MATCH_FIELDS = (("match", pa.int64()), ("match_deal", pa.int8()), ("match_winner_side", pa.int8()))
+
+
 def results_schema(config: RunConfig) -> pa.Schema:
-    """Column order: deal, strategy per seat, briscola, points per seat and side, winner."""
+    """Column order: deal, strategy per seat, briscola, points per seat and side, winner;
+    with a match format, then the match, the deal's place in it and the match's winner."""
     strategy = pa.dictionary(pa.int8(), pa.string())
     fields = [pa.field("deal", pa.int64())]
     fields += [pa.field(f"strategy_{seat}", strategy) for seat in range(config.players)]
@@ -36,6 +40,8 @@ def results_schema(config: RunConfig) -> pa.Schema:
     fields += [pa.field(f"points_{seat}", pa.int16()) for seat in range(config.players)]
     fields += [pa.field(f"side_points_{side}", pa.int16()) for side in range(n_sides(config.players))]
     fields.append(pa.field("winner_side", pa.int8()))
+    if config.match != "deal":
+        fields += [pa.field(name, kind) for name, kind in MATCH_FIELDS]
     return pa.schema(fields)
 
 
@@ -52,7 +58,24 @@ def results_table(results: np.ndarray, config: RunConfig, schema: pa.Schema) -> 
     columns += [pa.array(results["seat_points"][:, seat]) for seat in range(config.players)]
     columns += [pa.array(results["side_points"][:, side]) for side in range(n_sides(config.players))]
     columns.append(pa.array(results["winner_side"]))
-    return pa.Table.from_arrays(columns, schema=schema)
+    return pa.Table.from_arrays(columns, schema=pa.schema(list(schema)[: len(columns)]))
+
+
+def match_table(matches, config: RunConfig, schema: pa.Schema) -> pa.Table:
+    """The deals a batch of matches played, in deal order, each with its match's columns."""
+    from sim.matches import rotated
+
+    tables = []
+    for k, batch in enumerate(matches.batches):
+        played = matches.played[:, k]
+        rows = batch.results[played]
+        table = results_table(rows, rotated(config, k), schema)
+        most = matches.played.shape[1]
+        table = table.append_column(schema.field("match"), pa.array(rows["deal"] // most))
+        table = table.append_column(schema.field("match_deal"), pa.array(np.full(len(rows), k, dtype=np.int8)))
+        winners = matches.winner[played].astype(np.int8)
+        tables.append(table.append_column(schema.field("match_winner_side"), pa.array(winners)))
+    return pa.concat_tables(tables, promote_options="permissive").sort_by("deal").cast(schema)
 
 
 def check_output_path(path: Path, overwrite: bool, option: str, parent_may_be_created: bool = False) -> None:

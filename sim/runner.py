@@ -21,11 +21,12 @@ import numpy as np
 from sim import __version__
 from sim.config import ConfigError, RunConfig, n_sides, side_of_seat
 from sim.compiling import warm_up
-from sim.engine import effective_threads, play_batch, seat_specs
+from sim.engine import Batch, effective_threads, play_batch, seat_specs
 from sim.results import (
     FORMAT_VERSION,
     AtomicParquetWriter,
     check_output_path,
+    match_table,
     results_schema,
     results_table,
 )
@@ -62,7 +63,8 @@ class RunOutcome(_Pace):
 
 def default_out_path(config: RunConfig) -> Path:
     names = "-".join(config.strategies).replace(":", "_")
-    return Path("results") / f"{config.players}p_{names}_seed{config.seed}_{config.deals}deals.parquet"
+    count = f"{config.deals}deals" if config.match == "deal" else f"{config.deals}matches_{config.match}"
+    return Path("results") / f"{config.players}p_{names}_seed{config.seed}_{count}.parquet"
 
 
 def run_metadata(config: RunConfig, command: str | None) -> dict:
@@ -79,6 +81,7 @@ def run_metadata(config: RunConfig, command: str | None) -> dict:
         ],
         "strategy_files": [str(Path(p).resolve()) for p in config.strategy_files],
         "deals": config.deals,
+        "match": config.match,
         "threads": effective_threads(config),
         "command": command,
     }
@@ -171,21 +174,43 @@ def _deferred_interrupt():
 
 
 def _play_all(config: RunConfig, writers: dict, tally: RunTally, on_progress, stop) -> None:
+    """Plays the run batch by batch (of deals, or of matches with a match format)."""
     schema = results_schema(config) if "out" in writers else None
     done, batch_size = 0, FIRST_BATCH
     while done < config.deals and not stop.is_set():
         n = min(batch_size, config.deals - done)
         started = time.perf_counter()
-        batch = play_batch(config, done, n, trace="trace" in writers)
-        if schema is not None:
-            writers["out"].write(results_table(batch.results, config, schema))
-        if "trace" in writers:
-            writers["trace"].write(trace_table(batch))
-        tally.add(batch.results)
+        if config.match == "deal":
+            _play_deals(config, done, n, writers, schema, tally)
+        else:
+            _play_matches(config, done, n, writers, schema, tally)
         done += n
         if on_progress is not None:
             on_progress(n)
         batch_size = _next_batch_size(n, time.perf_counter() - started)
+
+
+def _play_deals(config, first, n, writers, schema, tally) -> None:
+    batch = play_batch(config, first, n, trace="trace" in writers)
+    if schema is not None:
+        writers["out"].write(results_table(batch.results, config, schema))
+    if "trace" in writers:
+        writers["trace"].write(trace_table(batch))
+    tally.add(batch.results)
+
+
+def _play_matches(config, first, n, writers, schema, tally) -> None:
+    from sim.matches import play_matches
+
+    matches = play_matches(config, config.match, first, n, trace="trace" in writers)
+    if schema is not None:
+        writers["out"].write(match_table(matches, config, schema))
+    if "trace" in writers:
+        for k, batch in enumerate(matches.batches):
+            played = matches.played[:, k]
+            writers["trace"].write(trace_table(Batch(batch.results[played], batch.deals[played], batch.records[played])))
+    tally.add_outcomes(matches.winner, matches.points, matches.standing)
+    tally.deals_played += int(matches.played.sum())
 
 
 def _next_batch_size(last_size: int, last_seconds: float) -> int:
@@ -253,12 +278,13 @@ def run_comparison(
                 limit = SPRT_CHECK_DEALS if sprt is not None else MAX_BATCH
                 n = min(batch_size, limit, base.deals - done)
                 batch_started = time.perf_counter()
-                played = [play_batch(config, done, n).results for config in configs]
-                columns = [game_scores(results, seating) for results, seating in zip(played, seating_list)]
-                tally.add(*(np.stack([c[k] for c in columns], axis=1) for k in range(3)))
-                if writer is not None:
-                    for game, (results, config, seating) in enumerate(zip(played, configs, seating_list)):
-                        writer.write(compare_table(results, config, schema, game, seating))
+                games = []
+                for game, (config, seating) in enumerate(zip(configs, seating_list)):
+                    points, winner, standing, table = _seating_games(config, done, n, writer is not None)
+                    games.append(game_scores(points, winner, standing, seating))
+                    if writer is not None:
+                        writer.write(_with_seating(table, schema, game, seating, config.players))
+                tally.add(*(np.stack([g[k] for g in games], axis=1) for k in range(3)))
                 done += n
                 if on_progress is not None:
                     on_progress(n)
@@ -292,14 +318,30 @@ def compare_schema(config: RunConfig):
     return schema.insert(1, pa.field("game", pa.int8())).insert(2, pa.field("a_side", pa.int8()))
 
 
-def compare_table(results, config: RunConfig, schema, game: int, seating):
+def _seating_games(config: RunConfig, first: int, n: int, want_table: bool):
+    """Plays games (deals or matches) ``first .. first + n - 1`` of one seating: side
+    points, winner, standing (see ``compare.game_scores``) and, if wanted, their rows."""
+    from sim.compare import deal_games
+    from sim.config import n_sides
+    from sim.matches import play_matches
+
+    if config.match == "deal":
+        results = play_batch(config, first, n).results
+        table = results_table(results, config, results_schema(config)) if want_table else None
+        return (*deal_games(results, n_sides(config.players)), table)
+    matches = play_matches(config, config.match, first, n)
+    table = match_table(matches, config, results_schema(config)) if want_table else None
+    return matches.points, matches.winner, matches.standing, table
+
+
+def _with_seating(table, schema, game: int, seating, players: int):
+    """Adds a compare file's columns: the seating (``game``) and A's side."""
     import pyarrow as pa
 
     from sim.compare import A
 
-    a_side = seating.index(A) if config.players == 3 else seating.index(A) % 2
-    table = results_table(results, config, results_schema(config))
-    n = len(results)
+    a_side = seating.index(A) if players == 3 else seating.index(A) % 2
+    n = table.num_rows
     table = table.add_column(1, schema.field("game"), pa.array(np.full(n, game, dtype=np.int8)))
     return table.add_column(2, schema.field("a_side"), pa.array(np.full(n, a_side, dtype=np.int8)))
 

@@ -45,6 +45,7 @@ class SideTally:
 class RunTally:
     n_sides: int
     sides: list[SideTally] = field(default_factory=list)
+    deals_played: int = 0  # with a match format, more than the games (matches) tallied
 
     def __post_init__(self):
         if not self.sides:
@@ -52,22 +53,29 @@ class RunTally:
 
     @property
     def deals(self) -> int:
+        """Games tallied: deals, or matches with a match format."""
         return self.sides[0].deals
 
     def add(self, results: np.ndarray) -> None:
         """Adds a batch of RESULT_DTYPE rows. A side draws a drawn deal when it shares the
         highest total (both sides at 60-60; the tied leaders with 3 players)."""
         points = results["side_points"][:, : self.n_sides]
-        top = points.max(axis=1)
-        drawn = results["winner_side"] < 0
+        self.add_outcomes(results["winner_side"], points, points)
+        self.deals_played += len(results)
+
+    def add_outcomes(self, winner: np.ndarray, points: np.ndarray, standing: np.ndarray) -> None:
+        """Adds games (deals or matches): the winning side (-1: drawn), points per side,
+        and the standing that decided them (a drawn game is drawn by the sides sharing
+        the top standing)."""
+        top = standing.max(axis=1)
+        drawn = winner < 0
         for side, tally in enumerate(self.sides):
-            won = int(np.count_nonzero(results["winner_side"] == side))
-            shared = int(np.count_nonzero(drawn & (points[:, side] == top)))
+            won = int(np.count_nonzero(winner == side))
+            shared = int(np.count_nonzero(drawn & (standing[:, side] == top)))
             tally.wins += won
             tally.draws += shared
-            tally.losses += len(results) - won - shared
+            tally.losses += len(winner) - won - shared
             tally.points += int(points[:, side].sum(dtype=np.int64))
-
 
 def normal_cdf(x: float) -> float:
     return 0.5 * (1.0 + math.erf(x / math.sqrt(2.0)))

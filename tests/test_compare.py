@@ -9,7 +9,7 @@ import math
 import numpy as np
 import pytest
 
-from sim.compare import A, B, CompareTally, game_scores, seating_config, seatings, summary
+from sim.compare import A, B, CompareTally, deal_games, game_scores, seating_config, seatings, summary
 from sim.config import RunConfig
 from sim.engine import play_batch
 from sim.results import read_results
@@ -26,7 +26,7 @@ def compare_tally(a, b, players, deals, seed, first_deal=0) -> CompareTally:
     columns = []
     for seating in seatings(players):
         results = play_batch(seating_config(base, a, b, seating), first_deal, deals).results
-        columns.append(game_scores(results, seating))
+        columns.append(game_scores(*deal_games(results, 3 if players == 3 else 2), seating))
     tally.add(*(np.stack([c[k] for c in columns], axis=1) for k in range(3)))
     return tally
 

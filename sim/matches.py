@@ -1,0 +1,85 @@
+"""Match formats: a result decided over several deals (``--match``).
+
+- ``deal``: every deal is a match of its own (the default).
+- ``best-of-3``, ``best-of-5``: deals are played until a side has won 2 (3) of them, at
+  most 3 (5). A drawn deal (60-60, or a shared top with 3 players) is counted, not
+  replayed: it is a deal won by nobody. After the last deal, the side with the most deals
+  won takes the match; sides sharing the most draw it.
+- ``two-deals-120``: two deals, one dealt by each side; the side with the most points
+  over both (more than 120 of 240 with two sides) wins; equal totals draw.
+
+The dealer rotates between the deals of a match: in its k-th deal (from 0), the player
+of seat p in the first deal sits in seat (p - k) mod P, so the next player in playing
+order deals. Players keep their strategy, their side and their random stream; a
+match's sides are named after the seats of its first deal. Match m's k-th deal is deal
+index ``m * K + k`` (K the format's most deals), so its cards come from (seed, that
+index) alone, and deals a decided match does not need are never shown.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from sim.config import MATCH_FORMATS, RunConfig, n_sides
+from sim.engine import Batch, play_batch
+
+FORMATS = dict(zip(MATCH_FORMATS, (1, 3, 5, 2)))  # format: the most deals a match takes
+
+
+@dataclass
+class MatchBatch:
+    """Matches ``first .. first + n - 1``: their deals, and how each match ended."""
+
+    batches: list[Batch]  # the k-th deal of every match, one Batch per k
+    played: np.ndarray  # (n, K) bool: whether the match needed its k-th deal
+    winner: np.ndarray  # (n,) winning side, -1 for a draw
+    points: np.ndarray  # (n, sides) points over the deals played
+    standing: np.ndarray  # (n, sides) what decides the match: deals won, or points
+
+
+def rotated(config: RunConfig, k: int) -> RunConfig:
+    """The seats of a match's k-th deal: seat s holds the first deal's player (s + k) mod P."""
+    players = config.players
+    streams = config.streams or tuple(range(1, players + 1))
+    order = [(seat + k) % players for seat in range(players)]
+    return replace(config, strategies=tuple(config.strategies[p] for p in order), streams=tuple(streams[p] for p in order))
+
+
+def play_matches(config: RunConfig, match: str, first: int, n: int, trace: bool = False) -> MatchBatch:
+    """Plays ``n`` matches of format ``match`` from match index ``first``."""
+    most = FORMATS[match]
+    sides = n_sides(config.players)
+    batches = [play_batch(rotated(config, k), first * most + k, n, trace, deal_step=most) for k in range(most)]
+    points = np.empty((n, most, sides), dtype=np.int64)
+    winners = np.empty((n, most), dtype=np.int64)
+    for k, batch in enumerate(batches):
+        seat_side_points = batch.results["side_points"][:, :sides]
+        for side in range(sides):  # a player's side is seat side (side - k) mod sides in deal k
+            points[:, k, side] = seat_side_points[:, (side - k) % sides]
+        won = batch.results["winner_side"].astype(np.int64)
+        winners[:, k] = np.where(won < 0, -1, (won + k) % sides)
+    if match == "two-deals-120" or match == "deal":
+        played = np.ones((n, most), dtype=bool)
+        standing = points.sum(axis=1)
+    else:
+        played, standing = _best_of(winners, sides, need=(most + 1) // 2)
+    total = (points * played[:, :, None]).sum(axis=1)
+    return MatchBatch(batches, played, _unique_top(standing), total, standing)
+
+
+def _best_of(winners: np.ndarray, sides: int, need: int):
+    """Which deals a best-of match plays, and the deals each side won in them."""
+    won = np.stack([(winners == side) for side in range(sides)], axis=2).cumsum(axis=1)  # (n, K, sides)
+    decided = won.max(axis=2) >= need
+    last = np.where(decided.any(axis=1), decided.argmax(axis=1), winners.shape[1] - 1)
+    played = np.arange(winners.shape[1])[None, :] <= last[:, None]
+    return played, won[np.arange(len(last)), last]
+
+
+def _unique_top(standing: np.ndarray) -> np.ndarray:
+    """The side with the highest standing, or -1 where the highest is shared."""
+    top = standing.max(axis=1, keepdims=True)
+    shared = (standing == top).sum(axis=1) > 1
+    return np.where(shared, -1, standing.argmax(axis=1))
