@@ -258,6 +258,27 @@ def tournament(
         raise typer.Exit(EXIT_INTERRUPTED)
 
 
+@app.command()
+def report(
+    path: Annotated[Path, typer.Argument(help="A result file (simulate, compare) or a tournament folder.", show_default=False)],
+    overwrite: OverwriteOption = False,
+    json_output: JsonOption = False,
+) -> None:
+    """Summarise a result file or dataset and write plots beside it (PNG, and index.html holding them)."""
+    from sim.plots import write_report
+
+    found = write_report(path, overwrite)
+    if json_output:
+        print(json.dumps(found))
+        return
+    lead = found["first_lead"]
+    print(f"{found['kind']} results, {found['players']} players, {found['rows']:,} rows")
+    print(f"first-lead advantage (score of seat 0's side): {lead['score']:.4f} ({lead['ci_low']:.4f} to {lead['ci_high']:.4f})")
+    for row in found.get("ratings", []):
+        print(f"  rating {row['strategy']:<24} {row['rating']:+8.1f} ({row['ci_low']:+.1f} to {row['ci_high']:+.1f})")
+    print(f"wrote {found['html']} and {len(found['plots'])} plots")
+
+
 @app.command("strategies")
 def list_strategies(
     strategy_file: StrategyFileOption = None,

@@ -1,0 +1,199 @@
+"""The notebook API: read result files and summarise them, all as pandas objects.
+
+Works on every file the command line writes: ``simulate`` files (a row per deal),
+``compare`` files (a row per game) and ``tournament`` datasets (a folder of pair files).
+
+>>> import sim.analysis as an                                    # doctest: +SKIP
+>>> run = an.load("results/tournament_2p_seed1_10000deals")       # doctest: +SKIP
+>>> an.seat_scores(run.deals, run.players)                        # doctest: +SKIP
+>>> an.first_lead(run.deals, run.players)                         # doctest: +SKIP
+>>> an.compare_summary(run.deals)                                 # doctest: +SKIP
+>>> an.ratings(run.deals)                                         # doctest: +SKIP
+
+Scores are a side's results: win 1, draw 1/2 (sides sharing the top), loss 0.
+Intervals are 95%, normal approximations; games of one deal (the seatings of a
+comparison) are taken together, so the duplicate deals' gain in precision is kept.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from sim.results import read_config
+from sim.stats import Z_95
+
+TOURNAMENT_FILE = "_tournament.json"
+
+
+@dataclass
+class Results:
+    """A result file or dataset: its rows, its configuration, what wrote it."""
+
+    deals: pd.DataFrame
+    config: dict
+    kind: str  # "simulate", "compare" or "tournament"
+
+    @property
+    def players(self) -> int:
+        return int(self.config["players"])
+
+
+def load(path: str | os.PathLike) -> Results:
+    """Reads a ``simulate`` or ``compare`` file, or a ``tournament`` folder (its pair files
+    gain a ``pair`` column: ``i_j``, the indices of A and B among the strategies)."""
+    path = Path(path)
+    if path.is_dir():
+        summary_file = path / TOURNAMENT_FILE
+        if not summary_file.exists():
+            raise ValueError(f"{path} is a folder without {TOURNAMENT_FILE}: not a tournament dataset")
+        frames = []
+        for file in sorted(path.glob("pair_*.parquet")):
+            frame = pd.read_parquet(file)
+            frames.append(frame.assign(pair=file.stem.removeprefix("pair_")))
+        deals = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+        for column in [c for c in deals.columns if c.startswith("strategy_")]:
+            deals[column] = deals[column].astype("category")
+        return Results(deals, json.loads(summary_file.read_text()), "tournament")
+    config = read_config(path)
+    return Results(pd.read_parquet(path), config, "compare" if "compare" in config else "simulate")
+
+
+def side_scores(deals: pd.DataFrame, players: int) -> pd.DataFrame:
+    """Each side's score in each row (columns ``side_0`` ...)."""
+    n_sides = 3 if players == 3 else 2
+    points = deals[[f"side_points_{side}" for side in range(n_sides)]].to_numpy()
+    winner = deals["winner_side"].to_numpy()
+    shares_top = points == points.max(axis=1, keepdims=True)
+    scores = {}
+    for side in range(n_sides):
+        scores[f"side_{side}"] = np.where(winner == side, 1.0, np.where((winner < 0) & shares_top[:, side], 0.5, 0.0))
+    return pd.DataFrame(scores, index=deals.index)
+
+
+def seat_scores(deals: pd.DataFrame, players: int) -> pd.DataFrame:
+    """Score of each strategy from each seat: rows (strategy, seat) with ``games``,
+    ``score``, ``ci_low``, ``ci_high``."""
+    n_sides = 3 if players == 3 else 2
+    scores = side_scores(deals, players)
+    rows = []
+    for seat in range(players):
+        frame = pd.DataFrame({"strategy": deals[f"strategy_{seat}"].astype(str), "score": scores[f"side_{seat % n_sides}"]})
+        for strategy, group in frame.groupby("strategy"):
+            rows.append({"strategy": strategy, "seat": seat, **_mean_interval(group["score"])})
+    return pd.DataFrame(rows).set_index(["strategy", "seat"]).sort_index()
+
+
+def first_lead(deals: pd.DataFrame, players: int) -> pd.Series:
+    """The score of the side that leads the first trick (seat 0), averaged over the
+    seatings of each deal. Against itself a side scores 1/2: above 1/2 is the first
+    lead's advantage. Meaningful where strategies are balanced over the seats: in
+    comparisons and tournaments, or with one strategy everywhere."""
+    scores = side_scores(deals, players)["side_0"]
+    keys = _deal_keys(deals)
+    per_deal = scores.groupby([deals[k] for k in keys]).mean() if keys else scores
+    return pd.Series(_mean_interval(per_deal), name="first_lead")
+
+
+def margins(deals: pd.DataFrame, players: int) -> pd.Series:
+    """Point margin of each row: side 0 less side 1 (with 3 players: seat 0 less the mean
+    of the others); in comparison files, A's side less B's."""
+    if players == 3:
+        margin = deals["side_points_0"] - (deals["side_points_1"] + deals["side_points_2"]) / 2
+        if "a_side" in deals:
+            points = deals[["side_points_0", "side_points_1", "side_points_2"]].to_numpy()
+            a = deals["a_side"].to_numpy()
+            mine = points[np.arange(len(a)), a]
+            margin = pd.Series(mine - (points.sum(axis=1) - mine) / 2, index=deals.index)
+        return margin.rename("margin")
+    margin = deals["side_points_0"] - deals["side_points_1"]
+    if "a_side" in deals:
+        margin = margin.where(deals["a_side"] == 0, -margin)
+    return margin.astype(float).rename("margin")
+
+
+def compare_summary(deals: pd.DataFrame) -> pd.DataFrame:
+    """For comparison files and tournaments: A's score against B, per pair (rows ``a``,
+    ``b``, ``deals``, ``score``, ``ci_low``, ``ci_high``), a deal's seatings taken together.
+    With 3 players A scores against each copy of B apart, as ``briscola compare`` does."""
+    frame = _with_a_scores(deals)
+    rows = []
+    for _, pair in frame.groupby("pair", sort=True) if "pair" in frame else [(None, frame)]:
+        rows.append({"a": pair["a"].iloc[0], "b": pair["b"].iloc[0], **_mean_interval(_unit_scores(pair).mean(axis=1))})
+    return pd.DataFrame(rows).rename(columns={"games": "deals"})
+
+
+def _unit_scores(pair: pd.DataFrame) -> pd.DataFrame:
+    """A's score per duplicate unit (deal, or match with a match format) and seating."""
+    unit = "match" if "match" in pair else "deal"
+    return pair.groupby([unit, "game"])["a_score"].first().unstack("game")
+
+
+def ratings(deals: pd.DataFrame, strategies: list[str] | None = None) -> pd.DataFrame:
+    """Bradley-Terry ratings (Elo scale) from a tournament's rows, fitted as ``briscola
+    tournament`` does: rows ``strategy`` with ``rating``, ``ci_low``, ``ci_high``.
+    ``strategies`` gives their order (the first is the anchor unless ``random`` plays)."""
+    from sim.compare import CompareTally
+    from sim.tournament import PairResult, fit_ratings
+
+    frame = _with_a_scores(deals)
+    names = strategies or list(dict.fromkeys([*frame["a"], *frame["b"]]))
+    pairs = []
+    for _, pair in frame.groupby("pair", sort=True) if "pair" in frame else [(None, frame)]:
+        tally = CompareTally(pair["game"].nunique())
+        steps = np.rint(_unit_scores(pair).sum(axis=1).to_numpy() * 4).astype(np.int64)
+        tally.score_counts += np.bincount(steps, minlength=len(tally.score_counts))
+        pairs.append(PairResult(names.index(pair["a"].iloc[0]), names.index(pair["b"].iloc[0]), tally))
+    fitted = fit_ratings(names, pairs)
+    return pd.DataFrame([{"strategy": r["strategy"], "rating": r["rating"], "ci_low": r["ci95"][0],
+                          "ci_high": r["ci95"][1]} for r in fitted]).set_index("strategy")  # fmt: skip
+
+
+def _with_a_scores(deals: pd.DataFrame) -> pd.DataFrame:
+    """The rows of a comparison with A's score in each and the names of A and B."""
+    if "a_side" not in deals:
+        raise ValueError("not a comparison: these rows have no 'a_side' column")
+    players = _players(deals)
+    a = deals["a_side"].to_numpy()
+    if "match" in deals:  # the match's result (with 3 players, not split per copy of B)
+        winner = deals["match_winner_side"].to_numpy()
+        a_score = np.where(winner == a, 1.0, np.where(winner < 0, 0.5, 0.0))
+    elif players == 3:  # against each copy of B apart; A's tie with itself taken out
+        points = deals[[f"side_points_{s}" for s in range(3)]].to_numpy()
+        mine = points[np.arange(len(a)), a][:, None]
+        a_score = (((mine > points) + 0.5 * (mine == points)).sum(axis=1) - 0.5) / 2
+    else:
+        a_score = side_scores(deals, players).to_numpy()[np.arange(len(a)), a]
+    return deals.assign(a_score=a_score, a=_strategy_of(deals, "a"), b=_strategy_of(deals, "b"))
+
+
+def _players(deals: pd.DataFrame) -> int:
+    return sum(c.startswith("points_") for c in deals.columns)
+
+
+def _strategy_of(deals: pd.DataFrame, who: str) -> pd.Series:
+    """The strategy of A (or B) in each row: A sits in ``a_side``'s seats."""
+    players = _players(deals)
+    a_seat = deals["a_side"].to_numpy()  # seat a_side is always one of A's seats, the next one B's
+    seat = a_seat if who == "a" else (a_seat + 1) % players
+    columns = np.stack([deals[f"strategy_{s}"].astype(str).to_numpy() for s in range(players)], axis=1)
+    return pd.Series(columns[np.arange(len(deals)), seat], index=deals.index)
+
+
+def _deal_keys(deals: pd.DataFrame) -> list[str]:
+    """Columns that identify one deal's games: the deal (and the pair in tournaments)."""
+    if "game" not in deals:
+        return []
+    return ["pair", "deal"] if "pair" in deals else ["deal"]
+
+
+def _mean_interval(values: pd.Series) -> dict:
+    n = len(values)
+    mean = float(values.mean()) if n else float("nan")
+    half = Z_95 * float(values.std(ddof=0)) / np.sqrt(n) if n > 1 else float("nan")  # as the CLI
+    return {"games": n, "score": mean, "ci_low": mean - half, "ci_high": mean + half}
