@@ -1,18 +1,27 @@
 """Briscola simulator: the Python side (configuration, runner, results, CLI).
 
-For notebooks::
+For notebooks (all return pandas objects; see ``sim.analysis`` and examples/)::
 
-    from sim import read_results
-    run = read_results("results/run.parquet")
+    import sim
+    run = sim.load("results/tournament_2p_seed1_10000deals")   # any result file or folder
     run.deals.head(), run.config
+    sim.seat_scores(run.deals, run.players), sim.first_lead(run.deals, run.players)
+    sim.compare_summary(run.deals), sim.ratings(run.deals, run.config["strategies"])
 """
 
 __version__ = "0.1.0"
 
+_RESULTS = ("read_results", "read_config", "RunResults")
+_ANALYSIS = ("load", "Results", "seat_scores", "side_scores", "first_lead", "margins", "compare_summary", "ratings")
+
 
 def __getattr__(name):  # keeps ``import sim`` light: the CLI's --help must start fast
-    if name in ("read_results", "read_config", "RunResults"):
+    if name in _RESULTS:
         from sim import results
 
         return getattr(results, name)
+    if name in _ANALYSIS:
+        from sim import analysis
+
+        return getattr(analysis, name)
     raise AttributeError(f"module 'sim' has no attribute {name!r}")
