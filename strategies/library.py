@@ -38,6 +38,7 @@ PIMC = Strategy(
         Param("samples", int, 16, 1, 4096, "deals of the hidden cards drawn per decision"),
         Param("rollouts", int, 4, 1, 256, "orders of the face-down stock played per sampled deal"),
         Param("points_weight", float, 0.25, 0.0, 10.0, "weight of the point margin beside win/draw/loss"),
+        Param("opponent_random", float, 0.0, 0.0, 1.0, "chance that an opponent plays a card at random in the playouts"),
     ),
 )  # fmt: skip
 

@@ -7,19 +7,23 @@ out: by the greedy heuristic, and by exact search once the stock is empty and fe
 are left (tables of two sides). The card with the best mean result (win 1, draw 1/2,
 plus a little for points) is played. All samples serve every card alike, so cards are
 compared on the same deals. With 2 players the end is searched exactly, as by ``expert``.
+
+The playouts model every player as a good one, unless ``opponent_random`` > 0: then an
+opponent plays each card of a playout at random with that probability, which suits weak
+opponents (a model of a good opponent shies away from lines a random one rarely punishes).
 """
 
 import numpy as np
 from numba import njit
 
 from kernels.enums import HAND_SIZE, MAX_PLAYERS, MAX_TABLE, N_CARDS, TOTAL_POINTS
-from kernels.rng_nb import rng_below_nb
+from kernels.rng_nb import rng_below_nb, rng_uniform_nb
 from kernels.rules_nb import trick_points_nb, winning_position_nb
 from strategies.endgame_nb import new_hands_nb, new_stack_nb, search_nb
 from strategies.expert_nb import expert_nb, follow_key_nb, lead_key_nb, load_key_nb, throw_cost_nb
 from strategies.knowledge_nb import UNSEEN, card_places_nb, hand_sizes_nb
 
-SAMPLES, ROLLOUTS, POINTS_WEIGHT = 0, 1, 2  # parameter slots
+SAMPLES, ROLLOUTS, POINTS_WEIGHT, OPPONENT_RANDOM = 0, 1, 2, 3  # parameter slots
 SEARCH_CARDS = 12  # exact search takes over once the hands hold this many cards or fewer
 
 
@@ -27,9 +31,10 @@ SEARCH_CARDS = 12  # exact search takes over once the hands hold this many cards
 def pimc_nb(view, params, rng):
     if view.n_hand == 1:
         return view.hand[0]
-    if view.players == 2 and view.stock_size <= 2:
-        return expert_nb(view, params, rng)  # exact from the last draw on
     samples, rollouts, points_weight = int(params[SAMPLES]), int(params[ROLLOUTS]), params[POINTS_WEIGHT]
+    opponent_random = params[OPPONENT_RANDOM]
+    if view.players == 2 and view.stock_size <= 2 and opponent_random <= 0.0:
+        return expert_nb(view, params, rng)  # exact from the last draw on
     places = np.empty(N_CARDS, dtype=np.int64)
     card_places_nb(view, places)
     sizes = np.zeros(MAX_PLAYERS, dtype=np.int64)
@@ -44,7 +49,7 @@ def pimc_nb(view, params, rng):
             if rollout > 0:
                 _shuffle_nb(stock, n_stock - 1, rng)  # another order of the face-down stock
             for k in range(view.n_hand):
-                totals[k] += _try_card_nb(view, k, hands, n_hand, stock, n_stock, work, points_weight)
+                totals[k] += _try_card_nb(view, k, hands, n_hand, stock, n_stock, work, points_weight, opponent_random, rng)
     best, best_key = 0, -1e300
     for k in range(view.n_hand):
         key = totals[k] - 1e-9 * throw_cost_nb(view.hand[k], view.trump_suit)  # ties: the cheapest
@@ -106,7 +111,7 @@ def _shuffle_nb(cards, n, rng):
 
 
 @njit(cache=True)
-def _try_card_nb(view, k, hands, n_hand, stock, n_stock, work, points_weight):
+def _try_card_nb(view, k, hands, n_hand, stock, n_stock, work, points_weight, opponent_random, rng):
     """The result for this seat's side of playing its k-th card on one determinized deal."""
     players = view.players
     w_hands, w_n_hand, plays, points, stack = work
@@ -123,19 +128,23 @@ def _try_card_nb(view, k, hands, n_hand, stock, n_stock, work, points_weight):
     w_n_hand[me] -= 1
     plays[view.n_table] = card
     drawn = 0
-    return _play_out_nb(view, w_hands, w_n_hand, plays, view.n_table + 1, stock, drawn, n_stock, points, points_weight, stack)
+    return _play_out_nb(view, w_hands, w_n_hand, plays, view.n_table + 1, stock, drawn, n_stock, points, points_weight, stack, opponent_random, rng)
 
 
 @njit(cache=True)
-def _play_out_nb(view, hands, n_hand, plays, n_table, stock, drawn, n_stock, points, points_weight, stack):
-    """Plays the deal to its end (greedy, then exact search) and scores it for this seat."""
+def _play_out_nb(view, hands, n_hand, plays, n_table, stock, drawn, n_stock, points, points_weight, stack, opponent_random, rng):
+    """Plays the deal to its end (greedy, then exact search) and scores it for this seat.
+    An opponent plays a card at random with probability ``opponent_random``."""
     players, trump, me = view.players, view.trump_suit, view.seat
     two_sides = players != 3
     leader = view.leader
     while True:
         while n_table < players:  # the rest of the trick
             seat = (leader + n_table) % players
-            plays[n_table] = _rollout_take_nb(hands, n_hand, seat, plays, n_table, trump, players, leader)
+            if _plays_at_random_nb(seat, me, players, opponent_random, rng):
+                plays[n_table] = _take_nb(hands, n_hand, seat, rng_below_nb(rng, n_hand[seat]))
+            else:
+                plays[n_table] = _rollout_take_nb(hands, n_hand, seat, plays, n_table, trump, players, leader)
             n_table += 1
         winner = (leader + winning_position_nb(plays, players, trump)) % players
         points[winner] += trick_points_nb(plays, players)
@@ -184,10 +193,30 @@ def _rollout_take_nb(hands, n_hand, seat, table, n_table, trump, players, leader
                 key = follow_key_nb(card, table[position], trump, table_points, partner_wins)
             if key > best_key:
                 best_k, best_key = k, key
-    card = hands[seat, best_k]
-    hands[seat, best_k] = hands[seat, n - 1]
+    return _take_nb(hands, n_hand, seat, best_k)
+
+
+@njit(cache=True, inline="always")
+def _take_nb(hands, n_hand, seat, k):
+    """The k-th card of ``seat``, taken out of its hand (the last card fills the slot)."""
+    card = hands[seat, k]
+    n = n_hand[seat]
+    hands[seat, k] = hands[seat, n - 1]
     n_hand[seat] = n - 1
     return card
+
+
+@njit(cache=True, inline="always")
+def _plays_at_random_nb(seat, me, players, opponent_random, rng):
+    """Whether ``seat``, an opponent of ``me`` (with 3 players any other seat, else the
+    other team), plays this card of the playout at random: it does so with probability
+    ``opponent_random``, since a weak opponent is not the policy's good player. The
+    random stream is not drawn from when ``opponent_random`` is 0, so that results stay
+    as they were without it."""
+    if opponent_random <= 0.0:
+        return False
+    opponent = seat != me if players == 3 else seat % 2 != me % 2
+    return opponent and rng_uniform_nb(rng) < opponent_random
 
 
 @njit(cache=True, inline="always")

@@ -110,14 +110,14 @@ def test_builtin_list_names_every_strategy_with_versions_and_parameters():
     result = run_cli("strategies", "--json", env={"PYTHONPATH": str(REPO)})
     listed = {s["name"]: s for s in json.loads(result.stdout)}
     assert {"random", "greedy", "highest", "lowest", "hoarder", "expert", "pimc"} <= set(listed)
-    assert [p["name"] for p in listed["pimc"]["params"]] == ["samples", "rollouts", "points_weight"]
+    assert [p["name"] for p in listed["pimc"]["params"]] == ["samples", "rollouts", "points_weight", "opponent_random"]
     assert all(s["version"] >= 1 and s["description"] for s in listed.values())
 
 
 @pytest.mark.parametrize(
     "spec, message",
     [
-        ("pimc:depth=3", "strategy pimc: unknown parameter 'depth'; valid parameters: samples, rollouts, points_weight"),
+        ("pimc:depth=3", "strategy pimc: unknown parameter 'depth'; valid parameters: samples, rollouts, points_weight, opponent_random"),
         ("pimc:samples=many", "parameter pimc:samples='many' is not an int; valid: int in [1, 4096]"),
         ("pimc:samples=0", "parameter pimc:samples=0 is out of range; valid: int in [1, 4096]"),
         ("pimc:samples", "strategy pimc: 'samples' is not key=value"),
