@@ -27,8 +27,8 @@ def test_every_builtin_plays_every_table_by_the_rules(name, players):
 
 
 @pytest.mark.parametrize("players", [2, 3, 4, 6])
-def test_pimc_modelling_random_opponents_plays_every_table_by_the_rules(players):
-    spec = "pimc:samples=2:rollouts=1:opponent_random=0.5"  # its playouts and its 2-player end differ
+def test_pimc_modelling_good_opponents_plays_every_table_by_the_rules(players):
+    spec = "pimc:samples=2:rollouts=1:opponent_random=0"  # its playouts and its 2-player end differ
     strategies = tuple(spec if seat % 2 == 0 else "random" for seat in range(players))
     config = RunConfig(players=players, strategies=strategies, deals=40, seed=17, threads=2)
     assert replay_and_compare(config, first_deal=1000, n_deals=40) == 40
