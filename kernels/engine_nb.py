@@ -14,7 +14,6 @@ import numpy as np
 from numba import njit, prange
 
 from kernels.enums import (
-    CARD_POINTS,
     CARD_SUIT,
     DEAL_DTYPE,
     DECISION_OK,
@@ -34,7 +33,6 @@ from kernels.enums import (
 from kernels.duel_nb import is_duel_nb, play_duel_nb
 from kernels.rng_nb import seed_key_nb, start_streams_nb
 from kernels.rules_nb import (
-    beats_nb,
     deal_nb,
     n_sides_nb,
     trick_points_nb,

@@ -156,7 +156,7 @@ def compare(
     test = _parse_sprt(sprt, alpha, beta) if sprt is not None else None
     if summary_only and out is not None:
         raise ConfigError("--summary-only writes no result file; drop --out or --summary-only")
-    from sim.runner import default_compare_path, run_comparison
+    from sim.compare import default_compare_path, run_comparison
 
     use_default_out = not summary_only and out is None
     if use_default_out:
@@ -236,7 +236,7 @@ def tournament(
         raise ConfigError(f"a tournament takes two or more different strategies, not {', '.join(names)}")
     if summary_only and out is not None:
         raise ConfigError("--summary-only writes no files; drop --out or --summary-only")
-    from sim.runner import default_tournament_path, run_tournament
+    from sim.tournament import default_tournament_path, run_tournament
 
     use_default_out = not summary_only and out is None
     if use_default_out:

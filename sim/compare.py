@@ -19,12 +19,27 @@ the spread of deal scores (with 2 seatings, the pentanomial model of chess testi
 from __future__ import annotations
 
 import math
+import time
 from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Callable
 
 import numpy as np
 
 from kernels.enums import MAX_PLAYERS
-from sim.config import RunConfig
+from sim.compiling import warm_up
+from sim.config import RunConfig, n_sides
+from sim.engine import play_batch, seat_specs
+from sim.results import AtomicParquetWriter, match_table, results_schema, results_table
+from sim.runner import (
+    FIRST_BATCH,
+    MAX_BATCH,
+    Pace,
+    deferred_interrupt,
+    next_batch_size,
+    prepare_outputs,
+    run_metadata,
+)
 from sim.stats import Z_95, elo_from_score, normal_cdf, sprt_llr
 
 A, B = "A", "B"
@@ -158,3 +173,131 @@ def summary(tally: CompareTally) -> dict:
         "wins": tally.wins, "draws": tally.draws, "losses": tally.losses,
         "mean_margin": margin, "mean_margin_ci95": [margin - margin_half, margin + margin_half],
     }  # fmt: skip
+
+
+# ------------------------------------------------------------------ running a comparison
+
+
+@dataclass
+class CompareOutcome(Pace):
+    config: RunConfig  # the first seating's
+    a: str
+    b: str
+    tally: CompareTally
+    sprt: Sprt | None
+    seconds: float
+    interrupted: bool
+    out: Path | None
+    warm_up_seconds: float = 0.0
+
+
+SPRT_CHECK_DEALS = 1000  # the SPRT is checked at least this often
+
+
+def default_compare_path(config: RunConfig, a: str, b: str) -> Path:
+    names = f"{a}-vs-{b}".replace(":", "_")
+    return Path("results") / f"compare_{config.players}p_{names}_seed{config.seed}_{config.deals}deals.parquet"
+
+
+def run_comparison(
+    base: RunConfig,
+    a: str,
+    b: str,
+    out: Path | None,
+    sprt=None,
+    overwrite: bool = False,
+    command: str | None = None,
+    on_progress: Callable[[int], None] | None = None,
+    create_out_dir: bool = False,
+) -> CompareOutcome:
+    """Plays ``base.deals`` duplicate deals of A against B (fewer when the SPRT ``sprt``
+    decides first), writing one row per game to ``out`` (None: summary only)."""
+    seating_list = seatings(base.players)
+    configs = [seating_config(base, a, b, seating) for seating in seating_list]
+    for config in configs:
+        seat_specs(config)  # unknown strategies fail before any file is opened
+    prepare_outputs(out, None, overwrite, out_dir_may_be_created=create_out_dir)
+    warm_up_seconds = sum(warm_up(config) for config in configs)
+    if create_out_dir and out is not None:
+        out.parent.mkdir(parents=True, exist_ok=True)
+    tally = CompareTally(len(configs))
+    writer = None
+    started = time.perf_counter()
+    try:
+        with deferred_interrupt() as stop:
+            if out is not None:
+                schema = compare_schema(configs[0])
+                writer = AtomicParquetWriter(out, schema)
+            done, batch_size = 0, FIRST_BATCH
+            while done < base.deals and not stop.is_set():
+                limit = SPRT_CHECK_DEALS if sprt is not None else MAX_BATCH
+                n = min(batch_size, limit, base.deals - done)
+                batch_started = time.perf_counter()
+                _play_duplicates(configs, seating_list, done, n, tally, writer, schema if writer else None)
+                done += n
+                if on_progress is not None:
+                    on_progress(n)
+                if sprt is not None and sprt.decision(tally) != "none":
+                    break
+                batch_size = next_batch_size(n * len(configs), time.perf_counter() - batch_started) // len(configs)
+            seconds = time.perf_counter() - started
+            if writer is not None:
+                metadata = run_metadata(configs[0], command)
+                metadata.update(
+                    compare={"a": a, "b": b, "seatings": ["".join(s) for s in seating_list],
+                             "sprt": None if sprt is None else sprt.to_dict(tally)},
+                    status="partial" if stop.is_set() else "complete",
+                    deals_completed=tally.deals,
+                    seconds=round(seconds, 3),
+                )  # fmt: skip
+                writer.close(metadata)
+                writer.commit()
+    except BaseException:
+        if writer is not None:
+            writer.abort()
+        raise
+    return CompareOutcome(configs[0], a, b, tally, sprt, seconds, stop.is_set(), out, warm_up_seconds)
+
+
+def _play_duplicates(configs, seating_list, first: int, n: int, tally: CompareTally, writer, schema) -> None:
+    """Plays games ``first .. first + n - 1`` from every seating into ``tally`` (and
+    ``writer``, when there is one)."""
+    games = []
+    for game, (config, seating) in enumerate(zip(configs, seating_list)):
+        points, winner, standing, table = _seating_games(config, first, n, writer is not None)
+        games.append(game_scores(points, winner, standing, seating))
+        if writer is not None:
+            writer.write(_with_seating(table, schema, game, seating, config.players))
+    tally.add(*(np.stack([g[k] for g in games], axis=1) for k in range(3)))
+
+
+def compare_schema(config: RunConfig):
+    """A result file's columns, plus the seating (``game``) and the side of A."""
+    import pyarrow as pa
+
+    schema = results_schema(config)
+    return schema.insert(1, pa.field("game", pa.int8())).insert(2, pa.field("a_side", pa.int8()))
+
+
+def _seating_games(config: RunConfig, first: int, n: int, want_table: bool):
+    """Plays games (deals or matches) ``first .. first + n - 1`` of one seating: side
+    points, winner, standing (see ``compare.game_scores``) and, if wanted, their rows."""
+    from sim.matches import play_matches
+
+    if config.match == "deal":
+        results = play_batch(config, first, n).results
+        table = results_table(results, config, results_schema(config)) if want_table else None
+        return (*deal_games(results, n_sides(config.players)), table)
+    matches = play_matches(config, config.match, first, n)
+    table = match_table(matches, config, results_schema(config)) if want_table else None
+    return matches.points, matches.winner, matches.standing, table
+
+
+def _with_seating(table, schema, game: int, seating, players: int):
+    """Adds a compare file's columns: the seating (``game``) and A's side."""
+    import pyarrow as pa
+
+    a_side = seating.index(A) if players == 3 else seating.index(A) % 2
+    n = table.num_rows
+    table = table.add_column(1, schema.field("game"), pa.array(np.full(n, game, dtype=np.int8)))
+    return table.add_column(2, schema.field("a_side"), pa.array(np.full(n, a_side, dtype=np.int8)))

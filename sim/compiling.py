@@ -82,10 +82,14 @@ def _compile_aside(cold: list[Strategy], strategy_files) -> subprocess.Popen | N
 
 def main(argv: list[str]) -> int:
     """Compiles the named strategies into Numba's disk cache."""
-    files = [argv[k + 1] for k, arg in enumerate(argv) if arg == "--strategy-file"]
-    names = [arg for k, arg in enumerate(argv) if arg != "--strategy-file" and (k == 0 or argv[k - 1] != "--strategy-file")]
-    strategies = available_strategies(tuple(files))
-    for name in names:
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="python -m sim.compiling", description=main.__doc__)
+    parser.add_argument("--strategy-file", action="append", default=[])
+    parser.add_argument("names", nargs="+")
+    args = parser.parse_args(argv)
+    strategies = available_strategies(tuple(args.strategy_file))
+    for name in args.names:
         strategies[name].compiled()
     return 0
 

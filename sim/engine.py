@@ -20,7 +20,7 @@ from numba.core.errors import NumbaExperimentalFeatureWarning
 from kernels.engine_nb import replay_nb, simulate_nb
 from kernels.enums import DEAL_DTYPE, ILLEGAL_DTYPE, MAX_PLAYERS, PLAY_DTYPE, RESULT_DTYPE
 from sim.cards import SUITS_ITALIAN, short_name
-from sim.config import ConfigError, RunConfig
+from sim.config import RunConfig
 from strategies.api import MAX_PARAMS, StrategySpec, compile_decision, parse_spec
 from strategies.dispatch_nb import FIRST_PLUGIN_ID, no_decision_nb
 from strategies.registry import available_strategies

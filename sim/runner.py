@@ -7,7 +7,6 @@ Deal ``i`` always gets the same cards and moves, whatever the batch and thread c
 
 from __future__ import annotations
 
-import os
 import signal
 import threading
 import time
@@ -16,7 +15,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-import numpy as np
 
 from sim import __version__
 from sim.config import ConfigError, RunConfig, n_sides, side_of_seat
@@ -38,7 +36,7 @@ MAX_BATCH = 2_000_000
 SECONDS_PER_BATCH = 0.5
 
 
-class _Pace:
+class Pace:
     """Deals done and deals per second, for outcomes with a ``tally`` and ``seconds``."""
 
     @property
@@ -51,7 +49,7 @@ class _Pace:
 
 
 @dataclass
-class RunOutcome(_Pace):
+class RunOutcome(Pace):
     config: RunConfig
     tally: RunTally
     seconds: float
@@ -122,7 +120,7 @@ def run_simulation(
     writers = {}
     started = time.perf_counter()
     try:
-        with _deferred_interrupt() as stop:
+        with deferred_interrupt() as stop:
             _open_writers(writers, config, out, trace)
             _play_all(config, writers, tally, on_progress, stop)
             seconds = time.perf_counter() - started
@@ -153,7 +151,7 @@ def _open_writers(writers: dict, config: RunConfig, out: Path | None, trace: Pat
 
 
 @contextmanager
-def _deferred_interrupt():
+def deferred_interrupt():
     """A first Ctrl-C asks the run to stop after the current batch (files are then closed
     as partial); a second one interrupts at once (temporary files are removed)."""
     stop = threading.Event()
@@ -187,7 +185,7 @@ def _play_all(config: RunConfig, writers: dict, tally: RunTally, on_progress, st
         done += n
         if on_progress is not None:
             on_progress(n)
-        batch_size = _next_batch_size(n, time.perf_counter() - started)
+        batch_size = next_batch_size(n, time.perf_counter() - started)
 
 
 def _play_deals(config, first, n, writers, schema, tally) -> None:
@@ -213,219 +211,6 @@ def _play_matches(config, first, n, writers, schema, tally) -> None:
     tally.deals_played += int(matches.played.sum())
 
 
-def _next_batch_size(last_size: int, last_seconds: float) -> int:
+def next_batch_size(last_size: int, last_seconds: float) -> int:
     rate = last_size / max(last_seconds, 1e-3)
     return int(min(MAX_BATCH, max(FIRST_BATCH, rate * SECONDS_PER_BATCH)))
-
-
-# ------------------------------------------------------------------ comparisons
-
-
-@dataclass
-class CompareOutcome(_Pace):
-    config: RunConfig  # the first seating's
-    a: str
-    b: str
-    tally: object  # sim.compare.CompareTally
-    sprt: object | None  # sim.compare.Sprt
-    seconds: float
-    interrupted: bool
-    out: Path | None
-    warm_up_seconds: float = 0.0
-
-
-SPRT_CHECK_DEALS = 1000  # the SPRT is checked at least this often
-
-
-def default_compare_path(config: RunConfig, a: str, b: str) -> Path:
-    names = f"{a}-vs-{b}".replace(":", "_")
-    return Path("results") / f"compare_{config.players}p_{names}_seed{config.seed}_{config.deals}deals.parquet"
-
-
-def run_comparison(
-    base: RunConfig,
-    a: str,
-    b: str,
-    out: Path | None,
-    sprt=None,
-    overwrite: bool = False,
-    command: str | None = None,
-    on_progress: Callable[[int], None] | None = None,
-    create_out_dir: bool = False,
-) -> CompareOutcome:
-    """Plays ``base.deals`` duplicate deals of A against B (fewer when the SPRT ``sprt``
-    decides first), writing one row per game to ``out`` (None: summary only)."""
-    from sim.compare import CompareTally, game_scores, seating_config, seatings
-
-    seating_list = seatings(base.players)
-    configs = [seating_config(base, a, b, seating) for seating in seating_list]
-    for config in configs:
-        seat_specs(config)  # unknown strategies fail before any file is opened
-    prepare_outputs(out, None, overwrite, out_dir_may_be_created=create_out_dir)
-    warm_up_seconds = sum(warm_up(config) for config in configs)
-    if create_out_dir and out is not None:
-        out.parent.mkdir(parents=True, exist_ok=True)
-    tally = CompareTally(len(configs))
-    writer = None
-    started = time.perf_counter()
-    try:
-        with _deferred_interrupt() as stop:
-            if out is not None:
-                schema = compare_schema(configs[0])
-                writer = AtomicParquetWriter(out, schema)
-            done, batch_size = 0, FIRST_BATCH
-            while done < base.deals and not stop.is_set():
-                limit = SPRT_CHECK_DEALS if sprt is not None else MAX_BATCH
-                n = min(batch_size, limit, base.deals - done)
-                batch_started = time.perf_counter()
-                games = []
-                for game, (config, seating) in enumerate(zip(configs, seating_list)):
-                    points, winner, standing, table = _seating_games(config, done, n, writer is not None)
-                    games.append(game_scores(points, winner, standing, seating))
-                    if writer is not None:
-                        writer.write(_with_seating(table, schema, game, seating, config.players))
-                tally.add(*(np.stack([g[k] for g in games], axis=1) for k in range(3)))
-                done += n
-                if on_progress is not None:
-                    on_progress(n)
-                if sprt is not None and sprt.decision(tally) != "none":
-                    break
-                batch_size = _next_batch_size(n * len(configs), time.perf_counter() - batch_started) // len(configs)
-            seconds = time.perf_counter() - started
-            if writer is not None:
-                metadata = run_metadata(configs[0], command)
-                metadata.update(
-                    compare={"a": a, "b": b, "seatings": ["".join(s) for s in seating_list],
-                             "sprt": None if sprt is None else sprt.to_dict(tally)},
-                    status="partial" if stop.is_set() else "complete",
-                    deals_completed=tally.deals,
-                    seconds=round(seconds, 3),
-                )  # fmt: skip
-                writer.close(metadata)
-                writer.commit()
-    except BaseException:
-        if writer is not None:
-            writer.abort()
-        raise
-    return CompareOutcome(configs[0], a, b, tally, sprt, seconds, stop.is_set(), out, warm_up_seconds)
-
-
-def compare_schema(config: RunConfig):
-    """A result file's columns, plus the seating (``game``) and the side of A."""
-    import pyarrow as pa
-
-    schema = results_schema(config)
-    return schema.insert(1, pa.field("game", pa.int8())).insert(2, pa.field("a_side", pa.int8()))
-
-
-def _seating_games(config: RunConfig, first: int, n: int, want_table: bool):
-    """Plays games (deals or matches) ``first .. first + n - 1`` of one seating: side
-    points, winner, standing (see ``compare.game_scores``) and, if wanted, their rows."""
-    from sim.compare import deal_games
-    from sim.config import n_sides
-    from sim.matches import play_matches
-
-    if config.match == "deal":
-        results = play_batch(config, first, n).results
-        table = results_table(results, config, results_schema(config)) if want_table else None
-        return (*deal_games(results, n_sides(config.players)), table)
-    matches = play_matches(config, config.match, first, n)
-    table = match_table(matches, config, results_schema(config)) if want_table else None
-    return matches.points, matches.winner, matches.standing, table
-
-
-def _with_seating(table, schema, game: int, seating, players: int):
-    """Adds a compare file's columns: the seating (``game``) and A's side."""
-    import pyarrow as pa
-
-    from sim.compare import A
-
-    a_side = seating.index(A) if players == 3 else seating.index(A) % 2
-    n = table.num_rows
-    table = table.add_column(1, schema.field("game"), pa.array(np.full(n, game, dtype=np.int8)))
-    return table.add_column(2, schema.field("a_side"), pa.array(np.full(n, a_side, dtype=np.int8)))
-
-
-# ------------------------------------------------------------------ tournaments
-
-
-@dataclass
-class TournamentOutcome:
-    config: RunConfig
-    names: list[str]
-    pairs: list  # sim.tournament.PairResult, in play order
-    seconds: float
-    interrupted: bool
-    out: Path | None
-
-
-def default_tournament_path(config: RunConfig) -> Path:
-    return Path("results") / f"tournament_{config.players}p_seed{config.seed}_{config.deals}deals"
-
-
-def run_tournament(
-    base: RunConfig,
-    names: list[str],
-    out: Path | None,
-    overwrite: bool = False,
-    command: str | None = None,
-    on_progress: Callable[[int], None] | None = None,
-    create_out_dir: bool = False,
-) -> TournamentOutcome:
-    """Compares every pair of ``names`` on the same duplicate deals; with ``out``, writes a
-    Parquet dataset there: one file per pair and ``_tournament.json``. The folder
-    appears only when complete (or, after Ctrl-C, holding the pairs played so far)."""
-    import json
-    import shutil
-
-    from sim.tournament import PairResult, fit_ratings, score_matrix
-
-    for name in names:
-        seat_specs(replace_strategies(base, name))  # unknown strategies fail before anything runs
-    if out is not None:
-        _check_dataset_path(out, overwrite, create_out_dir)
-    staging = None if out is None else out.with_name(f".{out.name}.{os.getpid()}.tmp")
-    pairs, started, interrupted = [], time.perf_counter(), False
-    try:
-        if staging is not None:
-            staging.mkdir(parents=True)
-        for i, j in [(i, j) for i in range(len(names)) for j in range(i + 1, len(names))]:
-            pair_out = None if staging is None else staging / f"pair_{i}_{j}.parquet"
-            outcome = run_comparison(base, names[i], names[j], pair_out, command=command, on_progress=on_progress)
-            pairs.append(PairResult(i, j, outcome.tally))
-            if outcome.interrupted:
-                interrupted = True
-                break
-        seconds = time.perf_counter() - started
-        if staging is not None:
-            summary = {"players": base.players, "deals": base.deals, "seed": base.seed, "strategies": names,
-                       "status": "partial" if interrupted else "complete", "seconds": round(seconds, 3),
-                       "matrix": score_matrix(len(names), pairs), "ratings": fit_ratings(names, pairs),
-                       "command": command}  # fmt: skip
-            (staging / "_tournament.json").write_text(json.dumps(summary, indent=1))
-            if out.exists():
-                shutil.rmtree(out)
-            os.replace(staging, out)
-    except BaseException:
-        if staging is not None:
-            shutil.rmtree(staging, ignore_errors=True)
-        raise
-    return TournamentOutcome(base, names, pairs, seconds, interrupted, out)
-
-
-def replace_strategies(base: RunConfig, name: str) -> RunConfig:
-    from dataclasses import replace
-
-    return replace(base, strategies=(name,) * base.players)
-
-
-def _check_dataset_path(out: Path, overwrite: bool, create_parent: bool) -> None:
-    if out.exists() and not overwrite:
-        raise ConfigError(f"--out {out} already exists; pass --overwrite to replace it")
-    if out.exists() and not out.is_dir():
-        raise ConfigError(f"--out {out} is a file; a tournament writes a folder (a Parquet dataset)")
-    parent = out.parent
-    if create_parent and not parent.exists():
-        parent.mkdir(parents=True)
-    if not parent.is_dir() or not os.access(parent, os.W_OK | os.X_OK):
-        raise ConfigError(f"--out {out}: directory {parent} does not exist or is not writable")

@@ -11,12 +11,20 @@ than for independent games), and enters through a sandwich estimate of the covar
 
 from __future__ import annotations
 
+import json
 import math
-from dataclasses import dataclass
+import os
+import shutil
+import time
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Callable
 
 import numpy as np
 
-from sim.compare import CompareTally, summary
+from sim.compare import CompareTally, run_comparison, summary
+from sim.config import ConfigError, RunConfig
+from sim.engine import seat_specs
 from sim.stats import Z_95
 
 ELO_SCALE = math.log(10) / 400  # d/dr of the logistic in Elo units
@@ -104,3 +112,81 @@ def _direction(pair: PairResult, n: int) -> np.ndarray:
     direction = np.zeros(n)
     direction[pair.i], direction[pair.j] = 1.0, -1.0
     return direction
+
+
+# ------------------------------------------------------------------ running a tournament
+
+
+@dataclass
+class TournamentOutcome:
+    config: RunConfig
+    names: list[str]
+    pairs: list  # sim.tournament.PairResult, in play order
+    seconds: float
+    interrupted: bool
+    out: Path | None
+
+
+def default_tournament_path(config: RunConfig) -> Path:
+    return Path("results") / f"tournament_{config.players}p_seed{config.seed}_{config.deals}deals"
+
+
+def run_tournament(
+    base: RunConfig,
+    names: list[str],
+    out: Path | None,
+    overwrite: bool = False,
+    command: str | None = None,
+    on_progress: Callable[[int], None] | None = None,
+    create_out_dir: bool = False,
+) -> TournamentOutcome:
+    """Compares every pair of ``names`` on the same duplicate deals; with ``out``, writes a
+    Parquet dataset there: one file per pair and ``_tournament.json``. The folder
+    appears only when complete (or, after Ctrl-C, holding the pairs played so far)."""
+    for name in names:
+        seat_specs(replace_strategies(base, name))  # unknown strategies fail before anything runs
+    if out is not None:
+        _check_dataset_path(out, overwrite, create_out_dir)
+    staging = None if out is None else out.with_name(f".{out.name}.{os.getpid()}.tmp")
+    pairs, started, interrupted = [], time.perf_counter(), False
+    try:
+        if staging is not None:
+            staging.mkdir(parents=True)
+        for i, j in [(i, j) for i in range(len(names)) for j in range(i + 1, len(names))]:
+            pair_out = None if staging is None else staging / f"pair_{i}_{j}.parquet"
+            outcome = run_comparison(base, names[i], names[j], pair_out, command=command, on_progress=on_progress)
+            pairs.append(PairResult(i, j, outcome.tally))
+            if outcome.interrupted:
+                interrupted = True
+                break
+        seconds = time.perf_counter() - started
+        if staging is not None:
+            summary = {"players": base.players, "deals": base.deals, "seed": base.seed, "strategies": names,
+                       "status": "partial" if interrupted else "complete", "seconds": round(seconds, 3),
+                       "matrix": score_matrix(len(names), pairs), "ratings": fit_ratings(names, pairs),
+                       "command": command}  # fmt: skip
+            (staging / "_tournament.json").write_text(json.dumps(summary, indent=1))
+            if out.exists():
+                shutil.rmtree(out)
+            os.replace(staging, out)
+    except BaseException:
+        if staging is not None:
+            shutil.rmtree(staging, ignore_errors=True)
+        raise
+    return TournamentOutcome(base, names, pairs, seconds, interrupted, out)
+
+
+def replace_strategies(base: RunConfig, name: str) -> RunConfig:
+    return replace(base, strategies=(name,) * base.players)
+
+
+def _check_dataset_path(out: Path, overwrite: bool, create_parent: bool) -> None:
+    if out.exists() and not overwrite:
+        raise ConfigError(f"--out {out} already exists; pass --overwrite to replace it")
+    if out.exists() and not out.is_dir():
+        raise ConfigError(f"--out {out} is a file; a tournament writes a folder (a Parquet dataset)")
+    parent = out.parent
+    if create_parent and not parent.exists():
+        parent.mkdir(parents=True)
+    if not parent.is_dir() or not os.access(parent, os.W_OK | os.X_OK):
+        raise ConfigError(f"--out {out}: directory {parent} does not exist or is not writable")

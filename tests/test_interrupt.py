@@ -74,3 +74,22 @@ def test_partial_results_match_a_complete_run_deal_for_deal(tmp_path):
     config = RunConfig(players=2, strategies=("random", "random"), deals=n, seed=1)
     fresh = play_batch(config, 0, n).results
     assert (partial["points_0"].to_numpy()[:n] == fresh["seat_points"][:, 0]).all()
+
+
+def test_ctrl_c_stops_a_comparison_with_a_partial_file(tmp_path):
+    out = tmp_path / "cmp.parquet"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "sim.cli", "compare", "greedy", "random", "--deals", "1000000000", "--seed", "1",
+         "--out", str(out), "--quiet", "--json"],
+        cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(REPO)},
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    wait_for_rows(tmp_path)
+    process.send_signal(signal.SIGINT)
+    stdout, stderr = process.communicate(timeout=30)
+    assert process.returncode == 130 and "Traceback" not in stderr
+    run = read_results(out)
+    assert run.config["status"] == "partial" and run.config["compare"]["a"] == "greedy"
+    per_game = run.deals.groupby("game")["deal"]
+    assert (per_game.count() == run.config["deals_completed"]).all()  # every deal from both seatings
+    assert '"deals": %d' % run.config["deals_completed"] in stdout

@@ -4,7 +4,6 @@ the worked example of the author's guide; parameters on the command line."""
 import json
 import re
 import textwrap
-from pathlib import Path
 
 import pytest
 
