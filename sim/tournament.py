@@ -25,6 +25,7 @@ import numpy as np
 from sim.compare import CompareTally, run_comparison, summary
 from sim.config import ConfigError, RunConfig
 from sim.engine import seat_specs
+from sim.runner import deferred_interrupt
 from sim.stats import Z_95
 
 ELO_SCALE = math.log(10) / 400  # d/dr of the logistic in Elo units
@@ -43,6 +44,13 @@ class PairResult:
     @property
     def score(self) -> float:
         return summary(self.tally)["score"]
+
+    @property
+    def fit_score(self) -> float:
+        """The score the ratings are fitted to: kept half a game away from 0 and 1, so
+        that a pair won every time still gets a finite rating difference."""
+        half_game = 0.5 / self.games
+        return min(max(self.score, half_game), 1.0 - half_game)
 
     @property
     def score_variance(self) -> float:
@@ -92,7 +100,7 @@ def _derivatives(ratings, pairs, n):
     for pair in pairs:
         expected = _expected(ratings, pair)
         direction = _direction(pair, n)
-        gradient += ELO_SCALE * pair.games * (pair.score - expected) * direction
+        gradient += ELO_SCALE * pair.games * (pair.fit_score - expected) * direction
         information += ELO_SCALE**2 * pair.games * expected * (1 - expected) * np.outer(direction, direction)
     return gradient, information
 
@@ -152,13 +160,7 @@ def run_tournament(
     try:
         if staging is not None:
             staging.mkdir(parents=True)
-        for i, j in [(i, j) for i in range(len(names)) for j in range(i + 1, len(names))]:
-            pair_out = None if staging is None else staging / f"pair_{i}_{j}.parquet"
-            outcome = run_comparison(base, names[i], names[j], pair_out, command=command, on_progress=on_progress)
-            pairs.append(PairResult(i, j, outcome.tally))
-            if outcome.interrupted:
-                interrupted = True
-                break
+        interrupted = _play_pairs(base, names, staging, pairs, command, on_progress)
         seconds = time.perf_counter() - started
         if staging is not None:
             summary = {"players": base.players, "deals": base.deals, "seed": base.seed, "strategies": names,
@@ -174,6 +176,21 @@ def run_tournament(
             shutil.rmtree(staging, ignore_errors=True)
         raise
     return TournamentOutcome(base, names, pairs, seconds, interrupted, out)
+
+
+def _play_pairs(base, names, staging, pairs: list, command, on_progress) -> bool:
+    """Plays every pair into ``pairs`` (and pair files in ``staging``); True if Ctrl-C
+    stopped the tournament, during a pair (which then ends its batch) or between two."""
+    with deferred_interrupt() as stop:
+        for i, j in [(i, j) for i in range(len(names)) for j in range(i + 1, len(names))]:
+            if stop.is_set():
+                return True
+            pair_out = None if staging is None else staging / f"pair_{i}_{j}.parquet"
+            outcome = run_comparison(base, names[i], names[j], pair_out, command=command, on_progress=on_progress)
+            pairs.append(PairResult(i, j, outcome.tally))
+            if outcome.interrupted:
+                return True
+    return False
 
 
 def replace_strategies(base: RunConfig, name: str) -> RunConfig:

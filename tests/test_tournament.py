@@ -57,3 +57,13 @@ def test_bad_strategy_lists_are_refused(tmp_path, capsys, names, message):
     out = tmp_path / "t"
     code, _, stderr = tournament_cli(capsys, *names, "--deals", "10", "--seed", "1", "--out", str(out))
     assert code == 2 and message in stderr and not out.exists()
+
+
+def test_a_pair_won_every_time_still_gets_a_finite_rating():
+    from sim.compare import CompareTally
+
+    tally = CompareTally(2)
+    tally.score_counts[-1] = 500  # A won both games of all 500 deals
+    ratings = fit_ratings(["strong", "random"], [PairResult(0, 1, tally)])
+    assert 500 < ratings[0]["rating"] < 2000  # half a game lost: score 0.9995
+    assert ratings[0]["rating"] == pytest.approx(elo_from_score(1 - 0.5 / 1000), abs=1e-3)
