@@ -126,12 +126,11 @@ def print_compare(outcome) -> None:
     from rich.table import Table
 
     row = compare_dict(outcome)
-    title = (f"{row['a']} (A) against {row['b']} (B), {row['players']} players: {row['deals']:,} duplicate deals, "
-             f"{row['games']:,} games, seed {outcome.config.seed}")  # fmt: skip
-    if outcome.interrupted:
-        title += " (interrupted)"
-    table = Table(title=title, title_justify="left", caption_justify="left",
-                  caption=f"{outcome.deals_per_second:,.0f} deals/s in {outcome.seconds:.2f} s")
+    unit = "deals" if outcome.config.match == "deal" else f"{outcome.config.match} matches"
+    title = f"{row['a']} (A) against {row['b']} (B)" + (" (interrupted)" if outcome.interrupted else "")
+    caption = (f"{row['players']} players, {row['deals']:,} duplicate {unit}, {row['games']:,} games, "
+               f"seed {outcome.config.seed}; {outcome.deals_per_second:,.0f} {unit}/s in {outcome.seconds:.2f} s")  # fmt: skip
+    table = Table(title=title, title_justify="left", caption_justify="left", caption=caption)
     table.add_column("figure (for A)", no_wrap=True)
     table.add_column("value", justify="right", no_wrap=True)
     table.add_column("95% interval", justify="right", no_wrap=True)
