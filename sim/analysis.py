@@ -59,9 +59,13 @@ def load(path: str | os.PathLike) -> Results:
         deals = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
         for column in [c for c in deals.columns if c.startswith("strategy_")]:
             deals[column] = deals[column].astype("category")
-        return Results(deals, json.loads(summary_file.read_text()), "tournament")
+        config = json.loads(summary_file.read_text())
+        deals.attrs["match"] = config.get("match", "deal")
+        return Results(deals, config, "tournament")
     config = read_config(path)
-    return Results(pd.read_parquet(path), config, "compare" if "compare" in config else "simulate")
+    deals = pd.read_parquet(path)
+    deals.attrs["match"] = config.get("match", "deal")  # how a match file's standing is counted
+    return Results(deals, config, "compare" if "compare" in config else "simulate")
 
 
 def side_scores(deals: pd.DataFrame, players: int) -> pd.DataFrame:
@@ -103,18 +107,10 @@ def first_lead(deals: pd.DataFrame, players: int) -> pd.Series:
 def margins(deals: pd.DataFrame, players: int) -> pd.Series:
     """Point margin of each row: side 0 less side 1 (with 3 players: seat 0 less the mean
     of the others); in comparison files, A's side less B's."""
-    if players == 3:
-        margin = deals["side_points_0"] - (deals["side_points_1"] + deals["side_points_2"]) / 2
-        if "a_side" in deals:
-            points = deals[["side_points_0", "side_points_1", "side_points_2"]].to_numpy()
-            a = deals["a_side"].to_numpy()
-            mine = points[np.arange(len(a)), a]
-            margin = pd.Series(mine - (points.sum(axis=1) - mine) / 2, index=deals.index)
-        return margin.rename("margin")
-    margin = deals["side_points_0"] - deals["side_points_1"]
-    if "a_side" in deals:
-        margin = margin.where(deals["a_side"] == 0, -margin)
-    return margin.astype(float).rename("margin")
+    points = deals[[f"side_points_{side}" for side in range(3 if players == 3 else 2)]].to_numpy().astype(float)
+    mine = points[np.arange(len(deals)), _a_in_row(deals)] if "a_side" in deals else points[:, 0]
+    others = (points.sum(axis=1) - mine) / (points.shape[1] - 1)
+    return pd.Series(mine - others, index=deals.index, name="margin")
 
 
 def compare_summary(deals: pd.DataFrame) -> pd.DataFrame:
@@ -155,21 +151,55 @@ def ratings(deals: pd.DataFrame, strategies: list[str] | None = None) -> pd.Data
 
 
 def _with_a_scores(deals: pd.DataFrame) -> pd.DataFrame:
-    """The rows of a comparison with A's score in each and the names of A and B."""
+    """The rows of a comparison with A's score in each and the names of A and B. With a
+    match format every row of a match carries the match's score."""
     if "a_side" not in deals:
         raise ValueError("not a comparison: these rows have no 'a_side' column")
     players = _players(deals)
-    a = deals["a_side"].to_numpy()
-    if "match" in deals:  # the match's result (with 3 players, not split per copy of B)
-        winner = deals["match_winner_side"].to_numpy()
-        a_score = np.where(winner == a, 1.0, np.where(winner < 0, 0.5, 0.0))
-    elif players == 3:  # against each copy of B apart; A's tie with itself taken out
-        points = deals[[f"side_points_{s}" for s in range(3)]].to_numpy()
-        mine = points[np.arange(len(a)), a][:, None]
-        a_score = (((mine > points) + 0.5 * (mine == points)).sum(axis=1) - 0.5) / 2
+    if "match" in deals:
+        a_score = _match_scores(deals, players)
+    elif players == 3:
+        a_score = _against_each_copy(deals[[f"side_points_{s}" for s in range(3)]].to_numpy(), deals["a_side"].to_numpy())
     else:
-        a_score = side_scores(deals, players).to_numpy()[np.arange(len(a)), a]
+        a_score = side_scores(deals, players).to_numpy()[np.arange(len(deals)), deals["a_side"].to_numpy()]
     return deals.assign(a_score=a_score, a=_strategy_of(deals, "a"), b=_strategy_of(deals, "b"))
+
+
+def _against_each_copy(standing: np.ndarray, a: np.ndarray) -> np.ndarray:
+    """With 3 players: A's score against each copy of B apart (more wins), averaged."""
+    mine = standing[np.arange(len(a)), a][:, None]
+    return (((mine > standing) + 0.5 * (mine == standing)).sum(axis=1) - 0.5) / 2  # A's tie with itself out
+
+
+def _match_scores(deals: pd.DataFrame, players: int) -> np.ndarray:
+    """A's score in its match, on every row. Two sides: from the match's winner. Three
+    players: against each copy of B by the match standing (deals won, or points over
+    both deals in ``two-deals-120``), counted per player from the rows of the match."""
+    a = deals["a_side"].to_numpy()
+    if players != 3:
+        winner = deals["match_winner_side"].to_numpy()
+        return np.where(winner == a, 1.0, np.where(winner < 0, 0.5, 0.0))
+    step = deals["match_deal"].to_numpy()
+    player_of_seat = (np.arange(3)[None, :] + step[:, None]) % 3  # seat s holds player (s + k) % 3
+    if deals.attrs.get("match") == "two-deals-120":
+        gained = deals[[f"side_points_{s}" for s in range(3)]].to_numpy()
+    else:
+        winner = deals["winner_side"].to_numpy()
+        gained = (np.arange(3)[None, :] == winner[:, None]).astype(float)  # the seat that won the deal
+    per_player = np.zeros((len(deals), 3))
+    np.put_along_axis(per_player, player_of_seat, gained, axis=1)
+    keys = [k for k in ("pair", "game", "match") if k in deals]
+    standing = pd.DataFrame(per_player, index=deals.index).groupby([deals[k] for k in keys]).transform("sum")
+    return _against_each_copy(standing.to_numpy(), a)
+
+
+def _a_in_row(deals: pd.DataFrame) -> np.ndarray:
+    """A's seat (3 players) or side in each row: ``a_side`` names it in the first deal of
+    a match; the k-th deal's seats are rotated by k."""
+    a = deals["a_side"].to_numpy()
+    if "match_deal" not in deals:
+        return a
+    return (a - deals["match_deal"].to_numpy()) % (3 if _players(deals) == 3 else 2)
 
 
 def _players(deals: pd.DataFrame) -> int:
@@ -179,7 +209,7 @@ def _players(deals: pd.DataFrame) -> int:
 def _strategy_of(deals: pd.DataFrame, who: str) -> pd.Series:
     """The strategy of A (or B) in each row: A sits in ``a_side``'s seats."""
     players = _players(deals)
-    a_seat = deals["a_side"].to_numpy()  # seat a_side is always one of A's seats, the next one B's
+    a_seat = _a_in_row(deals)  # seat a_side (this row's) is always one of A's seats, the next one B's
     seat = a_seat if who == "a" else (a_seat + 1) % players
     columns = np.stack([deals[f"strategy_{s}"].astype(str).to_numpy() for s in range(players)], axis=1)
     return pd.Series(columns[np.arange(len(deals)), seat], index=deals.index)

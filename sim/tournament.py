@@ -163,7 +163,7 @@ def run_tournament(
         interrupted = _play_pairs(base, names, staging, pairs, command, on_progress)
         seconds = time.perf_counter() - started
         if staging is not None:
-            summary = {"players": base.players, "deals": base.deals, "seed": base.seed, "strategies": names,
+            summary = {"players": base.players, "deals": base.deals, "seed": base.seed, "match": base.match, "strategies": names,
                        "status": "partial" if interrupted else "complete", "seconds": round(seconds, 3),
                        "matrix": score_matrix(len(names), pairs), "ratings": fit_ratings(names, pairs),
                        "command": command}  # fmt: skip

@@ -96,3 +96,23 @@ def test_compare_plays_whole_matches_from_both_seatings(capsys, tmp_path):
     per_match = frame.groupby(["game", "match"])["match_winner_side"].first()
     a_side = frame.groupby(["game", "match"])["a_side"].first()
     assert int((per_match == a_side).sum()) == row["wins"]
+
+
+@pytest.mark.parametrize("players, match", [(3, "best-of-3"), (3, "two-deals-120"), (2, "best-of-5")])
+def test_the_notebook_api_reads_match_files_as_the_command_line(capsys, tmp_path, players, match):
+    import sim
+
+    out = tmp_path / "tour"
+    code, stdout, _ = command(capsys, "tournament", "greedy", "random", "lowest", "--players", str(players),
+                              "--deals", "1500", "--seed", "3", "--match", match, "--out", str(out), "--json", "--quiet")  # fmt: skip
+    printed = json.loads(stdout)
+    run = sim.load(out)
+    for row in sim.compare_summary(run.deals).itertuples():
+        i, j = printed["strategies"].index(row.a), printed["strategies"].index(row.b)
+        assert row.score == pytest.approx(printed["matrix"][i][j])
+    ratings = sim.ratings(run.deals, run.config["strategies"])
+    for row in printed["ratings"]:
+        assert ratings.loc[row["strategy"], "rating"] == pytest.approx(row["rating"], abs=1e-6)
+    greedy_vs_random = run.deals[run.deals["pair"] == "0_1"]
+    margins = sim.margins(greedy_vs_random, players).groupby(greedy_vs_random["match_deal"]).mean()
+    assert (margins > 10).all()  # A's margin, whoever deals: the rotation is followed
