@@ -146,8 +146,9 @@ def ratings(deals: pd.DataFrame, strategies: list[str] | None = None) -> pd.Data
         tally.score_counts += np.bincount(steps, minlength=len(tally.score_counts))
         pairs.append(PairResult(names.index(pair["a"].iloc[0]), names.index(pair["b"].iloc[0]), tally))
     fitted = fit_ratings(names, pairs)
-    return pd.DataFrame([{"strategy": r["strategy"], "rating": r["rating"], "ci_low": r["ci95"][0],
-                          "ci_high": r["ci95"][1]} for r in fitted]).set_index("strategy")  # fmt: skip
+    rows = [{"strategy": r["strategy"], "rating": r["rating"], "ci_low": (r["ci95"] or [None])[0],
+             "ci_high": (r["ci95"] or [None, None])[1]} for r in fitted]  # fmt: skip
+    return pd.DataFrame(rows).set_index("strategy").astype(float)  # None (not linked to the anchor): NaN
 
 
 def _with_a_scores(deals: pd.DataFrame) -> pd.DataFrame:

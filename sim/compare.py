@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import math
 import time
+from contextlib import nullcontext
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable
@@ -209,9 +210,11 @@ def run_comparison(
     command: str | None = None,
     on_progress: Callable[[int], None] | None = None,
     create_out_dir: bool = False,
+    stop=None,
 ) -> CompareOutcome:
     """Plays ``base.deals`` duplicate deals of A against B (fewer when the SPRT ``sprt``
-    decides first), writing one row per game to ``out`` (None: summary only)."""
+    decides first), writing one row per game to ``out`` (None: summary only). ``stop``:
+    the event of a caller's Ctrl-C handler (a tournament's), else this run installs one."""
     seating_list = seatings(base.players)
     configs = [seating_config(base, a, b, seating) for seating in seating_list]
     for config in configs:
@@ -224,7 +227,7 @@ def run_comparison(
     writer = None
     started = time.perf_counter()
     try:
-        with deferred_interrupt() as stop:
+        with nullcontext(stop) if stop is not None else deferred_interrupt() as stop:
             if out is not None:
                 schema = compare_schema(configs[0])
                 writer = AtomicParquetWriter(out, schema)
@@ -239,7 +242,7 @@ def run_comparison(
                     on_progress(n)
                 if sprt is not None and sprt.decision(tally) != "none":
                     break
-                batch_size = next_batch_size(n * len(configs), time.perf_counter() - batch_started) // len(configs)
+                batch_size = max(1, next_batch_size(n * len(configs), time.perf_counter() - batch_started) // len(configs))
             seconds = time.perf_counter() - started
             if writer is not None:
                 metadata = run_metadata(configs[0], command)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 from sim.stats import wilson_interval
 
 MIN_WIDTH = 100
@@ -194,8 +196,11 @@ def print_tournament(outcome) -> None:
                     caption=f"played in {outcome.seconds:.1f} s", caption_justify="left")
     for column in ("rank", "strategy", "rating", "95% interval"):
         ratings.add_column(column, justify="left" if column == "strategy" else "right", no_wrap=True)
-    ordered = sorted(row["ratings"], key=lambda r: -r["rating"])
+    ordered = sorted(row["ratings"], key=lambda r: -r["rating"] if r["rating"] is not None else math.inf)
     for rank, rating in enumerate(ordered, start=1):
+        if rating["rating"] is None:
+            ratings.add_row("-", rating["strategy"], "-", "not played yet")
+            continue
         lo, hi = rating["ci95"]
         ratings.add_row(str(rank), rating["strategy"], f"{rating['rating']:+.1f}", f"{lo:+.1f} to {hi:+.1f}")
     console.print(ratings)

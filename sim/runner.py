@@ -31,7 +31,8 @@ from sim.results import (
 from sim.stats import RunTally
 from sim.trace import trace_schema, trace_table
 
-FIRST_BATCH = 10_000
+FIRST_BATCH = 64  # small: a slow strategy (pimc plays ~10-70 deals/s) must not stall Ctrl-C
+MIN_BATCH = 8
 MAX_BATCH = 2_000_000
 SECONDS_PER_BATCH = 0.5
 
@@ -213,4 +214,4 @@ def _play_matches(config, first, n, writers, schema, tally) -> None:
 
 def next_batch_size(last_size: int, last_seconds: float) -> int:
     rate = last_size / max(last_seconds, 1e-3)
-    return int(min(MAX_BATCH, max(FIRST_BATCH, rate * SECONDS_PER_BATCH)))
+    return int(min(MAX_BATCH, max(MIN_BATCH, rate * SECONDS_PER_BATCH)))

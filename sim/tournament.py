@@ -54,11 +54,15 @@ class PairResult:
 
     @property
     def score_variance(self) -> float:
-        """Variance of the pair's mean score, from the spread of its deal scores."""
+        """Variance of the pair's mean score, from the spread of its deal scores; for a
+        pair won (or lost) every time, that of a coin with the fitted score instead of 0."""
         tally = self.tally
         p = tally.score_counts / tally.deals
         mean = float((p * tally.score_values).sum())
-        return float((p * (tally.score_values - mean) ** 2).sum()) / tally.deals
+        measured = float((p * (tally.score_values - mean) ** 2).sum()) / tally.deals
+        if self.fit_score != self.score:
+            return max(measured, self.fit_score * (1 - self.fit_score) / self.games)
+        return measured
 
 
 def score_matrix(n: int, pairs: list[PairResult]) -> list[list[float | None]]:
@@ -71,23 +75,42 @@ def score_matrix(n: int, pairs: list[PairResult]) -> list[list[float | None]]:
 
 
 def fit_ratings(names: list[str], pairs: list[PairResult]) -> list[dict]:
-    """Bradley-Terry ratings with 95% intervals, anchored (see the module's docstring)."""
+    """Bradley-Terry ratings with 95% intervals, anchored (see the module's docstring).
+    A strategy with no games linking it to the anchor (a tournament stopped early) has
+    no rating: None."""
     n = len(names)
     anchor = names.index("random") if "random" in names else 0
-    free = [k for k in range(n) if k != anchor]
+    linked = _linked_to(anchor, pairs)
+    free = [k for k in range(n) if k != anchor and k in linked]
+    pairs = [pair for pair in pairs if pair.i in linked and pair.games > 0]
     ratings = np.zeros(n)
-    for _ in range(100):  # Newton's method on the free ratings
+    for _ in range(100 if free else 0):  # Newton's method on the free ratings
         gradient, hessian = _derivatives(ratings, pairs, n)
         step = np.linalg.solve(hessian[np.ix_(free, free)] + 1e-12 * np.eye(len(free)), gradient[free])
         ratings[free] += step
         if np.abs(step).max() < 1e-9:
             break
-    covariance = _sandwich(ratings, pairs, n, free)
+    covariance = _sandwich(ratings, pairs, n, free) if free else np.zeros((0, 0))
     rows = []
     for k, name in enumerate(names):
+        if k not in linked:
+            rows.append({"strategy": name, "rating": None, "ci95": None})
+            continue
         half = 0.0 if k == anchor else Z_95 * math.sqrt(max(0.0, covariance[free.index(k), free.index(k)]))
         rows.append({"strategy": name, "rating": float(ratings[k]), "ci95": [float(ratings[k] - half), float(ratings[k] + half)]})
     return rows
+
+
+def _linked_to(anchor: int, pairs: list[PairResult]) -> set[int]:
+    """The strategies joined to ``anchor`` by pairs that played."""
+    linked, grew = {anchor}, True
+    while grew:
+        grew = False
+        for pair in pairs:
+            if pair.games > 0 and (pair.i in linked) != (pair.j in linked):
+                linked |= {pair.i, pair.j}
+                grew = True
+    return linked
 
 
 def _expected(ratings: np.ndarray, pair: PairResult) -> float:
@@ -186,7 +209,11 @@ def _play_pairs(base, names, staging, pairs: list, command, on_progress) -> bool
             if stop.is_set():
                 return True
             pair_out = None if staging is None else staging / f"pair_{i}_{j}.parquet"
-            outcome = run_comparison(base, names[i], names[j], pair_out, command=command, on_progress=on_progress)
+            outcome = run_comparison(base, names[i], names[j], pair_out, command=command, on_progress=on_progress, stop=stop)
+            if outcome.deals_done == 0:  # stopped while it compiled: nothing to keep
+                if pair_out is not None:
+                    pair_out.unlink(missing_ok=True)
+                return True
             pairs.append(PairResult(i, j, outcome.tally))
             if outcome.interrupted:
                 return True

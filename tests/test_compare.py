@@ -139,12 +139,13 @@ def test_sprt_stops_early_with_the_right_verdict(capsys):
     code, stdout, _ = compare_cli(capsys, "greedy", "random", "--deals", "100000", "--seed", "2",
                                   "--sprt", "0,10", "--summary-only", "--json", "--quiet")  # fmt: skip
     row = json.loads(stdout)
-    assert code == 0 and row["sprt"]["result"] == "H1" and row["deals"] <= 1000
+    assert code == 0 and row["sprt"]["result"] == "H1" and row["deals"] <= 2000  # checked every <= 1,000 deals
     assert row["sprt"]["llr"] >= row["sprt"]["bounds"][1]
     code, stdout, _ = compare_cli(capsys, "random", "random", "--deals", "200000", "--seed", "2",
                                   "--sprt", "20,40", "--summary-only", "--json", "--quiet")  # fmt: skip
     row = json.loads(stdout)
-    assert row["sprt"]["result"] == "H0" and row["deals"] < 200000 and row["deals"] % 1000 == 0
+    assert row["sprt"]["result"] == "H0" and row["deals"] < 200000
+    assert row["sprt"]["llr"] <= row["sprt"]["bounds"][0]
 
 
 @pytest.mark.parametrize(

@@ -67,3 +67,19 @@ def test_a_pair_won_every_time_still_gets_a_finite_rating():
     ratings = fit_ratings(["strong", "random"], [PairResult(0, 1, tally)])
     assert 500 < ratings[0]["rating"] < 2000  # half a game lost: score 0.9995
     assert ratings[0]["rating"] == pytest.approx(elo_from_score(1 - 0.5 / 1000), abs=1e-3)
+
+
+def test_strategies_not_linked_to_the_anchor_have_no_rating():
+    tally = compare_tally("greedy", "highest", 2, 500, seed=2)
+    ratings = fit_ratings(["random", "greedy", "highest"], [PairResult(1, 2, tally)])  # random has not played
+    assert ratings[0]["rating"] == 0
+    assert ratings[1]["rating"] is None and ratings[2]["ci95"] is None
+
+
+def test_a_pair_won_every_time_has_a_real_interval():
+    from sim.compare import CompareTally
+
+    tally = CompareTally(2)
+    tally.score_counts[-1] = 500
+    lo, hi = fit_ratings(["strong", "random"], [PairResult(0, 1, tally)])[0]["ci95"]
+    assert hi - lo > 50
