@@ -39,6 +39,7 @@ from sim.runner import (
     deferred_interrupt,
     next_batch_size,
     prepare_outputs,
+    run_count,
     run_metadata,
 )
 from sim.stats import Z_95, elo_from_score, normal_cdf, sprt_llr
@@ -197,7 +198,7 @@ SPRT_CHECK_DEALS = 1000  # the SPRT is checked at least this often
 
 def default_compare_path(config: RunConfig, a: str, b: str) -> Path:
     names = f"{a}-vs-{b}".replace(":", "_")
-    return Path("results") / f"compare_{config.players}p_{names}_seed{config.seed}_{config.deals}deals.parquet"
+    return Path("results") / f"compare_{config.players}p_{names}_seed{config.seed}_{run_count(config)}.parquet"
 
 
 def run_comparison(

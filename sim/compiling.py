@@ -29,12 +29,12 @@ def warm_up(config: RunConfig) -> float:
     helper = _compile_aside(_cold_strategies(config), config.strategy_files)
     try:
         play_batch(_engine_only(config), 0, 1)
-    except BaseException:
+        if helper is not None:
+            helper.wait()  # however it ended, the next line compiles what is still missing
+    except BaseException:  # Ctrl-C included: no compiler left running behind
         if helper is not None:
             helper.kill()
         raise
-    if helper is not None:
-        helper.wait()  # however it ended, the next line compiles what is still missing
     play_batch(config, 0, 1)
     return time.perf_counter() - started
 

@@ -62,8 +62,12 @@ class RunOutcome(Pace):
 
 def default_out_path(config: RunConfig) -> Path:
     names = "-".join(config.strategies).replace(":", "_")
-    count = f"{config.deals}deals" if config.match == "deal" else f"{config.deals}matches_{config.match}"
-    return Path("results") / f"{config.players}p_{names}_seed{config.seed}_{count}.parquet"
+    return Path("results") / f"{config.players}p_{names}_seed{config.seed}_{run_count(config)}.parquet"
+
+
+def run_count(config: RunConfig) -> str:
+    """``10000deals``, or ``10000matches_best-of-3`` with a match format (for file names)."""
+    return f"{config.deals}deals" if config.match == "deal" else f"{config.deals}matches_{config.match}"
 
 
 def run_metadata(config: RunConfig, command: str | None) -> dict:

@@ -25,7 +25,7 @@ import numpy as np
 from sim.compare import CompareTally, run_comparison, summary
 from sim.config import ConfigError, RunConfig
 from sim.engine import seat_specs
-from sim.runner import deferred_interrupt
+from sim.runner import deferred_interrupt, run_count
 from sim.stats import Z_95
 
 ELO_SCALE = math.log(10) / 400  # d/dr of the logistic in Elo units
@@ -159,7 +159,7 @@ class TournamentOutcome:
 
 
 def default_tournament_path(config: RunConfig) -> Path:
-    return Path("results") / f"tournament_{config.players}p_seed{config.seed}_{config.deals}deals"
+    return Path("results") / f"tournament_{config.players}p_seed{config.seed}_{run_count(config)}"
 
 
 def run_tournament(
