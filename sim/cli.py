@@ -98,30 +98,16 @@ def simulate(
         strategy_files=files,
         match=match,
     )
-    if summary_only and out is not None:
-        from sim.config import ConfigError
-
-        raise ConfigError("--summary-only writes no result file; drop --out or --summary-only")
     from sim.runner import default_out_path, run_simulation
 
-    use_default_out = not summary_only and out is None
-    if use_default_out:
-        out = default_out_path(config)
-    command = shlex.join(["briscola", *ctx.obj["argv"]])
+    out, use_default_out = _output(out, summary_only, lambda: default_out_path(config))
     with _progress(config.deals, enabled=not quiet and sys.stderr.isatty()) as advance:
         outcome = run_simulation(
-            config, out, trace, overwrite, command, on_progress=advance, create_out_dir=use_default_out
+            config, out, trace, overwrite, _command(ctx), on_progress=advance, create_out_dir=use_default_out
         )
     from sim.report import print_summary, summary_dict
 
-    if json_output:
-        print(json.dumps(summary_dict(outcome)))
-    else:
-        print_summary(outcome)
-    if not quiet:
-        _print_notes(outcome)
-    if outcome.interrupted:
-        raise typer.Exit(EXIT_INTERRUPTED)
+    _show(outcome, json_output, summary_dict, print_summary, quiet)
 
 
 @app.command()
@@ -150,30 +136,16 @@ def compare(
     strategy_file: StrategyFileOption = None,
 ) -> None:
     """Is A better than B? Duplicate deals from every seating, score and Elo with intervals, optional SPRT."""
-    from sim.config import ConfigError
-
     a, b, base = _pairing_config([a, b], players, deals, seed, rule, threads, strategy_file, match)
     test = _parse_sprt(sprt, alpha, beta) if sprt is not None else None
-    if summary_only and out is not None:
-        raise ConfigError("--summary-only writes no result file; drop --out or --summary-only")
     from sim.compare import default_compare_path, run_comparison
 
-    use_default_out = not summary_only and out is None
-    if use_default_out:
-        out = default_compare_path(base, a, b)
-    command = shlex.join(["briscola", *ctx.obj["argv"]])
+    out, use_default_out = _output(out, summary_only, lambda: default_compare_path(base, a, b))
     with _progress(base.deals, enabled=not quiet and sys.stderr.isatty()) as advance:
-        outcome = run_comparison(base, a, b, out, test, overwrite, command, advance, create_out_dir=use_default_out)
+        outcome = run_comparison(base, a, b, out, test, overwrite, _command(ctx), advance, create_out_dir=use_default_out)
     from sim.report import compare_dict, print_compare
 
-    if json_output:
-        print(json.dumps(compare_dict(outcome)))
-    else:
-        print_compare(outcome)
-    if not quiet:
-        _print_notes(outcome)
-    if outcome.interrupted:
-        raise typer.Exit(EXIT_INTERRUPTED)
+    _show(outcome, json_output, compare_dict, print_compare, quiet)
 
 
 def _pairing_config(strategies, players, deals, seed, rule, threads, strategy_file, match):
@@ -234,28 +206,15 @@ def tournament(
     *names, base = _pairing_config(strategies, players, deals, seed, rule, threads, strategy_file, match)
     if len(names) < 2 or len(set(names)) != len(names):
         raise ConfigError(f"a tournament takes two or more different strategies, not {', '.join(names)}")
-    if summary_only and out is not None:
-        raise ConfigError("--summary-only writes no files; drop --out or --summary-only")
     from sim.tournament import default_tournament_path, run_tournament
 
-    use_default_out = not summary_only and out is None
-    if use_default_out:
-        out = default_tournament_path(base)
-    command = shlex.join(["briscola", *ctx.obj["argv"]])
+    out, use_default_out = _output(out, summary_only, lambda: default_tournament_path(base))
     n_pairs = len(names) * (len(names) - 1) // 2
     with _progress(n_pairs * deals, enabled=not quiet and sys.stderr.isatty()) as advance:
-        outcome = run_tournament(base, names, out, overwrite, command, advance, create_out_dir=use_default_out)
+        outcome = run_tournament(base, names, out, overwrite, _command(ctx), advance, create_out_dir=use_default_out)
     from sim.report import print_tournament, tournament_dict
 
-    if json_output:
-        print(json.dumps(tournament_dict(outcome)))
-    else:
-        print_tournament(outcome)
-    if not quiet and outcome.out is not None:
-        state = "partial (interrupted)" if outcome.interrupted else "complete"
-        print(f"wrote {outcome.out}: {len(outcome.pairs)} pairs, {state}", file=sys.stderr)
-    if outcome.interrupted:
-        raise typer.Exit(EXIT_INTERRUPTED)
+    _show(outcome, json_output, tournament_dict, print_tournament, quiet)
 
 
 @app.command()
@@ -296,11 +255,42 @@ def list_strategies(
         print_strategies(described)
 
 
+def _output(out: Path | None, summary_only: bool, default) -> tuple[Path | None, bool]:
+    """The output path (None with --summary-only) and whether it is the default one,
+    whose folder may be created."""
+    from sim.config import ConfigError
+
+    if summary_only and out is not None:
+        raise ConfigError("--summary-only writes no output; drop --out or --summary-only")
+    use_default = not summary_only and out is None
+    return (default() if use_default else out), use_default
+
+
+def _command(ctx: typer.Context) -> str:
+    return shlex.join(["briscola", *ctx.obj["argv"]])
+
+
+def _show(outcome, json_output: bool, as_dict, as_table, quiet: bool) -> None:
+    """Data on stdout (JSON or a table), notes on stderr; exit 130 if interrupted."""
+    if json_output:
+        print(json.dumps(as_dict(outcome)))
+    else:
+        as_table(outcome)
+    if not quiet:
+        _print_notes(outcome)
+    if outcome.interrupted:
+        raise typer.Exit(EXIT_INTERRUPTED)
+
+
 def _print_notes(outcome) -> None:
     """Notes for people, on stderr: the compile time of a first run, the files written."""
-    if outcome.warm_up_seconds > 2:
+    if getattr(outcome, "warm_up_seconds", 0) > 2:
         print(f"compiled the kernels in {outcome.warm_up_seconds:.1f} s (cached for later runs)", file=sys.stderr)
     state = "partial (interrupted)" if outcome.interrupted else "complete"
+    if hasattr(outcome, "pairs"):  # a tournament
+        if outcome.out is not None:
+            print(f"wrote {outcome.out}: {len(outcome.pairs)} pairs, {state}", file=sys.stderr)
+        return
     for path in (outcome.out, getattr(outcome, "trace", None)):
         if path is not None:
             print(f"wrote {path}: {outcome.deals_done} deals, {state}", file=sys.stderr)
