@@ -32,6 +32,8 @@ def write_report(path: Path, overwrite: bool = False) -> dict:
         run = analysis.load(path)
     except (ValueError, OSError) as error:
         raise ConfigError(f"{path} is not a briscola result file or dataset ({error})") from None
+    if "side_points_0" not in run.deals:
+        raise ConfigError(f"{path} is a trace file; report its result file (simulate's --out) instead")
     target = report_folder(path)
     if target.exists() and not overwrite:
         raise ConfigError(f"report folder {target} already exists; pass --overwrite to replace it")

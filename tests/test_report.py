@@ -89,6 +89,12 @@ def test_report_refuses_what_is_not_a_result(tmp_path, capsys):
     assert main(["report", str(bogus)]) == 2
     assert "not a briscola result file" in capsys.readouterr().err
     assert not (tmp_path / "notes_report").exists()
+    trace = tmp_path / "trace.parquet"
+    assert main(["simulate", "--players", "2", "--strategies", "greedy", "--deals", "10", "--seed", "1",
+                 "--summary-only", "--trace", str(trace), "--quiet"]) == 0  # fmt: skip
+    capsys.readouterr()
+    assert main(["report", str(trace)]) == 2
+    assert "is a trace file" in capsys.readouterr().err and not (tmp_path / "trace_report").exists()
 
 
 def test_the_example_notebook_runs(tmp_path):
