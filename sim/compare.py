@@ -234,7 +234,8 @@ def run_comparison(
                 writer = AtomicParquetWriter(out, schema)
             done, batch_size = 0, FIRST_BATCH
             while done < base.deals and not stop.is_set():
-                limit = SPRT_CHECK_DEALS if sprt is not None else MAX_BATCH
+                # With an SPRT, batches end on every multiple of SPRT_CHECK_DEALS (round counts).
+                limit = SPRT_CHECK_DEALS - done % SPRT_CHECK_DEALS if sprt is not None else MAX_BATCH
                 n = min(batch_size, limit, base.deals - done)
                 batch_started = time.perf_counter()
                 _play_duplicates(configs, seating_list, done, n, tally, writer, schema if writer else None)

@@ -146,6 +146,7 @@ def test_sprt_stops_early_with_the_right_verdict(capsys):
     row = json.loads(stdout)
     assert row["sprt"]["result"] == "H0" and row["deals"] < 200000
     assert row["sprt"]["llr"] <= row["sprt"]["bounds"][0]
+    assert row["deals"] % 1000 == 0 or row["deals"] < 1000  # batches end on every thousand
 
 
 @pytest.mark.parametrize(
