@@ -19,7 +19,7 @@ import numpy as np
 from numba import njit
 
 from kernels.enums import CARD_POINTS, CARD_SUIT, HAND_SIZE, N_CARDS
-from kernels.rng_nb import GOLDEN, bounded_local_nb, mix64_nb
+from kernels.rng_nb import bounded_local_nb, next_local_nb
 from kernels.rules_nb import beats_nb
 from strategies.builtin_nb import greedy_follow_key_nb, greedy_lead_key_nb
 from strategies.dispatch_nb import FIRST_PLUGIN_ID
@@ -91,8 +91,8 @@ def _random_slot_nb(n, counter):
     """``random_nb``'s pick from a hand of ``n`` cards: (slot, the stream's new counter)."""
     if n == 1:
         return ZERO, counter  # no choice: no draw
-    counter += GOLDEN
-    return bounded_local_nb(mix64_nb(counter) >> np.uint64(32), n, counter)
+    bits, counter = next_local_nb(counter)
+    return bounded_local_nb(bits >> np.uint64(32), n, counter)
 
 
 @njit(cache=True, inline="always")

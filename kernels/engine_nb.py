@@ -128,8 +128,8 @@ def seat_after_nb(seat, steps, players):
 def play_deal_nb(deal, strategy_ids, params, plugins, rules, states, work_view, hands, n_hand, table, points, result, record, illegal):
     """Plays one dealt deal to the end and writes how it ended into ``result``.
 
-    ``record`` (PLAY_DTYPE) receives every card and trick winner. A decision that is not a card in hand stops the deal and is written
-    into ``illegal``; returns False then.
+    ``record`` (PLAY_DTYPE) receives every card and trick winner. A decision that is not
+    a card in hand stops the deal and is written into ``illegal``; returns False then.
 
     Compiled without reference counting (``_nrt=False``: nothing here allocates), as
     are its callers: otherwise every call and every inlined helper taking arrays would

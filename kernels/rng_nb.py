@@ -45,10 +45,19 @@ def start_streams_nb(states, seed_key, deal, seat_streams, n_seats):
 
 
 @njit(cache=True, inline="always")
+def next_local_nb(counter):
+    """The next 64 random bits of a stream whose counter is the local ``counter``, and
+    the advanced counter. A counter in a local stays in a register, where one in an
+    array is stored and reloaded at every draw."""
+    counter += GOLDEN
+    return mix64_nb(counter), counter
+
+
+@njit(cache=True, inline="always")
 def next_u64_nb(states, stream):
     """Next 64 random bits of ``stream``."""
-    states[stream] += GOLDEN
-    return mix64_nb(states[stream])
+    bits, states[stream] = next_local_nb(states[stream])
+    return bits
 
 
 @njit(cache=True, inline="always")
@@ -56,15 +65,14 @@ def bounded_local_nb(x32, n, counter):
     """Unbiased integer in [0, n) from 32 random bits ``x32`` (Lemire's method), for a
     stream whose counter is the local ``counter``: returns the integer (unsigned: an
     index that needs no negative-index check) and the counter, advanced if fresh bits
-    were needed (probability < n / 2**32). A counter in a local stays in a register,
-    where one in an array is stored and reloaded at every draw."""
+    were needed (probability < n / 2**32)."""
     n64 = np.uint64(n)
     m = x32 * n64
     if (m & LOW_32) < n64:
         threshold = (U32_SPAN - n64) % n64
         while (m & LOW_32) < threshold:
-            counter += GOLDEN
-            m = (mix64_nb(counter) >> np.uint64(32)) * n64
+            bits, counter = next_local_nb(counter)
+            m = (bits >> np.uint64(32)) * n64
     return m >> np.uint64(32), counter
 
 

@@ -22,7 +22,7 @@ from kernels.enums import (
     STREAM_DEAL,
     TRUMP_REDEAL_ACE_THREE,
 )
-from kernels.rng_nb import GOLDEN, LOW_32, bounded_local_nb, bounded_nb, mix64_nb
+from kernels.rng_nb import LOW_32, bounded_local_nb, bounded_nb, next_local_nb
 
 
 @njit(cache=True, inline="always")
@@ -91,16 +91,15 @@ def shuffle_nb(cards, n, states):
     counter = states[STREAM_DEAL]
     i = np.uint64(n - 1)  # unsigned indices: no checks for negative ones
     while i >= 2:
-        counter += GOLDEN
-        bits = mix64_nb(counter)
+        bits, counter = next_local_nb(counter)
         j, counter = bounded_local_nb(bits >> np.uint64(32), i + np.uint64(1), counter)
         cards[i], cards[j] = cards[j], cards[i]
         j, counter = bounded_local_nb(bits & LOW_32, i, counter)
         cards[i - np.uint64(1)], cards[j] = cards[j], cards[i - np.uint64(1)]
         i -= np.uint64(2)
     if i == 1:
-        counter += GOLDEN
-        j, counter = bounded_local_nb(mix64_nb(counter) >> np.uint64(32), 2, counter)
+        bits, counter = next_local_nb(counter)
+        j, counter = bounded_local_nb(bits >> np.uint64(32), 2, counter)
         cards[1], cards[j] = cards[j], cards[1]
     states[STREAM_DEAL] = counter
 
