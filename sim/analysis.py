@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 
 from sim.results import read_config
-from sim.stats import Z_95
+from sim.stats import Z_95, score_against_copies
 
 TOURNAMENT_FILE = "_tournament.json"
 
@@ -142,8 +142,7 @@ def ratings(deals: pd.DataFrame, strategies: list[str] | None = None) -> pd.Data
     pairs = []
     for _, pair in frame.groupby("pair", sort=True) if "pair" in frame else [(None, frame)]:
         tally = CompareTally(pair["game"].nunique())
-        steps = np.rint(_unit_scores(pair).sum(axis=1).to_numpy() * 4).astype(np.int64)
-        tally.score_counts += np.bincount(steps, minlength=len(tally.score_counts))
+        tally.add_scores(_unit_scores(pair).to_numpy())
         pairs.append(PairResult(names.index(pair["a"].iloc[0]), names.index(pair["b"].iloc[0]), tally))
     fitted = fit_ratings(names, pairs)
     rows = [{"strategy": r["strategy"], "rating": r["rating"], "ci_low": (r["ci95"] or [None])[0],
@@ -160,16 +159,10 @@ def _with_a_scores(deals: pd.DataFrame) -> pd.DataFrame:
     if "match" in deals:
         a_score = _match_scores(deals, players)
     elif players == 3:
-        a_score = _against_each_copy(deals[[f"side_points_{s}" for s in range(3)]].to_numpy(), deals["a_side"].to_numpy())
+        a_score = score_against_copies(deals[[f"side_points_{s}" for s in range(3)]].to_numpy(), deals["a_side"].to_numpy())
     else:
         a_score = side_scores(deals, players).to_numpy()[np.arange(len(deals)), deals["a_side"].to_numpy()]
     return deals.assign(a_score=a_score, a=_strategy_of(deals, "a"), b=_strategy_of(deals, "b"))
-
-
-def _against_each_copy(standing: np.ndarray, a: np.ndarray) -> np.ndarray:
-    """With 3 players: A's score against each copy of B apart (more wins), averaged."""
-    mine = standing[np.arange(len(a)), a][:, None]
-    return (((mine > standing) + 0.5 * (mine == standing)).sum(axis=1) - 0.5) / 2  # A's tie with itself out
 
 
 def _match_scores(deals: pd.DataFrame, players: int) -> np.ndarray:
@@ -191,7 +184,7 @@ def _match_scores(deals: pd.DataFrame, players: int) -> np.ndarray:
     np.put_along_axis(per_player, player_of_seat, gained, axis=1)
     keys = [k for k in ("pair", "game", "match") if k in deals]
     standing = pd.DataFrame(per_player, index=deals.index).groupby([deals[k] for k in keys]).transform("sum")
-    return _against_each_copy(standing.to_numpy(), a)
+    return score_against_copies(standing.to_numpy(), a)
 
 
 def _a_in_row(deals: pd.DataFrame) -> np.ndarray:

@@ -42,7 +42,7 @@ from sim.runner import (
     run_count,
     run_metadata,
 )
-from sim.stats import Z_95, elo_from_score, normal_cdf, sprt_llr
+from sim.stats import Z_95, elo_from_score, normal_cdf, score_against_copies, sprt_llr
 
 A, B = "A", "B"
 
@@ -74,9 +74,8 @@ def game_scores(points: np.ndarray, winner: np.ndarray, standing: np.ndarray, se
     points, standing = points.astype(np.int64), standing.astype(np.int64)
     if len(seating) == 3:
         a = seating.index(A)
-        a_standing, b_standing = standing[:, a][:, None], np.delete(standing, a, axis=1)
-        score = ((a_standing > b_standing) + 0.5 * (a_standing == b_standing)).mean(axis=1)
-        shares_top = a_standing[:, 0] >= b_standing.max(axis=1)
+        score = score_against_copies(standing, np.full(len(standing), a))
+        shares_top = standing[:, a] >= np.delete(standing, a, axis=1).max(axis=1)
         result = np.where(winner == a, 1, np.where((winner < 0) & shares_top, 0, -1))
         return score, result, points[:, a] - np.delete(points, a, axis=1).mean(axis=1)
     a = seating.index(A) % 2
@@ -115,10 +114,20 @@ class CompareTally:
     def score_values(self) -> np.ndarray:
         return np.arange(len(self.score_counts)) / (4 * self.n_games)
 
-    def add(self, scores: np.ndarray, results: np.ndarray, margins: np.ndarray) -> None:
-        """Adds deals: arrays of shape (deals, games per deal)."""
+    def mean_sd(self) -> tuple[float, float]:
+        """Mean and standard deviation of the deal scores."""
+        p = self.score_counts / self.deals
+        mean = float((p * self.score_values).sum())
+        return mean, math.sqrt(float((p * (self.score_values - mean) ** 2).sum()))
+
+    def add_scores(self, scores: np.ndarray) -> None:
+        """Adds deals' scores: shape (deals, games per deal)."""
         steps = np.rint(scores.sum(axis=1) * 4).astype(np.int64)  # game scores are quarters
         self.score_counts += np.bincount(steps, minlength=len(self.score_counts))
+
+    def add(self, scores: np.ndarray, results: np.ndarray, margins: np.ndarray) -> None:
+        """Adds deals: arrays of shape (deals, games per deal)."""
+        self.add_scores(scores)
         self.wins += int((results == 1).sum())
         self.draws += int((results == 0).sum())
         self.losses += int((results == -1).sum())
@@ -155,10 +164,7 @@ class Sprt:
 def summary(tally: CompareTally) -> dict:
     """Score, Elo and margin of A with 95% intervals, LOS, and the game counts."""
     n = tally.deals
-    p = tally.score_counts / n
-    values = tally.score_values
-    score = float((p * values).sum())
-    sd = math.sqrt(float((p * (values - score) ** 2).sum()))
+    score, sd = tally.mean_sd()
     half = Z_95 * sd / math.sqrt(n)
     lo, hi = max(0.0, score - half), min(1.0, score + half)
     margin = tally.margin_sum / n

@@ -77,6 +77,13 @@ class RunTally:
             tally.losses += len(winner) - won - shared
             tally.points += int(points[:, side].sum(dtype=np.int64))
 
+def score_against_copies(standing: np.ndarray, a: np.ndarray) -> np.ndarray:
+    """With 3 players: A's score against each copy of B apart (a higher standing wins,
+    equal ones draw), averaged; ``a`` is A's column in each row of ``standing``."""
+    mine = standing[np.arange(len(a)), a][:, None]
+    return (((mine > standing) + 0.5 * (mine == standing)).sum(axis=1) - 0.5) / 2  # A's tie with itself out
+
+
 def normal_cdf(x: float) -> float:
     return 0.5 * (1.0 + math.erf(x / math.sqrt(2.0)))
 

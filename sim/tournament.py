@@ -22,7 +22,7 @@ from typing import Callable
 
 import numpy as np
 
-from sim.compare import CompareTally, run_comparison, summary
+from sim.compare import CompareTally, run_comparison
 from sim.config import ConfigError, RunConfig
 from sim.engine import seat_specs
 from sim.runner import deferred_interrupt, run_count
@@ -43,7 +43,7 @@ class PairResult:
 
     @property
     def score(self) -> float:
-        return summary(self.tally)["score"]
+        return self.tally.mean_sd()[0]
 
     @property
     def fit_score(self) -> float:
@@ -56,10 +56,7 @@ class PairResult:
     def score_variance(self) -> float:
         """Variance of the pair's mean score, from the spread of its deal scores; for a
         pair won (or lost) every time, that of a coin with the fitted score instead of 0."""
-        tally = self.tally
-        p = tally.score_counts / tally.deals
-        mean = float((p * tally.score_values).sum())
-        measured = float((p * (tally.score_values - mean) ** 2).sum()) / tally.deals
+        measured = self.tally.mean_sd()[1] ** 2 / self.tally.deals
         if self.fit_score != self.score:
             return max(measured, self.fit_score * (1 - self.fit_score) / self.games)
         return measured
