@@ -32,16 +32,7 @@ from sim.compiling import warm_up
 from sim.config import RunConfig, n_sides
 from sim.engine import play_batch, seat_specs
 from sim.results import AtomicParquetWriter, match_table, results_schema, results_table
-from sim.runner import (
-    FIRST_BATCH,
-    MAX_BATCH,
-    Pace,
-    deferred_interrupt,
-    next_batch_size,
-    prepare_outputs,
-    run_count,
-    run_metadata,
-)
+from sim.runner import Pace, batches, deferred_interrupt, final_metadata, prepare_outputs, run_count
 from sim.stats import Z_95, elo_from_score, normal_cdf, score_against_copies, sprt_llr
 
 A, B = "A", "B"
@@ -238,29 +229,18 @@ def run_comparison(
             if out is not None:
                 schema = compare_schema(configs[0])
                 writer = AtomicParquetWriter(out, schema)
-            done, batch_size = 0, FIRST_BATCH
-            while done < base.deals and not stop.is_set():
-                # With an SPRT, batches end on every multiple of SPRT_CHECK_DEALS (round counts).
-                limit = SPRT_CHECK_DEALS - done % SPRT_CHECK_DEALS if sprt is not None else MAX_BATCH
-                n = min(batch_size, limit, base.deals - done)
-                batch_started = time.perf_counter()
-                _play_duplicates(configs, seating_list, done, n, tally, writer, schema if writer else None)
-                done += n
+            # With an SPRT, batches end on every multiple of SPRT_CHECK_DEALS (round counts).
+            for first, n in batches(base.deals, stop, SPRT_CHECK_DEALS if sprt is not None else None):
+                _play_duplicates(configs, seating_list, first, n, tally, writer, schema if writer else None)
                 if on_progress is not None:
                     on_progress(n)
                 if sprt is not None and sprt.decision(tally) != "none":
                     break
-                batch_size = max(1, next_batch_size(n * len(configs), time.perf_counter() - batch_started) // len(configs))
             seconds = time.perf_counter() - started
             if writer is not None:
-                metadata = run_metadata(configs[0], command)
-                metadata.update(
-                    compare={"a": a, "b": b, "seatings": ["".join(s) for s in seating_list],
-                             "sprt": None if sprt is None else sprt.to_dict(tally)},
-                    status="partial" if stop.is_set() else "complete",
-                    deals_completed=tally.deals,
-                    seconds=round(seconds, 3),
-                )  # fmt: skip
+                metadata = final_metadata(configs[0], command, stop, tally.deals, seconds)
+                metadata["compare"] = {"a": a, "b": b, "seatings": ["".join(s) for s in seating_list],
+                                       "sprt": None if sprt is None else sprt.to_dict(tally)}  # fmt: skip
                 writer.close(metadata)
                 writer.commit()
     except BaseException:

@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-
 from sim import __version__
 from sim.config import ConfigError, RunConfig, n_sides, side_of_seat
 from sim.compiling import warm_up
@@ -90,6 +89,13 @@ def run_metadata(config: RunConfig, command: str | None) -> dict:
     }
 
 
+def final_metadata(config: RunConfig, command: str | None, stop: threading.Event, completed: int, seconds: float) -> dict:
+    """``run_metadata`` plus how the run ended: complete or partial (Ctrl-C), how far, how long."""
+    metadata = run_metadata(config, command)
+    metadata.update(status="partial" if stop.is_set() else "complete", deals_completed=completed, seconds=round(seconds, 3))
+    return metadata
+
+
 def prepare_outputs(
     out: Path | None, trace: Path | None, overwrite: bool, out_dir_may_be_created: bool = False
 ) -> None:
@@ -129,12 +135,7 @@ def run_simulation(
             _open_writers(writers, config, out, trace)
             _play_all(config, writers, tally, on_progress, stop)
             seconds = time.perf_counter() - started
-            metadata = run_metadata(config, command)
-            metadata.update(
-                status="partial" if stop.is_set() else "complete",
-                deals_completed=tally.deals,
-                seconds=round(seconds, 3),
-            )
+            metadata = final_metadata(config, command, stop, tally.deals, seconds)
             for writer in writers.values():  # every file complete before any is renamed
                 writer.close(metadata)
             for writer in writers.values():
@@ -176,21 +177,30 @@ def deferred_interrupt():
         signal.signal(signal.SIGINT, previous)
 
 
+def batches(total: int, stop: threading.Event, boundary: int | None = None):
+    """Yields ``(first, n)``: ``total`` deals (or matches) cut into batches of about
+    SECONDS_PER_BATCH each, timed on the work the caller does between two yields. Stops
+    early once ``stop`` is set; with ``boundary``, batches also end on its multiples."""
+    done, size = 0, FIRST_BATCH
+    while done < total and not stop.is_set():
+        limit = boundary - done % boundary if boundary else MAX_BATCH
+        n = min(size, limit, total - done)
+        started = time.perf_counter()
+        yield done, n
+        done += n
+        size = _next_batch_size(n, time.perf_counter() - started)
+
+
 def _play_all(config: RunConfig, writers: dict, tally: RunTally, on_progress, stop) -> None:
     """Plays the run batch by batch (of deals, or of matches with a match format)."""
     schema = results_schema(config) if "out" in writers else None
-    done, batch_size = 0, FIRST_BATCH
-    while done < config.deals and not stop.is_set():
-        n = min(batch_size, config.deals - done)
-        started = time.perf_counter()
+    for first, n in batches(config.deals, stop):
         if config.match == "deal":
-            _play_deals(config, done, n, writers, schema, tally)
+            _play_deals(config, first, n, writers, schema, tally)
         else:
-            _play_matches(config, done, n, writers, schema, tally)
-        done += n
+            _play_matches(config, first, n, writers, schema, tally)
         if on_progress is not None:
             on_progress(n)
-        batch_size = next_batch_size(n, time.perf_counter() - started)
 
 
 def _play_deals(config, first, n, writers, schema, tally) -> None:
@@ -216,6 +226,6 @@ def _play_matches(config, first, n, writers, schema, tally) -> None:
     tally.deals_played += int(matches.played.sum())
 
 
-def next_batch_size(last_size: int, last_seconds: float) -> int:
+def _next_batch_size(last_size: int, last_seconds: float) -> int:
     rate = last_size / max(last_seconds, 1e-3)
     return int(min(MAX_BATCH, max(MIN_BATCH, rate * SECONDS_PER_BATCH)))
