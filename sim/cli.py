@@ -83,21 +83,10 @@ def simulate(
     strategy_file: StrategyFileOption = None,
 ) -> None:
     """Play deals with a strategy per seat; write one Parquet row per deal and print a summary."""
-    from sim.config import RunConfig, check_players, default_threads, parse_rules, seat_strategies
-    from sim.engine import canonical_strategies
+    from sim.config import check_players, seat_strategies
 
-    check_players(players)
-    files = tuple(str(path) for path in strategy_file or ())
-    config = RunConfig(
-        players=players,
-        strategies=canonical_strategies(seat_strategies(strategies, players), files),
-        deals=deals,
-        seed=seed,
-        rules=parse_rules(rule or [], players),
-        threads=default_threads() if threads is None else threads,
-        strategy_files=files,
-        match=match,
-    )
+    seats = seat_strategies(strategies, check_players(players))
+    config = _run_config(seats, players, deals, seed, rule, threads, strategy_file, match)
     from sim.runner import default_out_path, run_simulation
 
     out, use_default_out = _output(out, summary_only, lambda: default_out_path(config))
@@ -151,18 +140,24 @@ def compare(
 def _pairing_config(strategies, players, deals, seed, rule, threads, strategy_file, match):
     """The canonical names of strategies to pair, and the run settings they share (in a
     RunConfig whose seats all play the first)."""
+    from sim.engine import canonical_strategies
+
+    config = _run_config([strategies[0]] * players, players, deals, seed, rule, threads, strategy_file, match)
+    return (*canonical_strategies(strategies, config.strategy_files), config)
+
+
+def _run_config(seats, players, deals, seed, rule, threads, strategy_file, match):
+    """The RunConfig of the command line's options, ``seats`` its strategy per seat."""
     from sim.config import RunConfig, check_players, default_threads, parse_rules
     from sim.engine import canonical_strategies
 
     check_players(players)
     files = tuple(str(path) for path in strategy_file or ())
-    names = canonical_strategies(strategies, files)
-    base = RunConfig(
-        players=players, strategies=(names[0],) * players, deals=deals, seed=seed,
+    return RunConfig(
+        players=players, strategies=canonical_strategies(seats, files), deals=deals, seed=seed,
         rules=parse_rules(rule or [], players), threads=default_threads() if threads is None else threads,
         strategy_files=files, match=match,
     )  # fmt: skip
-    return (*names, base)
 
 
 def _parse_sprt(text: str, alpha: float, beta: float):

@@ -87,11 +87,6 @@ def _empty_slot():
     return compile_decision(no_decision_nb, "none")
 
 
-def strategy_ids(config: RunConfig) -> np.ndarray:
-    """Checks every seat's strategy (ConfigError if unknown); returns their kernel ids."""
-    return kernel_strategies(config)[0]
-
-
 def effective_threads(config: RunConfig) -> int:
     """Threads a run really uses: as asked, at most as many as Numba has."""
     return min(config.threads, numba.config.NUMBA_NUM_THREADS)
