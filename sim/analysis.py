@@ -25,6 +25,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from sim.config import n_sides, side_of_seat
 from sim.results import read_config
 from sim.stats import Z_95, score_against_copies
 
@@ -70,12 +71,11 @@ def load(path: str | os.PathLike) -> Results:
 
 def side_scores(deals: pd.DataFrame, players: int) -> pd.DataFrame:
     """Each side's score in each row (columns ``side_0`` ...)."""
-    n_sides = 3 if players == 3 else 2
-    points = deals[[f"side_points_{side}" for side in range(n_sides)]].to_numpy()
+    points = deals[[f"side_points_{side}" for side in range(n_sides(players))]].to_numpy()
     winner = deals["winner_side"].to_numpy()
     shares_top = points == points.max(axis=1, keepdims=True)
     scores = {}
-    for side in range(n_sides):
+    for side in range(n_sides(players)):
         scores[f"side_{side}"] = np.where(winner == side, 1.0, np.where((winner < 0) & shares_top[:, side], 0.5, 0.0))
     return pd.DataFrame(scores, index=deals.index)
 
@@ -83,11 +83,11 @@ def side_scores(deals: pd.DataFrame, players: int) -> pd.DataFrame:
 def seat_scores(deals: pd.DataFrame, players: int) -> pd.DataFrame:
     """Score of each strategy from each seat: rows (strategy, seat) with ``games``,
     ``score``, ``ci_low``, ``ci_high``."""
-    n_sides = 3 if players == 3 else 2
     scores = side_scores(deals, players)
     rows = []
     for seat in range(players):
-        frame = pd.DataFrame({"strategy": deals[f"strategy_{seat}"].astype(str), "score": scores[f"side_{seat % n_sides}"]})
+        side = side_of_seat(seat, players)
+        frame = pd.DataFrame({"strategy": deals[f"strategy_{seat}"].astype(str), "score": scores[f"side_{side}"]})
         for strategy, group in frame.groupby("strategy"):
             rows.append({"strategy": strategy, "seat": seat, **_mean_interval(group["score"])})
     return pd.DataFrame(rows).set_index(["strategy", "seat"]).sort_index()
@@ -107,7 +107,7 @@ def first_lead(deals: pd.DataFrame, players: int) -> pd.Series:
 def margins(deals: pd.DataFrame, players: int) -> pd.Series:
     """Point margin of each row: side 0 less side 1 (with 3 players: seat 0 less the mean
     of the others); in comparison files, A's side less B's."""
-    points = deals[[f"side_points_{side}" for side in range(3 if players == 3 else 2)]].to_numpy().astype(float)
+    points = deals[[f"side_points_{side}" for side in range(n_sides(players))]].to_numpy().astype(float)
     mine = points[np.arange(len(deals)), _a_in_row(deals)] if "a_side" in deals else points[:, 0]
     others = (points.sum(axis=1) - mine) / (points.shape[1] - 1)
     return pd.Series(mine - others, index=deals.index, name="margin")
@@ -193,7 +193,7 @@ def _a_in_row(deals: pd.DataFrame) -> np.ndarray:
     a = deals["a_side"].to_numpy()
     if "match_deal" not in deals:
         return a
-    return (a - deals["match_deal"].to_numpy()) % (3 if _players(deals) == 3 else 2)
+    return (a - deals["match_deal"].to_numpy()) % n_sides(_players(deals))
 
 
 def _players(deals: pd.DataFrame) -> int:
