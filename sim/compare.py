@@ -279,7 +279,7 @@ def _seating_games(config: RunConfig, first: int, n: int, want_table: bool):
         results = play_batch(config, first, n).results
         table = results_table(results, config, results_schema(config)) if want_table else None
         return (*deal_games(results, n_sides(config.players)), table)
-    matches = play_matches(config, config.match, first, n)
+    matches = play_matches(config, first, n)
     table = match_table(matches, config, results_schema(config)) if want_table else None
     return matches.points, matches.winner, matches.standing, table
 

@@ -42,13 +42,14 @@ class MatchBatch:
 def rotated(config: RunConfig, k: int) -> RunConfig:
     """The seats of a match's k-th deal: seat s holds the first deal's player (s + k) mod P."""
     players = config.players
-    streams = config.streams or tuple(range(1, players + 1))
+    streams = config.seat_streams()
     order = [(seat + k) % players for seat in range(players)]
-    return replace(config, strategies=tuple(config.strategies[p] for p in order), streams=tuple(streams[p] for p in order))
+    return replace(config, strategies=tuple(config.strategies[p] for p in order), streams=tuple(int(streams[p]) for p in order))
 
 
-def play_matches(config: RunConfig, match: str, first: int, n: int, trace: bool = False) -> MatchBatch:
-    """Plays ``n`` matches of format ``match`` from match index ``first``."""
+def play_matches(config: RunConfig, first: int, n: int, trace: bool = False) -> MatchBatch:
+    """Plays ``n`` matches of the run's format from match index ``first``."""
+    match = config.match
     most = FORMATS[match]
     sides = n_sides(config.players)
     batches = [play_batch(rotated(config, k), first * most + k, n, trace, deal_step=most) for k in range(most)]

@@ -215,7 +215,7 @@ def _play_deals(config, first, n, writers, schema, tally) -> None:
 def _play_matches(config, first, n, writers, schema, tally) -> None:
     from sim.matches import play_matches
 
-    matches = play_matches(config, config.match, first, n, trace="trace" in writers)
+    matches = play_matches(config, first, n, trace="trace" in writers)
     if schema is not None:
         writers["out"].write(match_table(matches, config, schema))
     if "trace" in writers:
