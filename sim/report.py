@@ -38,18 +38,21 @@ def summary_dict(outcome) -> dict:
     summary = {"players": outcome.config.players, "deals": deals}
     if match != "deal":
         summary.update(match=match, matches=outcome.deals_done)
-    seconds = outcome.seconds
     summary.update(
         seed=outcome.config.seed,
-        seconds=round(seconds, 3),
-        deals_per_second=round(deals / seconds if seconds > 0 else 0.0, 1),
+        seconds=round(outcome.seconds, 3),
+        deals_per_second=round(_deals_played_per_second(outcome), 1),
         sides=side_rows(outcome),
     )
     return summary
 
 
+def _deals_played_per_second(outcome) -> float:
+    """Deals played per second (with a match format, more than the matches)."""
+    return outcome.tally.deals_played / outcome.seconds if outcome.seconds > 0 else 0.0
+
+
 def print_summary(outcome) -> None:
-    from rich.console import Console
     from rich.table import Table
 
     config = outcome.config
@@ -58,9 +61,8 @@ def print_summary(outcome) -> None:
         title += f": {outcome.deals_done:,} {config.match} matches (wins, draws, losses and points per match)"
     if outcome.interrupted:
         title += " (interrupted)"
-    deals_per_second = outcome.tally.deals_played / outcome.seconds if outcome.seconds > 0 else 0.0
     table = Table(title=title, title_justify="left", caption_justify="left",
-                  caption=f"{deals_per_second:,.0f} deals/s in {outcome.seconds:.2f} s")
+                  caption=f"{_deals_played_per_second(outcome):,.0f} deals/s in {outcome.seconds:.2f} s")
     for column in ("side", "seats", "strategy", "wins", "draws", "losses", "win rate", "95% CI", "points"):
         table.add_column(column, justify="left" if column == "strategy" else "right", no_wrap=True)
     for row in side_rows(outcome):
@@ -76,10 +78,7 @@ def print_summary(outcome) -> None:
             f"{lo:.4f}-{hi:.4f}",
             f"{row['mean_points']:.2f}",
         )
-    console = Console()
-    if console.width < MIN_WIDTH:  # e.g. output to a pipe: never truncate figures
-        console = Console(width=MIN_WIDTH)
-    console.print(table)
+    _wide_console().print(table)
 
 
 def print_strategies(described: list[dict]) -> None:
@@ -124,7 +123,6 @@ def compare_dict(outcome) -> dict:
 
 
 def print_compare(outcome) -> None:
-    from rich.console import Console
     from rich.table import Table
 
     row = compare_dict(outcome)
@@ -146,10 +144,7 @@ def print_compare(outcome) -> None:
         verdict = {"H1": "H1 accepted", "H0": "H0 accepted", "none": "no decision"}[sprt["result"]]
         table.add_row(f"SPRT elo0={sprt['elo0']:g} elo1={sprt['elo1']:g}", f"LLR {sprt['llr']:.2f}",
                       f"bounds {sprt['bounds'][0]:.2f}, {sprt['bounds'][1]:.2f}: {verdict}")  # fmt: skip
-    console = Console()
-    if console.width < MIN_WIDTH:
-        console = Console(width=MIN_WIDTH)
-    console.print(table)
+    _wide_console().print(table)
 
 
 def _interval(bounds, form: str) -> str:
@@ -162,26 +157,21 @@ def _elo(value) -> str:
 
 def tournament_dict(outcome) -> dict:
     """The JSON of ``briscola tournament``."""
-    from sim.tournament import fit_ratings, score_matrix
-
     deals = outcome.pairs[0].tally.deals if outcome.pairs else 0
     return {
         "players": outcome.config.players,
         "deals": deals,
         "strategies": outcome.names,
-        "matrix": score_matrix(len(outcome.names), outcome.pairs),
-        "ratings": fit_ratings(outcome.names, outcome.pairs),
+        "matrix": outcome.matrix,
+        "ratings": outcome.ratings,
     }
 
 
 def print_tournament(outcome) -> None:
-    from rich.console import Console
     from rich.table import Table
 
     row = tournament_dict(outcome)
-    console = Console()
-    if console.width < MIN_WIDTH:
-        console = Console(width=MIN_WIDTH)
+    console = _wide_console()
     title = f"{row['players']} players, {row['deals']:,} duplicate deals per pair, seed {outcome.config.seed}"
     if outcome.interrupted:
         title += " (interrupted)"
@@ -204,3 +194,11 @@ def print_tournament(outcome) -> None:
         lo, hi = rating["ci95"]
         ratings.add_row(str(rank), rating["strategy"], f"{rating['rating']:+.1f}", f"{lo:+.1f} to {hi:+.1f}")
     console.print(ratings)
+
+
+def _wide_console():
+    """A rich console on stdout at least MIN_WIDTH wide: piped output never truncates figures."""
+    from rich.console import Console
+
+    console = Console()
+    return console if console.width >= MIN_WIDTH else Console(width=MIN_WIDTH)

@@ -17,6 +17,7 @@ import os
 import shutil
 import time
 from dataclasses import dataclass, replace
+from functools import cached_property
 from pathlib import Path
 from typing import Callable
 
@@ -154,6 +155,14 @@ class TournamentOutcome:
     interrupted: bool
     out: Path | None
 
+    @cached_property
+    def matrix(self) -> list[list[float | None]]:
+        return score_matrix(len(self.names), self.pairs)
+
+    @cached_property
+    def ratings(self) -> list[dict]:
+        return fit_ratings(self.names, self.pairs)
+
 
 def default_tournament_path(config: RunConfig) -> Path:
     return Path("results") / f"tournament_{config.players}p_seed{config.seed}_{run_count(config)}"
@@ -176,17 +185,16 @@ def run_tournament(
     if out is not None:
         _check_dataset_path(out, overwrite, create_out_dir)
     staging = None if out is None else out.with_name(f".{out.name}.{os.getpid()}.tmp")
-    pairs, started, interrupted = [], time.perf_counter(), False
+    pairs, started = [], time.perf_counter()
     try:
         if staging is not None:
             staging.mkdir(parents=True)
         interrupted = _play_pairs(base, names, staging, pairs, command, on_progress)
-        seconds = time.perf_counter() - started
+        outcome = TournamentOutcome(base, names, pairs, time.perf_counter() - started, interrupted, out)
         if staging is not None:
             summary = {"players": base.players, "deals": base.deals, "seed": base.seed, "match": base.match, "strategies": names,
-                       "status": "partial" if interrupted else "complete", "seconds": round(seconds, 3),
-                       "matrix": score_matrix(len(names), pairs), "ratings": fit_ratings(names, pairs),
-                       "command": command}  # fmt: skip
+                       "status": "partial" if interrupted else "complete", "seconds": round(outcome.seconds, 3),
+                       "matrix": outcome.matrix, "ratings": outcome.ratings, "command": command}  # fmt: skip
             (staging / "_tournament.json").write_text(json.dumps(summary, indent=1))
             if out.exists():
                 shutil.rmtree(out)
@@ -195,7 +203,7 @@ def run_tournament(
         if staging is not None:
             shutil.rmtree(staging, ignore_errors=True)
         raise
-    return TournamentOutcome(base, names, pairs, seconds, interrupted, out)
+    return outcome
 
 
 def _play_pairs(base, names, staging, pairs: list, command, on_progress) -> bool:
