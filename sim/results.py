@@ -66,11 +66,11 @@ def match_table(matches, config: RunConfig, schema: pa.Schema) -> pa.Table:
     from sim.matches import rotated
 
     tables = []
+    most = matches.played.shape[1]  # deals a match can take
     for k, batch in enumerate(matches.batches):
         played = matches.played[:, k]
         rows = batch.results[played]
         table = results_table(rows, rotated(config, k), schema)
-        most = matches.played.shape[1]
         table = table.append_column(schema.field("match"), pa.array(rows["deal"] // most))
         table = table.append_column(schema.field("match_deal"), pa.array(np.full(len(rows), k, dtype=np.int8)))
         winners = matches.winner[played].astype(np.int8)
