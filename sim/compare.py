@@ -83,15 +83,17 @@ def deal_games(results: np.ndarray, sides: int):
 @dataclass
 class CompareTally:
     """Deal scores (as a histogram over their possible values) and game counts, in
-    constant memory."""
+    constant memory. Everything is counted in integers, so the figures are exact and do
+    not depend on how the deals were cut into batches (a float sum would)."""
 
     n_games: int  # games per deal
     score_counts: np.ndarray = field(default=None)  # deals by score, in steps of 1 / (4 n_games)
     wins: int = 0
     draws: int = 0
     losses: int = 0
-    margin_sum: float = 0.0
-    margin_squares: float = 0.0
+    # Deal margins in units of 1 / (2 n_games): a game's margin is a multiple of 1/2.
+    margin_units: int = 0
+    margin_unit_squares: int = 0
 
     def __post_init__(self):
         if self.score_counts is None:
@@ -104,6 +106,10 @@ class CompareTally:
     @property
     def score_values(self) -> np.ndarray:
         return np.arange(len(self.score_counts)) / (4 * self.n_games)
+
+    @property
+    def margin_unit(self) -> float:
+        return 1.0 / (2 * self.n_games)
 
     def mean_sd(self) -> tuple[float, float]:
         """Mean and standard deviation of the deal scores."""
@@ -122,9 +128,9 @@ class CompareTally:
         self.wins += int((results == 1).sum())
         self.draws += int((results == 0).sum())
         self.losses += int((results == -1).sum())
-        deal_margins = margins.mean(axis=1)
-        self.margin_sum += float(deal_margins.sum())
-        self.margin_squares += float((deal_margins**2).sum())
+        units = np.rint(margins.sum(axis=1) * 2).astype(np.int64)  # a deal's margin / margin_unit
+        self.margin_units += int(units.sum())
+        self.margin_unit_squares += int((units * units).sum())
 
 
 @dataclass(frozen=True)
@@ -158,8 +164,9 @@ def summary(tally: CompareTally) -> dict:
     score, sd = tally.mean_sd()
     half = Z_95 * sd / math.sqrt(n)
     lo, hi = max(0.0, score - half), min(1.0, score + half)
-    margin = tally.margin_sum / n
-    margin_sd = math.sqrt(max(0.0, tally.margin_squares / n - margin**2))
+    unit = tally.margin_unit
+    margin = tally.margin_units * unit / n
+    margin_sd = unit * math.sqrt(max(0.0, tally.margin_unit_squares / n - (tally.margin_units / n) ** 2))
     margin_half = Z_95 * margin_sd / math.sqrt(n)
     if sd > 0:
         los = normal_cdf((score - 0.5) / (sd / math.sqrt(n)))
@@ -229,12 +236,13 @@ def run_comparison(
             if out is not None:
                 schema = compare_schema(configs[0])
                 writer = AtomicParquetWriter(out, schema)
-            # With an SPRT, batches end on every multiple of SPRT_CHECK_DEALS (round counts).
+            # With an SPRT, batches end on every multiple of SPRT_CHECK_DEALS: the test is
+            # checked there, at deal counts that do not depend on speed or threads.
             for first, n in batches(base.deals, stop, SPRT_CHECK_DEALS if sprt is not None else None):
                 _play_duplicates(configs, seating_list, first, n, tally, writer, schema if writer else None)
                 if on_progress is not None:
                     on_progress(n)
-                if sprt is not None and sprt.decision(tally) != "none":
+                if sprt is not None and _sprt_checkpoint(first + n, base.deals) and sprt.decision(tally) != "none":
                     break
             seconds = time.perf_counter() - started
             if writer is not None:
@@ -250,16 +258,26 @@ def run_comparison(
     return CompareOutcome(configs[0], a, b, tally, sprt, seconds, stop.is_set(), out, warm_up_seconds)
 
 
+def _sprt_checkpoint(done: int, total: int) -> bool:
+    """Whether the SPRT is checked after ``done`` deals: on every multiple of
+    SPRT_CHECK_DEALS, and at the last deal."""
+    return done % SPRT_CHECK_DEALS == 0 or done == total
+
+
 def _play_duplicates(configs, seating_list, first: int, n: int, tally: CompareTally, writer, schema) -> None:
     """Plays games ``first .. first + n - 1`` from every seating into ``tally`` (and
-    ``writer``, when there is one)."""
-    games = []
+    ``writer``, when there is one: rows by deal, then seating, whatever the batches)."""
+    import pyarrow as pa
+
+    games, tables = [], []
     for game, (config, seating) in enumerate(zip(configs, seating_list)):
         points, winner, standing, table = _seating_games(config, first, n, writer is not None)
         games.append(game_scores(points, winner, standing, seating))
         if writer is not None:
-            writer.write(_with_seating(table, schema, game, seating, config.players))
+            tables.append(_with_seating(table, schema, game, seating, config.players))
     tally.add(*(np.stack([g[k] for g in games], axis=1) for k in range(3)))
+    if writer is not None:
+        writer.write(pa.concat_tables(tables).sort_by([("deal", "ascending"), ("game", "ascending")]))
 
 
 def compare_schema(config: RunConfig):

@@ -95,19 +95,47 @@ def check_output_path(path: Path, overwrite: bool, option: str, parent_may_be_cr
         raise ConfigError(f"{option} {path}: directory {parent} is not writable")
 
 
-class AtomicParquetWriter:
-    """Streams row groups to ``.NAME.PID.tmp`` beside ``path``; ``finish`` renames it."""
+RESULT_ROW_GROUP = 1 << 20  # rows per row group of a result file
+TRACE_ROW_GROUP = 1 << 16  # a trace row is a hundred times larger
 
-    def __init__(self, path: Path, schema: pa.Schema):
+
+class AtomicParquetWriter:
+    """Streams row groups to ``.NAME.PID.tmp`` beside ``path``; ``commit`` renames it.
+
+    Row groups hold exactly ``row_group`` rows (the last one fewer), whatever the
+    batches written: a file's data then depends on its rows alone, not on how a run was
+    cut into batches, so two files of the same run are identical byte for byte up to
+    the footer (which holds the metadata, with its timings).
+    """
+
+    def __init__(self, path: Path, schema: pa.Schema, row_group: int | None = None):
         self.path = path
         self.tmp_path = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        self.row_group = row_group or RESULT_ROW_GROUP
+        self._pending: list[pa.Table] = []
+        self._pending_rows = 0
         self._writer = pq.ParquetWriter(self.tmp_path, schema, compression="zstd")
 
     def write(self, table: pa.Table) -> None:
-        self._writer.write_table(table, row_group_size=max(1, table.num_rows))
+        self._pending.append(table)
+        self._pending_rows += table.num_rows
+        if self._pending_rows >= self.row_group:
+            self._flush(whole_groups_only=True)
+
+    def _flush(self, whole_groups_only: bool) -> None:
+        """Writes the pending rows as row groups of ``row_group`` rows (keeping back the
+        rows short of a whole group, unless this is the end of the file)."""
+        table = pa.concat_tables(self._pending).unify_dictionaries().combine_chunks()
+        keep = table.num_rows % self.row_group if whole_groups_only else 0
+        if table.num_rows > keep:
+            self._writer.write_table(table.slice(0, table.num_rows - keep), row_group_size=self.row_group)
+        self._pending = [table.slice(table.num_rows - keep)] if keep else []
+        self._pending_rows = keep
 
     def close(self, metadata: dict) -> None:
         """Completes the temporary file, with ``metadata`` as JSON in its footer."""
+        if self._pending:
+            self._flush(whole_groups_only=False)
         self._writer.add_key_value_metadata({METADATA_KEY: json.dumps(metadata)})
         self._writer.close()
 

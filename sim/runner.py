@@ -21,6 +21,7 @@ from sim.compiling import warm_up
 from sim.engine import Batch, effective_threads, play_batch, seat_specs
 from sim.results import (
     FORMAT_VERSION,
+    TRACE_ROW_GROUP,
     AtomicParquetWriter,
     check_output_path,
     match_table,
@@ -153,7 +154,7 @@ def _open_writers(writers: dict, config: RunConfig, out: Path | None, trace: Pat
     if out is not None:
         writers["out"] = AtomicParquetWriter(out, results_schema(config))
     if trace is not None:
-        writers["trace"] = AtomicParquetWriter(trace, trace_schema())
+        writers["trace"] = AtomicParquetWriter(trace, trace_schema(), row_group=TRACE_ROW_GROUP)
 
 
 @contextmanager

@@ -195,3 +195,24 @@ def test_help_lists_the_simulate_options():
     for option in ("--players", "--strategies", "--deals", "--seed", "--threads", "--out", "--trace", "--rule",
                    "--summary-only", "--overwrite", "--json", "--quiet"):
         assert option in result.stdout
+
+
+def test_result_files_do_not_depend_on_the_batches(tmp_path, capsys, monkeypatch):
+    """Row groups have a fixed size: the data bytes of a file depend on its rows alone."""
+    from tests.test_compare import data_bytes, fixed_batches
+
+    import sim.results
+
+    monkeypatch.setattr(sim.results, "RESULT_ROW_GROUP", 500)
+    files = []
+    for size in (7, 1300):
+        fixed_batches(monkeypatch, size)
+        out = tmp_path / f"run{size}.parquet"
+        code, _, _ = simulate(capsys, "--players", "2", "--strategies", "greedy,random", "--deals", "2100", "--seed", "3",
+                              "--out", str(out), "--quiet")  # fmt: skip
+        assert code == 0
+        files.append(out)
+    assert data_bytes(files[0]) == data_bytes(files[1])
+    import pyarrow.parquet as pq
+
+    assert [pq.ParquetFile(files[0]).metadata.row_group(k).num_rows for k in range(5)] == [500] * 4 + [100]

@@ -169,3 +169,46 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path, capsys, args, message):
 def test_unknown_strategy_is_refused(capsys):
     code, _, stderr = compare_cli(capsys, "greedy", "nosuch", "--deals", "10", "--seed", "1", "--summary-only")
     assert code == 2 and "unknown strategy 'nosuch'" in stderr
+
+
+def fixed_batches(monkeypatch, size):
+    """Every batch ``size`` deals, whatever the speed: a stand-in for another machine."""
+    import sim.runner
+
+    monkeypatch.setattr(sim.runner, "FIRST_BATCH", size)
+    monkeypatch.setattr(sim.runner, "_next_batch_size", lambda last_size, last_seconds: size)
+
+
+def data_bytes(path) -> bytes:
+    """A Parquet file's bytes before its footer (the footer holds the metadata)."""
+    raw = path.read_bytes()
+    footer = int.from_bytes(raw[-8:-4], "little")
+    return raw[: len(raw) - 8 - footer]
+
+
+def test_sprt_decides_the_same_whatever_the_batches_and_threads(capsys, monkeypatch):
+    """The SPRT is checked at fixed deal counts, not after every batch: the same seed gives
+    the same decision, deal count and figures on a fast or slow machine."""
+    rows = []
+    for size, threads in ((8, "1"), (300, "2"), (5000, "2")):
+        fixed_batches(monkeypatch, size)
+        code, stdout, _ = compare_cli(capsys, "expert", "greedy", "--deals", "100000", "--seed", "1", "--threads", threads,
+                                      "--sprt", "0,20", "--summary-only", "--json", "--quiet")  # fmt: skip
+        assert code == 0
+        rows.append(json.loads(stdout))
+    assert rows[0]["sprt"]["result"] == "H1"
+    assert rows[0] == rows[1] == rows[2]
+
+
+def test_compare_files_are_identical_whatever_the_batches_and_threads(tmp_path, capsys, monkeypatch):
+    files = []
+    for size, threads in ((7, "1"), (1000, "2")):
+        fixed_batches(monkeypatch, size)
+        out = tmp_path / f"cmp{size}.parquet"
+        code, _, _ = compare_cli(capsys, "greedy", "random", "--players", "3", "--deals", "600", "--seed", "4",
+                                 "--threads", threads, "--out", str(out), "--quiet")  # fmt: skip
+        assert code == 0
+        files.append(out)
+    assert data_bytes(files[0]) == data_bytes(files[1])
+    frame = read_results(files[0]).deals
+    assert list(zip(frame["deal"], frame["game"])) == [(d, g) for d in range(600) for g in range(3)]
