@@ -86,7 +86,7 @@ def our_deals_per_s(pair, n_deals, threads, seed=1):
     illegal = np.zeros(n_deals, dtype=ILLEGAL_DTYPE)
     start = time.perf_counter()
     simulate_nb(seed, 0, 1, 2, rules, ids, params, plugins, config.seat_streams(), results, illegal,
-                np.zeros(0, dtype=DEAL_DTYPE), np.zeros(0, dtype=PLAY_DTYPE))
+                np.zeros(0, dtype=DEAL_DTYPE), np.zeros(0, dtype=PLAY_DTYPE), np.zeros(1, dtype=np.int8))
     return n_deals / (time.perf_counter() - start)
 
 

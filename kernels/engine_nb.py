@@ -125,11 +125,13 @@ def seat_after_nb(seat, steps, players):
 
 
 @njit(cache=True, _nrt=False)
-def play_deal_nb(deal, strategy_ids, params, plugins, rules, states, work_view, hands, n_hand, table, points, result, record, illegal):
+def play_deal_nb(deal, strategy_ids, params, plugins, rules, states, work_view, hands, n_hand, table, points, result, record, illegal, stop):
     """Plays one dealt deal to the end and writes how it ended into ``result``.
 
     ``record`` (PLAY_DTYPE) receives every card and trick winner. A decision that is not
-    a card in hand stops the deal and is written into ``illegal``; returns False then.
+    a card in hand stops the deal and is written into ``illegal``; returns False then,
+    as it does when ``stop[0]`` is set (checked before every decision: a stop request
+    waits for one decision at most, however slow the strategy).
 
     Compiled without reference counting (``_nrt=False``: nothing here allocates), as
     are its callers: otherwise every call and every inlined helper taking arrays would
@@ -138,31 +140,31 @@ def play_deal_nb(deal, strategy_ids, params, plugins, rules, states, work_view, 
     view = work_view[0]
     start_view_nb(view, deal, hands, n_hand, points)
     players = deal.players
-    done = _play_any_nb(deal, strategy_ids, params, plugins, rules, states, view, hands, n_hand, table, points, record, illegal, players)
+    done = _play_any_nb(deal, strategy_ids, params, plugins, rules, states, view, hands, n_hand, table, points, record, illegal, players, stop)
     if done:
         _score_nb(points, players, result)
     return done
 
 
 @njit(cache=True, inline="always")
-def _play_any_nb(deal, strategy_ids, params, plugins, rules, states, view, hands, n_hand, table, points, record, illegal, players):
-    """The tricks of a deal for any table; False after an illegal decision."""
+def _play_any_nb(deal, strategy_ids, params, plugins, rules, states, view, hands, n_hand, table, points, record, illegal, players, stop):
+    """The tricks of a deal for any table; False after an illegal decision or a stop."""
     trump = view.trump_suit
     partner_view = players >= 4 and rules[RULE_PARTNER_VIEW] == PARTNER_VIEW_LAST3
     n_tricks = (HAND_SIZE * players + deal.n_stock) // players
     leader = 0
     for trick in range(n_tricks):
-        leader = _play_trick_nb(deal, strategy_ids, params, plugins, states, view, hands, n_hand, table, points, record, illegal, trump, partner_view, trick, leader, players)
+        leader = _play_trick_nb(deal, strategy_ids, params, plugins, states, view, hands, n_hand, table, points, record, illegal, trump, partner_view, trick, leader, players, stop)
         if leader == NO_SEAT:
             return False
     return True
 
 
 @njit(cache=True, inline="always")
-def _play_trick_nb(deal, strategy_ids, params, plugins, states, view, hands, n_hand, table, points, record, illegal, trump, partner_view, trick, leader, players):
+def _play_trick_nb(deal, strategy_ids, params, plugins, states, view, hands, n_hand, table, points, record, illegal, trump, partner_view, trick, leader, players, stop):
     """Plays trick ``trick`` led by ``leader``: first everyone draws for the previous trick
     (its winner, now the leader, first), then each seat plays a card. Returns the
-    trick's winner, or NO_SEAT after an illegal decision."""
+    trick's winner, or NO_SEAT after an illegal decision or a stop request."""
     n_stock = deal.n_stock
     drawn = min(trick * players, n_stock)  # cards drawn once this trick's draw is done
     if trick > 0 and trick * players <= n_stock:
@@ -175,6 +177,8 @@ def _play_trick_nb(deal, strategy_ids, params, plugins, states, view, hands, n_h
     partners_visible = partner_view and drawn == n_stock
     for k in range(players):
         seat = seat_after_nb(leader, k, players)
+        if stop[0] != 0:
+            return NO_SEAT
         show_seat_nb(view, seat, players, hands, n_hand, partners_visible)
         card = choose_card_nb(strategy_ids[seat], view, params[seat], states[1 + seat : 2 + seat], plugins)
         if not take_from_hand_nb(hands, n_hand, seat, card):
@@ -234,8 +238,8 @@ def _clear_record_nb(record):
     record.trick_winners[:] = NO_CARD
 
 
-@njit(cache=True)
-def simulate_nb(seed, first_deal, deal_step, players, rules, strategy_ids, params, plugins, seat_streams, results, illegal, deals, records):
+@njit(cache=True, nogil=True)
+def simulate_nb(seed, first_deal, deal_step, players, rules, strategy_ids, params, plugins, seat_streams, results, illegal, deals, records, stop):
     """Deals and plays deals ``first_deal + i * deal_step`` for i in ``range(len(results))``
     (a step above 1 picks, e.g., the k-th deal of every match).
 
@@ -243,21 +247,26 @@ def simulate_nb(seed, first_deal, deal_step, players, rules, strategy_ids, param
     receive every deal's cards and moves (a trace). ``illegal[i].play`` stays -1 unless
     deal i met an illegal decision. Every deal's randomness comes from (seed, deal
     index) alone, so the results do not depend on the number of threads.
+
+    ``results[i].deal`` is written once deal i is complete: a deal left unfinished, by
+    an illegal decision or because ``stop[0]`` was set (from another thread: the GIL
+    is released), keeps the value the caller gave it.
     """
-    _play_blocks_nb(seed, first_deal, deal_step, players, rules, strategy_ids, params, plugins, seat_streams, False, results, illegal, deals, records)
+    _play_blocks_nb(seed, first_deal, deal_step, players, rules, strategy_ids, params, plugins, seat_streams, False, results, illegal, deals, records, stop)
 
 
-@njit(cache=True)
-def replay_nb(seed, first_deal, deal_step, rules, strategy_ids, params, plugins, seat_streams, deals, results, illegal, records):
+@njit(cache=True, nogil=True)
+def replay_nb(seed, first_deal, deal_step, rules, strategy_ids, params, plugins, seat_streams, deals, results, illegal, records, stop):
     """Plays the given ``deals`` (DEAL_DTYPE) instead of dealing them, and records every
     move into ``records``. Deal i gets the strategies' random streams of deal index
     ``first_deal + i * deal_step``. Used to audit deals and to play the same cards twice.
+    ``results`` and ``stop`` as in ``simulate_nb``.
     """
-    _play_blocks_nb(seed, first_deal, deal_step, 0, rules, strategy_ids, params, plugins, seat_streams, True, results, illegal, deals, records)
+    _play_blocks_nb(seed, first_deal, deal_step, 0, rules, strategy_ids, params, plugins, seat_streams, True, results, illegal, deals, records, stop)
 
 
 @njit(cache=True, parallel=True)
-def _play_blocks_nb(seed, first_deal, deal_step, players, rules, strategy_ids, params, plugins, seat_streams, dealt, results, illegal, deals, records):
+def _play_blocks_nb(seed, first_deal, deal_step, players, rules, strategy_ids, params, plugins, seat_streams, dealt, results, illegal, deals, records, stop):
     """Spreads blocks of deals over the threads; each block gets its own work arrays.
     Results do not depend on the blocks: deal i's randomness comes from (seed, i) alone."""
     n_deals = results.shape[0]
@@ -268,7 +277,7 @@ def _play_blocks_nb(seed, first_deal, deal_step, players, rules, strategy_ids, p
     n_blocks = (n_deals + block_size - 1) // block_size
     for block in prange(n_blocks):
         start = block * block_size
-        stop = min(n_deals, start + block_size)
+        end = min(n_deals, start + block_size)
         states = np.empty(N_STREAMS, dtype=np.uint64)
         view = np.empty(1, dtype=VIEW_DTYPE)
         hands = np.empty((MAX_PLAYERS, HAND_SIZE), dtype=np.int8)
@@ -278,17 +287,17 @@ def _play_blocks_nb(seed, first_deal, deal_step, players, rules, strategy_ids, p
         scratch_deal = np.empty(1, dtype=DEAL_DTYPE)
         scratch_record = np.empty(1, dtype=PLAY_DTYPE)
         _play_block_nb(
-            seed_key, first_deal, deal_step, start, stop, players, rules, strategy_ids, params, plugins, seat_streams, dealt, results, illegal,
-            deals, records, states, view, hands, n_hand, table, points, scratch_deal, scratch_record,
+            seed_key, first_deal, deal_step, start, end, players, rules, strategy_ids, params, plugins, seat_streams, dealt, results, illegal,
+            deals, records, states, view, hands, n_hand, table, points, scratch_deal, scratch_record, stop,
         )  # fmt: skip
 
 
 @njit(cache=True, _nrt=False)
 def _play_block_nb(
-    seed_key, first_deal, deal_step, start, stop, players, rules, strategy_ids, params, plugins, seat_streams, dealt, results, illegal,
-    deals, records, states, view, hands, n_hand, table, points, scratch_deal, scratch_record,
+    seed_key, first_deal, deal_step, start, end, players, rules, strategy_ids, params, plugins, seat_streams, dealt, results, illegal,
+    deals, records, states, view, hands, n_hand, table, points, scratch_deal, scratch_record, stop,
 ):  # fmt: skip
-    """Plays deals ``start .. stop - 1`` on one thread: deals them first unless ``dealt``
+    """Plays deals ``start .. end - 1`` on one thread: deals them first unless ``dealt``
     (then ``deals`` holds them). Empty ``deals``/``records`` mean untraced: the scratch
     records are used instead.
 
@@ -301,7 +310,9 @@ def _play_block_nb(
     random0 = strategy_ids[0] == RANDOM_ID
     random1 = strategy_ids[1] == RANDOM_ID
     clear_view_nb(view[0])
-    for i in range(start, stop):
+    for i in range(start, end):
+        if stop[0] != 0:
+            return
         deal = deals[i] if deals.shape[0] > 0 else scratch_deal[0]
         record = records[i] if records.shape[0] > 0 else scratch_record[0]
         if records.shape[0] > 0:
@@ -310,12 +321,14 @@ def _play_block_nb(
         start_streams_nb(states, seed_key, deal_index, seat_streams, n_seats)
         if not dealt:
             deal_nb(players, rules, states, deal)
-        results[i].deal = deal_index
         results[i].briscola = deal.briscola
         illegal[i].play = DECISION_OK
         if duel:  # random and greedy only, untraced: the fast path, same results
             points[0] = play_duel_nb(deal, states[1], states[2], random0, random1)
             points[1] = TOTAL_POINTS - points[0]
             _score_nb(points, 2, results[i])
+            done = True
         else:
-            play_deal_nb(deal, strategy_ids, params, plugins, rules, states, view, hands, n_hand, table, points, results[i], record, illegal[i])
+            done = play_deal_nb(deal, strategy_ids, params, plugins, rules, states, view, hands, n_hand, table, points, results[i], record, illegal[i], stop)
+        if done:
+            results[i].deal = deal_index

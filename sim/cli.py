@@ -340,7 +340,7 @@ def main(argv: list[str] | None = None) -> int:
         if debug:
             raise
         return _fail(str(error), EXIT_BAD_INPUT)
-    except typer.Abort:
+    except (typer.Abort, KeyboardInterrupt):
         return _fail("interrupted", EXIT_INTERRUPTED)
     except Exception as error:  # noqa: BLE001 - the last line of defence: one line, no traceback
         if debug:

@@ -32,7 +32,8 @@ from sim.compiling import warm_up
 from sim.config import RunConfig, n_sides
 from sim.engine import play_batch, seat_specs
 from sim.results import AtomicParquetWriter, match_table, results_schema, results_table
-from sim.runner import Pace, batches, deferred_interrupt, final_metadata, prepare_outputs, run_count
+from sim.interrupt import deferred_interrupt
+from sim.runner import Pace, batches, final_metadata, prepare_outputs, run_count
 from sim.stats import Z_95, elo_from_score, normal_cdf, score_against_copies, sprt_llr
 
 A, B = "A", "B"
@@ -239,10 +240,10 @@ def run_comparison(
             # With an SPRT, batches end on every multiple of SPRT_CHECK_DEALS: the test is
             # checked there, at deal counts that do not depend on speed or threads.
             for first, n in batches(base.deals, stop, SPRT_CHECK_DEALS if sprt is not None else None):
-                _play_duplicates(configs, seating_list, first, n, tally, writer, schema if writer else None)
+                done = _play_duplicates(configs, seating_list, first, n, tally, writer, schema if writer else None, stop)
                 if on_progress is not None:
-                    on_progress(n)
-                if sprt is not None and _sprt_checkpoint(first + n, base.deals) and sprt.decision(tally) != "none":
+                    on_progress(done)
+                if sprt is not None and _sprt_checkpoint(first + done, base.deals) and sprt.decision(tally) != "none":
                     break
             seconds = time.perf_counter() - started
             if writer is not None:
@@ -264,20 +265,24 @@ def _sprt_checkpoint(done: int, total: int) -> bool:
     return done % SPRT_CHECK_DEALS == 0 or done == total
 
 
-def _play_duplicates(configs, seating_list, first: int, n: int, tally: CompareTally, writer, schema) -> None:
+def _play_duplicates(configs, seating_list, first: int, n: int, tally: CompareTally, writer, schema, stop) -> int:
     """Plays games ``first .. first + n - 1`` from every seating into ``tally`` (and
-    ``writer``, when there is one: rows by deal, then seating, whatever the batches)."""
+    ``writer``, when there is one: rows by deal, then seating, whatever the batches).
+    Returns how many: after a stop, only the first games played from every seating."""
     import pyarrow as pa
 
-    games, tables = [], []
-    for game, (config, seating) in enumerate(zip(configs, seating_list)):
-        points, winner, standing, table = _seating_games(config, first, n, writer is not None)
-        games.append(game_scores(points, winner, standing, seating))
+    played = [_play_seating(config, first, n, stop) for config in configs]
+    done = min(games.completed for games in played)
+    scores, tables = [], []
+    for game, (config, seating, games) in enumerate(zip(configs, seating_list, played)):
+        games = games.head(done)
+        scores.append(game_scores(*_outcomes(games, config), seating))
         if writer is not None:
-            tables.append(_with_seating(table, schema, game, seating, config.players))
-    tally.add(*(np.stack([g[k] for g in games], axis=1) for k in range(3)))
+            tables.append(_with_seating(_rows(games, config), schema, game, seating, config.players))
+    tally.add(*(np.stack([g[k] for g in scores], axis=1) for k in range(3)))
     if writer is not None:
         writer.write(pa.concat_tables(tables).sort_by([("deal", "ascending"), ("game", "ascending")]))
+    return done
 
 
 def compare_schema(config: RunConfig):
@@ -288,18 +293,29 @@ def compare_schema(config: RunConfig):
     return schema.insert(1, pa.field("game", pa.int8())).insert(2, pa.field("a_side", pa.int8()))
 
 
-def _seating_games(config: RunConfig, first: int, n: int, want_table: bool):
-    """Plays games (deals or matches) ``first .. first + n - 1`` of one seating: side
-    points, winner, standing (see ``compare.game_scores``) and, if wanted, their rows."""
+def _play_seating(config: RunConfig, first: int, n: int, stop):
+    """Games (deals or matches) ``first .. first + n - 1`` of one seating: a Batch, or a
+    MatchBatch with a match format."""
     from sim.matches import play_matches
 
     if config.match == "deal":
-        results = play_batch(config, first, n).results
-        table = results_table(results, config, results_schema(config)) if want_table else None
-        return (*deal_games(results, n_sides(config.players)), table)
-    matches = play_matches(config, first, n)
-    table = match_table(matches, config, results_schema(config)) if want_table else None
-    return matches.points, matches.winner, matches.standing, table
+        return play_batch(config, first, n, stop=stop)
+    return play_matches(config, first, n, stop=stop)
+
+
+def _outcomes(games, config: RunConfig):
+    """``game_scores``' inputs (side points, winner, standing) of a seating's games."""
+    if config.match == "deal":
+        return deal_games(games.results, n_sides(config.players))
+    return games.points, games.winner, games.standing
+
+
+def _rows(games, config: RunConfig):
+    """A seating's games as result-file rows."""
+    schema = results_schema(config)
+    if config.match == "deal":
+        return results_table(games.results, config, schema)
+    return match_table(games, config, schema)
 
 
 def _with_seating(table, schema, game: int, seating, players: int):

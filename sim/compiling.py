@@ -18,7 +18,7 @@ import time
 import warnings
 
 from sim.config import RunConfig
-from sim.engine import play_batch, seat_specs
+from sim.engine import kernel_strategies, play_batch, seat_specs
 from strategies.api import Strategy, decision_signature
 from strategies.registry import available_strategies
 
@@ -35,7 +35,7 @@ def warm_up(config: RunConfig) -> float:
         if helper is not None:
             helper.kill()
         raise
-    play_batch(config, 0, 1)
+    kernel_strategies(config)  # loads (or compiles) the strategies; the engine takes any of them
     return time.perf_counter() - started
 
 

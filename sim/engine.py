@@ -10,17 +10,21 @@
 from __future__ import annotations
 
 import functools
+import queue
+import threading
+import time
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numba
 import numpy as np
 from numba.core.errors import NumbaExperimentalFeatureWarning
 
 from kernels.engine_nb import replay_nb, simulate_nb
-from kernels.enums import DEAL_DTYPE, ILLEGAL_DTYPE, MAX_PLAYERS, PLAY_DTYPE, RESULT_DTYPE
+from kernels.enums import DEAL_DTYPE, DECISION_OK, ILLEGAL_DTYPE, MAX_PLAYERS, PLAY_DTYPE, RESULT_DTYPE
 from sim.cards import SUITS_ITALIAN, short_name
 from sim.config import RunConfig
+from sim.interrupt import StopFlag
 from strategies.api import MAX_PARAMS, StrategySpec, compile_decision, parse_spec
 from strategies.dispatch_nb import FIRST_PLUGIN_ID, no_decision_nb
 from strategies.registry import available_strategies
@@ -28,6 +32,11 @@ from strategies.registry import available_strategies
 # The plug-in tuple is a tuple of Numba's first-class functions, which it still calls
 # experimental; the feature is pinned by the tests (every plug-in path is exercised).
 warnings.filterwarnings("ignore", category=NumbaExperimentalFeatureWarning)
+
+
+NOT_PLAYED = -1  # ``results["deal"]`` of a deal the kernels did not finish (a stop came first)
+STOP_WAIT = 0.8  # seconds the kernels get to finish their decisions once asked to stop
+WAIT_STEP = 0.05  # how often the waiting thread looks at the stop flag
 
 
 class IllegalDecisionError(RuntimeError):
@@ -41,6 +50,17 @@ class Batch:
     results: np.ndarray  # RESULT_DTYPE
     deals: np.ndarray  # DEAL_DTYPE, empty unless traced
     records: np.ndarray  # PLAY_DTYPE, empty unless traced
+
+    @property
+    def completed(self) -> int:
+        """Deals finished from the first on: all of them, unless a stop cut the batch."""
+        unfinished = np.flatnonzero(self.results["deal"] == NOT_PLAYED)
+        return int(unfinished[0]) if unfinished.size else len(self.results)
+
+    def head(self, n: int) -> Batch:
+        """The first ``n`` deals."""
+        traced = len(self.records) > 0
+        return Batch(self.results[:n], self.deals[:n] if traced else self.deals, self.records[:n] if traced else self.records)
 
 
 @functools.lru_cache(maxsize=None)
@@ -92,68 +112,140 @@ def effective_threads(config: RunConfig) -> int:
     return min(config.threads, numba.config.NUMBA_NUM_THREADS)
 
 
-def play_batch(config: RunConfig, first_deal: int, n_deals: int, trace: bool = False, deal_step: int = 1) -> Batch:
+def play_batch(
+    config: RunConfig, first_deal: int, n_deals: int, trace: bool = False, deal_step: int = 1, stop: StopFlag | None = None
+) -> Batch:
     """Deals and plays ``n_deals`` deals of the run: deal indices ``first_deal``,
-    ``first_deal + deal_step``, ... (a step above 1 picks, e.g., one deal of each match)."""
-    batch, illegal = _simulate(config, first_deal, n_deals, trace, deal_step)
-    _raise_on_illegal(config, batch, illegal, dealt=True)
+    ``first_deal + deal_step``, ... (a step above 1 picks, e.g., one deal of each match).
+    Once ``stop`` is set the kernels return before their next decision: the batch's
+    ``completed`` deals are then fewer than ``n_deals``."""
+    batch, illegal = _simulate(config, first_deal, n_deals, trace, deal_step, stop or StopFlag())
+    _raise_on_illegal(config, batch, illegal, first_deal, deal_step)
     return batch
 
 
 def replay(config: RunConfig, deals: np.ndarray, first_deal: int = 0) -> Batch:
     """Plays given DEAL_DTYPE deals (e.g. the same cards twice) and records every move."""
-    batch, illegal = _replay(config, deals, first_deal)
-    _raise_on_illegal(config, batch, illegal, dealt=False)
+    batch, illegal = _replay(config, deals, first_deal, StopFlag())
+    _raise_on_illegal(config, batch, illegal, first_deal, 1, dealt=False)
     return batch
 
 
-def _simulate(config: RunConfig, first_deal: int, n_deals: int, trace: bool, deal_step: int = 1):
+def _simulate(config: RunConfig, first_deal: int, n_deals: int, trace: bool, deal_step: int, stop: StopFlag):
     """``simulate_nb`` on one batch: the Batch and the illegal-decision records."""
-    results, illegal = _kernel_buffers(config, n_deals)
+    results, illegal = _kernel_buffers(n_deals)
     ids, params, plugins = kernel_strategies(config)
     deals = np.empty(n_deals if trace else 0, dtype=DEAL_DTYPE)
     records = np.empty(n_deals if trace else 0, dtype=PLAY_DTYPE)
-    simulate_nb(
+    arguments = (
         config.seed, first_deal, deal_step, config.players, config.rules.as_codes(), ids,
-        params, plugins, config.seat_streams(), results, illegal, deals, records,
+        params, plugins, config.seat_streams(), results, illegal, deals, records, stop.array,
     )  # fmt: skip
+    if stop.is_set():  # the run is stopping: no new kernel (one may still be finishing a decision)
+        return Batch(results, deals, records), illegal
+    if not _run_kernel(simulate_nb, arguments, effective_threads(config), stop):
+        results, illegal, deals, records = results.copy(), illegal.copy(), deals.copy(), records.copy()
     return Batch(results, deals, records), illegal
 
 
-def _replay(config: RunConfig, deals: np.ndarray, first_deal: int):
+def _replay(config: RunConfig, deals: np.ndarray, first_deal: int, stop: StopFlag):
     """``replay_nb`` on given deals: the Batch and the illegal-decision records."""
-    results, illegal = _kernel_buffers(config, deals.shape[0])
+    results, illegal = _kernel_buffers(deals.shape[0])
     ids, params, plugins = kernel_strategies(config)
     records = np.empty(deals.shape[0], dtype=PLAY_DTYPE)
-    replay_nb(
+    arguments = (
         config.seed, first_deal, 1, config.rules.as_codes(), ids,
-        params, plugins, config.seat_streams(), deals, results, illegal, records,
+        params, plugins, config.seat_streams(), deals, results, illegal, records, stop.array,
     )  # fmt: skip
+    if stop.is_set():
+        return Batch(results, deals, records), illegal
+    if not _run_kernel(replay_nb, arguments, effective_threads(config), stop):
+        results, illegal, records = results.copy(), illegal.copy(), records.copy()
     return Batch(results, deals, records), illegal
 
 
-def _kernel_buffers(config: RunConfig, n_deals: int):
-    """Sets the thread count; returns the result and illegal-decision arrays."""
-    numba.set_num_threads(effective_threads(config))
+def _kernel_buffers(n_deals: int):
+    """The result and illegal-decision arrays, marked as not played yet."""
     results = np.empty(n_deals, dtype=RESULT_DTYPE)
+    results["deal"] = NOT_PLAYED
     illegal = np.empty(n_deals, dtype=ILLEGAL_DTYPE)
+    illegal["play"] = DECISION_OK
     return results, illegal
 
 
-def _raise_on_illegal(config: RunConfig, batch: Batch, illegal: np.ndarray, dealt: bool) -> None:
+def _run_kernel(kernel, arguments: tuple, threads: int, stop: StopFlag) -> bool:
+    """Calls a kernel on the kernel thread while this one waits; True once it has returned.
+
+    The kernels release the GIL, so this thread stays free to run signal handlers: a
+    Ctrl-C is acknowledged at once however long the batch. Once ``stop`` is set, the
+    kernels return before their next decision; a strategy whose decision takes longer
+    than STOP_WAIT is left to finish it on its own (False: the caller copies what is
+    done, as the kernel may still write into the deals it was playing). A second Ctrl-C
+    (an exception here) goes on at once.
+    """
+    job = _KernelJob(kernel, arguments, threads)
+    _kernel_thread().put(job)
+    stopped_at = None
+    try:
+        while not job.done.wait(WAIT_STEP):
+            if stop.is_set():
+                stopped_at = stopped_at or time.monotonic()
+                if time.monotonic() - stopped_at > STOP_WAIT:
+                    return False
+    except BaseException:
+        stop.set()
+        raise
+    if job.failure is not None:
+        raise job.failure
+    return True
+
+
+@dataclass
+class _KernelJob:
+    kernel: object
+    arguments: tuple
+    threads: int
+    done: threading.Event = field(default_factory=threading.Event)
+    failure: BaseException | None = None
+
+    def run(self) -> None:
+        try:
+            numba.set_num_threads(self.threads)  # a per-thread setting in Numba
+            self.kernel(*self.arguments)
+        except BaseException as error:  # noqa: BLE001 - raised again in the waiting thread
+            self.failure = error
+        finally:
+            self.done.set()
+
+
+@functools.lru_cache(maxsize=1)
+def _kernel_thread() -> queue.SimpleQueue:
+    """The one thread that runs kernels, one job at a time (never two parallel kernels at
+    once); a daemon, so that a decision left to finish never holds up the exit."""
+    jobs = queue.SimpleQueue()
+
+    def serve():
+        while True:
+            jobs.get().run()
+
+    threading.Thread(target=serve, name="briscola-kernels", daemon=True).start()
+    return jobs
+
+
+def _raise_on_illegal(config: RunConfig, batch: Batch, illegal: np.ndarray, first_deal: int, deal_step: int, dealt: bool = True) -> None:
     """Raises IllegalDecisionError for the first illegal decision of a batch, naming the
     strategy, seat, card, deal and the view the strategy was shown. The view is rebuilt
     from that one deal played again with a trace (its moves stop at the illegal one)."""
     bad = np.flatnonzero(illegal["play"] >= 0)
     if bad.size == 0:
         return
-    first, deal_index = illegal[bad[0]], int(batch.results[bad[0]]["deal"])
+    first, deal_index = illegal[bad[0]], first_deal + int(bad[0]) * deal_step
     seat, card, play = int(first["seat"]), int(first["card"]), int(first["play"])
     returned = f"{card} ({short_name(card)})" if 0 <= card < 40 else f"{card} (not a card code)"
     if dealt:
-        again, _ = _simulate(config, deal_index, 1, trace=True)
+        again, _ = _simulate(config, deal_index, 1, True, 1, StopFlag())
     else:
-        again, _ = _replay(config, batch.deals[bad[0] : bad[0] + 1].copy(), deal_index)
+        again, _ = _replay(config, batch.deals[bad[0] : bad[0] + 1].copy(), deal_index, StopFlag())
     view = illegal_view(config, again.deals[0], again.records[0]["plays"][:play])
     error = IllegalDecisionError(
         f"strategy {config.strategies[seat]!r} (seat {seat}) returned card {returned}, not in its hand, "

@@ -24,6 +24,7 @@ import numpy as np
 
 from sim.config import MATCH_FORMATS, RunConfig, n_sides
 from sim.engine import Batch, play_batch
+from sim.interrupt import StopFlag
 
 FORMATS = dict(zip(MATCH_FORMATS, (1, 3, 5, 2)))  # format: the most deals a match takes
 
@@ -38,6 +39,15 @@ class MatchBatch:
     points: np.ndarray  # (n, sides) points over the deals played
     standing: np.ndarray  # (n, sides) what decides the match: deals won, or points
 
+    @property
+    def completed(self) -> int:
+        """Matches played to the end (``play_matches`` keeps no others)."""
+        return len(self.winner)
+
+    def head(self, n: int) -> MatchBatch:
+        """The first ``n`` matches."""
+        return MatchBatch([b.head(n) for b in self.batches], self.played[:n], self.winner[:n], self.points[:n], self.standing[:n])
+
 
 def rotated(config: RunConfig, k: int) -> RunConfig:
     """The seats of a match's k-th deal: seat s holds the first deal's player (s + k) mod P."""
@@ -47,12 +57,15 @@ def rotated(config: RunConfig, k: int) -> RunConfig:
     return replace(config, strategies=tuple(config.strategies[p] for p in order), streams=tuple(int(streams[p]) for p in order))
 
 
-def play_matches(config: RunConfig, first: int, n: int, trace: bool = False) -> MatchBatch:
-    """Plays ``n`` matches of the run's format from match index ``first``."""
+def play_matches(config: RunConfig, first: int, n: int, trace: bool = False, stop: StopFlag | None = None) -> MatchBatch:
+    """Plays ``n`` matches of the run's format from match index ``first`` (fewer, the
+    first of them, once ``stop`` is set: only matches whose deals were all played)."""
     match = config.match
     most = FORMATS[match]
     sides = n_sides(config.players)
-    batches = [play_batch(rotated(config, k), first * most + k, n, trace, deal_step=most) for k in range(most)]
+    batches = [play_batch(rotated(config, k), first * most + k, n, trace, most, stop) for k in range(most)]
+    n = min(batch.completed for batch in batches)
+    batches = [batch.head(n) for batch in batches]
     points = np.empty((n, most, sides), dtype=np.int64)
     winners = np.empty((n, most), dtype=np.int64)
     for k, batch in enumerate(batches):

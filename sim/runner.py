@@ -1,16 +1,14 @@
 """Runs a simulation batch by batch: plays, tallies, streams results to disk.
 
 Batches are sized to take about half a second, so memory stays flat however many
-deals are asked for, Ctrl-C is honoured within seconds, and progress moves smoothly.
-Deal ``i`` always gets the same cards and moves, whatever the batch and thread counts.
+deals are asked for and progress moves smoothly; a Ctrl-C cuts the batch in progress
+short (``sim.interrupt``). Deal ``i`` always gets the same cards and moves, whatever
+the batch and thread counts.
 """
 
 from __future__ import annotations
 
-import signal
-import threading
 import time
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -19,6 +17,7 @@ from sim import __version__
 from sim.config import ConfigError, RunConfig, n_sides, side_of_seat
 from sim.compiling import warm_up
 from sim.engine import Batch, effective_threads, play_batch, seat_specs
+from sim.interrupt import StopFlag, deferred_interrupt
 from sim.results import (
     FORMAT_VERSION,
     TRACE_ROW_GROUP,
@@ -31,7 +30,7 @@ from sim.results import (
 from sim.stats import RunTally
 from sim.trace import trace_schema, trace_table
 
-FIRST_BATCH = 64  # small: a slow strategy (pimc plays ~10-70 deals/s) must not stall Ctrl-C
+FIRST_BATCH = 64  # small: the first batch of a slow strategy (pimc) must not stall progress
 MIN_BATCH = 8
 MAX_BATCH = 2_000_000
 SECONDS_PER_BATCH = 0.5
@@ -90,7 +89,7 @@ def run_metadata(config: RunConfig, command: str | None) -> dict:
     }
 
 
-def final_metadata(config: RunConfig, command: str | None, stop: threading.Event, completed: int, seconds: float) -> dict:
+def final_metadata(config: RunConfig, command: str | None, stop: StopFlag, completed: int, seconds: float) -> dict:
     """``run_metadata`` plus how the run ended: complete or partial (Ctrl-C), how far, how long."""
     metadata = run_metadata(config, command)
     metadata.update(status="partial" if stop.is_set() else "complete", deals_completed=completed, seconds=round(seconds, 3))
@@ -157,28 +156,7 @@ def _open_writers(writers: dict, config: RunConfig, out: Path | None, trace: Pat
         writers["trace"] = AtomicParquetWriter(trace, trace_schema(), row_group=TRACE_ROW_GROUP)
 
 
-@contextmanager
-def deferred_interrupt():
-    """A first Ctrl-C asks the run to stop after the current batch (files are then closed
-    as partial); a second one interrupts at once (temporary files are removed)."""
-    stop = threading.Event()
-    if threading.current_thread() is not threading.main_thread():
-        yield stop
-        return
-
-    def request_stop(signum, frame):
-        if stop.is_set():
-            raise KeyboardInterrupt
-        stop.set()
-
-    previous = signal.signal(signal.SIGINT, request_stop)
-    try:
-        yield stop
-    finally:
-        signal.signal(signal.SIGINT, previous)
-
-
-def batches(total: int, stop: threading.Event, boundary: int | None = None):
+def batches(total: int, stop: StopFlag, boundary: int | None = None):
     """Yields ``(first, n)``: ``total`` deals (or matches) cut into batches of about
     SECONDS_PER_BATCH each, timed on the work the caller does between two yields. Stops
     early once ``stop`` is set; with ``boundary``, batches also end on its multiples."""
@@ -192,31 +170,34 @@ def batches(total: int, stop: threading.Event, boundary: int | None = None):
         size = _next_batch_size(n, time.perf_counter() - started)
 
 
-def _play_all(config: RunConfig, writers: dict, tally: RunTally, on_progress, stop) -> None:
+def _play_all(config: RunConfig, writers: dict, tally: RunTally, on_progress, stop: StopFlag) -> None:
     """Plays the run batch by batch (of deals, or of matches with a match format)."""
     schema = results_schema(config) if "out" in writers else None
+    play = _play_deals if config.match == "deal" else _play_matches
     for first, n in batches(config.deals, stop):
-        if config.match == "deal":
-            _play_deals(config, first, n, writers, schema, tally)
-        else:
-            _play_matches(config, first, n, writers, schema, tally)
+        done = play(config, first, n, writers, schema, tally, stop)
         if on_progress is not None:
-            on_progress(n)
+            on_progress(done)
 
 
-def _play_deals(config, first, n, writers, schema, tally) -> None:
-    batch = play_batch(config, first, n, trace="trace" in writers)
+def _play_deals(config, first, n, writers, schema, tally, stop) -> int:
+    """Plays, writes and tallies deals ``first .. first + n - 1``, or the first of them
+    a stop left finished; returns how many."""
+    batch = play_batch(config, first, n, trace="trace" in writers, stop=stop)
+    batch = batch.head(batch.completed)
     if schema is not None:
         writers["out"].write(results_table(batch.results, config, schema))
     if "trace" in writers:
         writers["trace"].write(trace_table(batch))
     tally.add(batch.results)
+    return len(batch.results)
 
 
-def _play_matches(config, first, n, writers, schema, tally) -> None:
+def _play_matches(config, first, n, writers, schema, tally, stop) -> int:
+    """As ``_play_deals``, for matches."""
     from sim.matches import play_matches
 
-    matches = play_matches(config, first, n, trace="trace" in writers)
+    matches = play_matches(config, first, n, trace="trace" in writers, stop=stop)
     if schema is not None:
         writers["out"].write(match_table(matches, config, schema))
     if "trace" in writers:
@@ -225,6 +206,7 @@ def _play_matches(config, first, n, writers, schema, tally) -> None:
             writers["trace"].write(trace_table(Batch(batch.results[played], batch.deals[played], batch.records[played])))
     tally.add_outcomes(matches.winner, matches.points, matches.standing)
     tally.deals_played += int(matches.played.sum())
+    return matches.completed
 
 
 def _next_batch_size(last_size: int, last_seconds: float) -> int:

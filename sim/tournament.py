@@ -26,7 +26,8 @@ import numpy as np
 from sim.compare import CompareTally, run_comparison
 from sim.config import ConfigError, RunConfig
 from sim.engine import seat_specs
-from sim.runner import deferred_interrupt, run_count
+from sim.interrupt import deferred_interrupt
+from sim.runner import run_count
 from sim.stats import Z_95
 
 ELO_SCALE = math.log(10) / 400  # d/dr of the logistic in Elo units
