@@ -26,6 +26,8 @@ docs/strategies.md.
 
 from __future__ import annotations
 
+import os
+import re
 import warnings
 from dataclasses import dataclass, field
 from typing import Any
@@ -184,9 +186,10 @@ def decision_signature():
 
 
 def compile_decision(choose, name: str):
-    """``choose`` compiled for the plug-in signature; ConfigError (one line) if it fails."""
+    """``choose`` compiled for the plug-in signature; ConfigError (one line) if it fails,
+    naming the strategy, the file and line, and Numba's reason (the whole of Numba's
+    message is the error's cause: ``BRISCOLA_DEBUG=1`` shows it)."""
     from numba import njit
-    from numba.core.errors import NumbaError
 
     python_function = getattr(choose, "py_func", choose)
     if not callable(python_function):
@@ -195,6 +198,51 @@ def compile_decision(choose, name: str):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # Numba's "first-class functions are experimental"
             return njit(decision_signature(), cache=True, nogil=True)(python_function)
-    except NumbaError as error:
-        first_line = next((line for line in str(error).splitlines() if line.strip()), "")
-        raise ConfigError(f"strategy {name!r} does not compile for the kernels: {first_line.strip()}") from None
+    except Exception as error:  # Numba's errors, and the bare ones its typing lets out (KeyError, ...)
+        where = _error_location(error)
+        raise ConfigError(
+            f"strategy {name!r}{where} does not compile for the kernels: {_compile_reason(error)} "
+            "(BRISCOLA_DEBUG=1 shows Numba's whole message)"
+        ) from error
+
+
+def _error_location(error: Exception) -> str:
+    """`` (file.py, line N)`` of a compile error: Numba's own location, or the innermost
+    statement being typed when a bare exception escaped Numba's type inference."""
+    from numba.core.ir import Loc
+
+    loc = getattr(error, "loc", None)
+    if not isinstance(loc, Loc):
+        tb = error.__traceback__
+        while tb is not None:
+            for value in list(tb.tb_frame.f_locals.values()):
+                found = value if isinstance(value, Loc) else getattr(value, "loc", None)
+                loc = found if isinstance(found, Loc) else loc
+            tb = tb.tb_next
+    if not isinstance(loc, Loc):
+        return ""
+    path = os.path.relpath(loc.filename)
+    return f" ({loc.filename if path.startswith('..') else path}, line {loc.line})"
+
+
+def _compile_reason(error: Exception) -> str:
+    """Numba's reason in one line: the line after its 'Failed in ... pipeline' header
+    (and the next, when it ends with a colon), or the bare exception. A field the view
+    does not have is named with the fields it has."""
+    from numba.core.errors import NumbaError
+
+    from kernels.enums import VIEW_DTYPE
+
+    text = re.sub(r"\x1b\[[0-9;]*m", "", str(error))  # Numba may colour its messages
+    missing = re.search(r"Unknown attribute '(\w+)' of type Record", text)
+    if isinstance(error, KeyError) and error.args and isinstance(error.args[0], str):
+        missing = re.match(r"(\w+)", error.args[0])
+    if missing and missing.group(1) not in VIEW_DTYPE.names:
+        return f"the view has no field {missing.group(1)!r}; its fields: {', '.join(VIEW_DTYPE.names)}"
+    lines = [line.strip() for line in text.splitlines() if line.strip() and not line.startswith("Failed in ")]
+    if not isinstance(error, NumbaError) or not lines:
+        return f"{type(error).__name__}: {lines[0] if lines else text}"
+    reason = lines[0]
+    if reason.endswith(":") and len(lines) > 1:
+        reason += " " + lines[1].lstrip("> ")
+    return reason

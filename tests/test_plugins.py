@@ -149,3 +149,25 @@ def test_spec_labels_keep_only_changed_parameters_in_declared_order():
     assert list(parse_spec("s:a=3", {"s": strategy}).param_vector()[:3]) == [3.0, 0.5, 0.0]
     with pytest.raises(ConfigError):
         parse_spec("s:a=1.5", {"s": strategy})
+
+
+BROKEN_BODIES = [
+    ("return helper(view)", "NameError: name 'helper' is not defined"),
+    ("return view.hands[0]", "the view has no field 'hands'; its fields: seat, players, "),
+    ('return view.hand["x"]', "No implementation of function Function(<built-in function getitem>) found for signature"),
+]
+
+
+@pytest.mark.parametrize("body, reason", BROKEN_BODIES)
+def test_a_strategy_that_does_not_compile_is_named_with_its_file_line_and_reason(tmp_path, body, reason):
+    source = OUTSIDER.replace("return view.hand[0] if params[0] else view.hand[view.n_hand - 1]", body)
+    (tmp_path / "broken_edge.py").write_text(source)
+    line = source.splitlines().index(f"    {body}") + 1
+    args = ("simulate", "--strategy-file", "broken_edge.py", "--players", "2", "--strategies", "edge,random",
+            "--deals", "10", "--seed", "1")  # fmt: skip
+    result = run_cli(*args, env={"PYTHONPATH": str(REPO)}, cwd=tmp_path)
+    assert result.returncode == 2 and result.stderr.count("\n") == 1, result.stderr
+    assert f"strategy 'edge' (broken_edge.py, line {line}) does not compile for the kernels: {reason}" in result.stderr
+    assert sorted(p.name for p in tmp_path.iterdir() if p.suffix != ".pyc" and p.name != "__pycache__") == ["broken_edge.py"]
+    debug = run_cli(*args, env={"PYTHONPATH": str(REPO), "BRISCOLA_DEBUG": "1"}, cwd=tmp_path)
+    assert "Traceback" in debug.stderr and "The above exception was the direct cause" in debug.stderr
