@@ -203,7 +203,7 @@ def tournament(
         raise ConfigError(f"a tournament takes two or more different strategies, not {', '.join(names)}")
     from sim.tournament import default_tournament_path, run_tournament
 
-    out, use_default_out = _output(out, summary_only, lambda: default_tournament_path(base))
+    out, use_default_out = _output(out, summary_only, lambda: default_tournament_path(base, names))
     n_pairs = len(names) * (len(names) - 1) // 2
     with _progress(n_pairs * deals, enabled=not quiet and sys.stderr.isatty()) as advance:
         outcome = run_tournament(base, names, out, overwrite, _command(ctx), advance, create_out_dir=use_default_out)

@@ -33,7 +33,7 @@ from sim.config import RunConfig, n_sides
 from sim.engine import play_batch, seat_specs
 from sim.results import AtomicParquetWriter, match_table, results_schema, results_table
 from sim.interrupt import deferred_interrupt
-from sim.runner import Pace, batches, final_metadata, prepare_outputs, run_count
+from sim.runner import Pace, batches, default_path, final_metadata, prepare_outputs
 from sim.stats import Z_95, elo_from_score, normal_cdf, score_against_copies, sprt_llr
 
 A, B = "A", "B"
@@ -202,8 +202,7 @@ SPRT_CHECK_DEALS = 1000  # the SPRT is checked at least this often
 
 
 def default_compare_path(config: RunConfig, a: str, b: str) -> Path:
-    names = f"{a}-vs-{b}".replace(":", "_")
-    return Path("results") / f"compare_{config.players}p_{names}_seed{config.seed}_{run_count(config)}.parquet"
+    return default_path(config, f"{a}-vs-{b}", prefix="compare_")
 
 
 def run_comparison(

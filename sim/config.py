@@ -62,6 +62,18 @@ class Rules:
         codes[enums.RULE_PARTNER_VIEW] = view
         return codes
 
+    def for_table(self, players: int) -> dict:
+        """The rules that apply at a table of ``players``, with their values."""
+        return {key: value for key, value in vars(self).items() if players in RULE_TABLES[key]}
+
+    def changed(self) -> dict:
+        """The rules set away from their defaults."""
+        return {key: value for key, value in vars(self).items() if value != RULE_VALUES[key][0]}
+
+    def describe(self, players: int) -> str:
+        """``trump_redeal=ace-three, partner_view=last3``: the table's rules, for people."""
+        return ", ".join(f"{key}={value}" for key, value in self.for_table(players).items())
+
 
 def check_players(players: int) -> int:
     if players not in PLAYER_COUNTS:

@@ -7,6 +7,31 @@ import math
 from sim.stats import wilson_interval
 
 MIN_WIDTH = 100
+SCORE_DIGITS = 6  # JSON figures are rounded: scores and rates, Elo, points and margins
+ELO_DIGITS = 2
+POINTS_DIGITS = 4
+
+
+def _round(value, digits: int):
+    """``value`` (a number, None, or a list of them) rounded for JSON."""
+    if isinstance(value, list):
+        return [_round(item, digits) for item in value]
+    return None if value is None else round(value, digits)
+
+
+def run_keys(config) -> dict:
+    """What every JSON summary says of its run: the seed and the table's rules, and the
+    match format when it is not single deals."""
+    keys = {"seed": config.seed, "rules": config.rules.for_table(config.players)}
+    if config.match != "deal":
+        keys["match"] = config.match
+    return keys
+
+
+def run_caption(config) -> str:
+    """The same for people: ``seed 1, rules: trump_redeal=off``."""
+    match = "" if config.match == "deal" else f", {config.match} matches"
+    return f"seed {config.seed}, rules: {config.rules.describe(config.players)}{match}"
 
 
 def side_rows(outcome) -> list[dict]:
@@ -22,9 +47,9 @@ def side_rows(outcome) -> list[dict]:
                 "wins": tally.wins,
                 "draws": tally.draws,
                 "losses": tally.losses,
-                "win_rate": tally.wins / n if n else 0.0,
-                "win_rate_ci95": list(wilson_interval(tally.wins, n)),
-                "mean_points": tally.points / n if n else 0.0,
+                "win_rate": _round(tally.wins / n if n else 0.0, SCORE_DIGITS),
+                "win_rate_ci95": _round(list(wilson_interval(tally.wins, n)), SCORE_DIGITS),
+                "mean_points": _round(tally.points / n if n else 0.0, POINTS_DIGITS),
             }
         )
     return rows
@@ -40,6 +65,7 @@ def summary_dict(outcome) -> dict:
         summary.update(match=match, matches=outcome.deals_done)
     summary.update(
         seed=outcome.config.seed,
+        rules=outcome.config.rules.for_table(outcome.config.players),
         seconds=round(outcome.seconds, 3),
         deals_per_second=round(_deals_played_per_second(outcome), 1),
         sides=side_rows(outcome),
@@ -56,13 +82,12 @@ def print_summary(outcome) -> None:
     from rich.table import Table
 
     config = outcome.config
-    title = f"{config.players} players, {outcome.tally.deals_played:,} deals, seed {config.seed}"
+    title = f"{config.players} players, {outcome.tally.deals_played:,} deals"
     if config.match != "deal":
         title += f": {outcome.deals_done:,} {config.match} matches (wins, draws, losses and points per match)"
     if outcome.interrupted:
         title += " (interrupted)"
-    table = Table(title=title, title_justify="left", caption_justify="left",
-                  caption=f"{_deals_played_per_second(outcome):,.0f} deals/s in {outcome.seconds:.2f} s")
+    table = Table(title=title, title_justify="left")
     for column in ("side", "seats", "strategy", "wins", "draws", "losses", "win rate", "95% CI", "points"):
         table.add_column(column, justify="left" if column == "strategy" else "right", no_wrap=True)
     for row in side_rows(outcome):
@@ -78,7 +103,8 @@ def print_summary(outcome) -> None:
             f"{lo:.4f}-{hi:.4f}",
             f"{row['mean_points']:.2f}",
         )
-    _wide_console().print(table)
+    facts = f"{run_caption(config)}; {_deals_played_per_second(outcome):,.0f} deals/s in {outcome.seconds:.2f} s"
+    _print_table(table, facts)
 
 
 def print_strategies(described: list[dict]) -> None:
@@ -111,10 +137,15 @@ def compare_dict(outcome) -> dict:
     from sim.compare import summary
 
     figures = summary(outcome.tally)
+    for key, digits in (("score", SCORE_DIGITS), ("score_ci95", SCORE_DIGITS), ("elo", ELO_DIGITS),
+                        ("elo_ci95", ELO_DIGITS), ("los", SCORE_DIGITS), ("mean_margin", POINTS_DIGITS),
+                        ("mean_margin_ci95", POINTS_DIGITS)):  # fmt: skip
+        figures[key] = _round(figures[key], digits)
     return {
         "a": outcome.a,
         "b": outcome.b,
         "players": outcome.config.players,
+        **run_keys(outcome.config),
         "deals": outcome.deals_done,
         "games": outcome.deals_done * outcome.tally.n_games,
         **figures,
@@ -128,9 +159,9 @@ def print_compare(outcome) -> None:
     row = compare_dict(outcome)
     unit = "deals" if outcome.config.match == "deal" else f"{outcome.config.match} matches"
     title = f"{row['a']} (A) against {row['b']} (B)" + (" (interrupted)" if outcome.interrupted else "")
-    caption = (f"{row['players']} players, {row['deals']:,} duplicate {unit}, {row['games']:,} games, "
-               f"seed {outcome.config.seed}; {outcome.deals_per_second:,.0f} {unit}/s in {outcome.seconds:.2f} s")  # fmt: skip
-    table = Table(title=title, title_justify="left", caption_justify="left", caption=caption)
+    facts = (f"{row['players']} players, {row['deals']:,} duplicate {unit}, {row['games']:,} games, "
+             f"{run_caption(outcome.config)}; {outcome.deals_per_second:,.0f} {unit}/s in {outcome.seconds:.2f} s")  # fmt: skip
+    table = Table(title=title, title_justify="left")
     table.add_column("figure (for A)", no_wrap=True)
     table.add_column("value", justify="right", no_wrap=True)
     table.add_column("95% interval", justify="right", no_wrap=True)
@@ -144,7 +175,7 @@ def print_compare(outcome) -> None:
         verdict = {"H1": "H1 accepted", "H0": "H0 accepted", "none": "no decision"}[sprt["result"]]
         table.add_row(f"SPRT elo0={sprt['elo0']:g} elo1={sprt['elo1']:g}", f"LLR {sprt['llr']:.2f}",
                       f"bounds {sprt['bounds'][0]:.2f}, {sprt['bounds'][1]:.2f}: {verdict}")  # fmt: skip
-    _wide_console().print(table)
+    _print_table(table, facts)
 
 
 def _interval(bounds, form: str) -> str:
@@ -157,13 +188,18 @@ def _elo(value) -> str:
 
 def tournament_dict(outcome) -> dict:
     """The JSON of ``briscola tournament``."""
+    from sim.tournament import anchor_of
+
     deals = outcome.pairs[0].tally.deals if outcome.pairs else 0
+    ratings = [{**r, "rating": _round(r["rating"], ELO_DIGITS), "ci95": _round(r["ci95"], ELO_DIGITS)} for r in outcome.ratings]
     return {
         "players": outcome.config.players,
+        **run_keys(outcome.config),
         "deals": deals,
         "strategies": outcome.names,
-        "matrix": outcome.matrix,
-        "ratings": outcome.ratings,
+        "anchor": anchor_of(outcome.names),
+        "matrix": [_round(row, SCORE_DIGITS) for row in outcome.matrix],
+        "ratings": ratings,
     }
 
 
@@ -172,18 +208,17 @@ def print_tournament(outcome) -> None:
 
     row = tournament_dict(outcome)
     console = _wide_console()
-    title = f"{row['players']} players, {row['deals']:,} duplicate deals per pair, seed {outcome.config.seed}"
+    facts = f"{row['players']} players, {row['deals']:,} duplicate deals per pair, {run_caption(outcome.config)}"
     if outcome.interrupted:
-        title += " (interrupted)"
-    matrix = Table(title=f"Score of the row against the column: {title}", title_justify="left")
+        facts += " (interrupted)"
+    matrix = Table(title="Score of the row against the column", title_justify="left")
     matrix.add_column("", no_wrap=True)
     for name in row["strategies"]:
         matrix.add_column(name, justify="right", no_wrap=True)
     for name, scores in zip(row["strategies"], row["matrix"]):
         matrix.add_row(name, *("-" if s is None else f"{s:.3f}" for s in scores))
-    console.print(matrix)
-    ratings = Table(title="Ratings (Bradley-Terry, Elo scale)", title_justify="left",
-                    caption=f"played in {outcome.seconds:.1f} s", caption_justify="left")
+    _print_table(matrix, facts)
+    ratings = Table(title="Ratings (Bradley-Terry, Elo scale)", title_justify="left")
     for column in ("rank", "strategy", "rating", "95% interval"):
         ratings.add_column(column, justify="left" if column == "strategy" else "right", no_wrap=True)
     ordered = sorted(row["ratings"], key=lambda r: -r["rating"] if r["rating"] is not None else math.inf)
@@ -192,8 +227,16 @@ def print_tournament(outcome) -> None:
             ratings.add_row("-", rating["strategy"], "-", "not played yet")
             continue
         lo, hi = rating["ci95"]
-        ratings.add_row(str(rank), rating["strategy"], f"{rating['rating']:+.1f}", f"{lo:+.1f} to {hi:+.1f}")
-    console.print(ratings)
+        interval = "(anchor)" if rating["strategy"] == row["anchor"] else f"{lo:+.1f} to {hi:+.1f}"
+        ratings.add_row(str(rank), rating["strategy"], f"{rating['rating']:+.1f}", interval)
+    _print_table(ratings, f"played in {outcome.seconds:.1f} s")
+
+
+def _print_table(table, facts: str) -> None:
+    """A table, then the facts of its run on one line (never wrapped: scripts grep it)."""
+    console = _wide_console()
+    console.print(table)
+    console.print(facts, soft_wrap=True, highlight=False)
 
 
 def _wide_console():

@@ -8,6 +8,7 @@ the batch and thread counts.
 
 from __future__ import annotations
 
+import hashlib
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -59,9 +60,24 @@ class RunOutcome(Pace):
     warm_up_seconds: float = 0.0  # loading or compiling the kernels, before the timed run
 
 
+MAX_NAMES_IN_PATH = 120  # characters of strategy names a default path holds; more are hashed
+
+
 def default_out_path(config: RunConfig) -> Path:
-    names = "-".join(config.strategies).replace(":", "_")
-    return Path("results") / f"{config.players}p_{names}_seed{config.seed}_{run_count(config)}.parquet"
+    sides = [config.side_strategy(side) for side in range(n_sides(config.players))]
+    return default_path(config, "-".join(sides))
+
+
+def default_path(config: RunConfig, strategies: str, prefix: str = "", suffix: str = ".parquet") -> Path:
+    """``results/[PREFIX]{P}p_{STRATEGIES}_seed{S}_{COUNT}[_{RULE}={VALUE}...]{SUFFIX}``: a run's
+    default output, named by everything that decides its results (rules away from their
+    defaults, the match format), so that two different runs never get the same name."""
+    names = strategies.replace(":", "_")
+    if len(names) > MAX_NAMES_IN_PATH:
+        names = f"{names.count('-') + 1}strategies-{hashlib.sha1(names.encode()).hexdigest()[:10]}"
+    rules = [f"{key}={value}" for key, value in config.rules.changed().items()]
+    parts = [f"{prefix}{config.players}p", names, f"seed{config.seed}", run_count(config), *rules]
+    return Path("results") / ("_".join(parts) + suffix)
 
 
 def run_count(config: RunConfig) -> str:

@@ -27,7 +27,7 @@ from sim.compare import CompareTally, run_comparison
 from sim.config import ConfigError, RunConfig
 from sim.engine import seat_specs
 from sim.interrupt import deferred_interrupt
-from sim.runner import run_count
+from sim.runner import default_path
 from sim.stats import Z_95
 
 ELO_SCALE = math.log(10) / 400  # d/dr of the logistic in Elo units
@@ -78,7 +78,7 @@ def fit_ratings(names: list[str], pairs: list[PairResult]) -> list[dict]:
     A strategy with no games linking it to the anchor (a tournament stopped early) has
     no rating: None."""
     n = len(names)
-    anchor = names.index("random") if "random" in names else 0
+    anchor = names.index(anchor_of(names))
     linked = _linked_to(anchor, pairs)
     free = [k for k in range(n) if k != anchor and k in linked]
     pairs = [pair for pair in pairs if pair.i in linked and pair.games > 0]
@@ -98,6 +98,11 @@ def fit_ratings(names: list[str], pairs: list[PairResult]) -> list[dict]:
         half = 0.0 if k == anchor else Z_95 * math.sqrt(max(0.0, covariance[free.index(k), free.index(k)]))
         rows.append({"strategy": name, "rating": float(ratings[k]), "ci95": [float(ratings[k] - half), float(ratings[k] + half)]})
     return rows
+
+
+def anchor_of(names: list[str]) -> str:
+    """The strategy rated 0: ``random`` when it plays, else the first named."""
+    return "random" if "random" in names else names[0]
 
 
 def _linked_to(anchor: int, pairs: list[PairResult]) -> set[int]:
@@ -165,8 +170,8 @@ class TournamentOutcome:
         return fit_ratings(self.names, self.pairs)
 
 
-def default_tournament_path(config: RunConfig) -> Path:
-    return Path("results") / f"tournament_{config.players}p_seed{config.seed}_{run_count(config)}"
+def default_tournament_path(config: RunConfig, names: list[str]) -> Path:
+    return default_path(config, "-".join(names), prefix="tournament_", suffix="")
 
 
 def run_tournament(

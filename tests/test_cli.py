@@ -14,7 +14,7 @@ from sim.cli import main
 from sim.results import read_results
 
 REPO = Path(__file__).resolve().parents[1]
-JSON_KEYS = {"players", "deals", "seed", "seconds", "deals_per_second", "sides"}
+JSON_KEYS = {"players", "deals", "seed", "rules", "seconds", "deals_per_second", "sides"}
 SIDE_KEYS = {"side", "seats", "strategy", "wins", "draws", "losses", "win_rate", "win_rate_ci95", "mean_points"}
 
 
@@ -216,3 +216,40 @@ def test_result_files_do_not_depend_on_the_batches(tmp_path, capsys, monkeypatch
     import pyarrow.parquet as pq
 
     assert [pq.ParquetFile(files[0]).metadata.row_group(k).num_rows for k in range(5)] == [500] * 4 + [100]
+
+
+RUNS = [
+    ["simulate", "--players", "4", "--strategies", "greedy,random"],
+    ["compare", "greedy", "random", "--players", "4"],
+    ["tournament", "greedy", "random", "highest", "--players", "4"],
+]
+
+
+@pytest.mark.parametrize("run", RUNS, ids=lambda run: run[0])
+def test_rules_are_in_every_default_name_summary_and_json(tmp_path, run):
+    """Two runs that differ by a rule get different default names, and every summary
+    and JSON object says which rules (and seed) it was played with."""
+    common = [*run, "--deals", "200", "--seed", "8", "--quiet"]
+    plain = run_cli(*common, env={"PYTHONPATH": str(REPO)}, cwd=tmp_path)
+    ruled = run_cli(*common, "--rule", "trump_redeal=ace-three", "--rule", "partner_view=none",
+                    env={"PYTHONPATH": str(REPO)}, cwd=tmp_path)  # fmt: skip
+    assert plain.returncode == ruled.returncode == 0, plain.stderr + ruled.stderr
+    assert "rules: trump_redeal=off, partner_view=last3" in plain.stdout
+    assert "rules: trump_redeal=ace-three, partner_view=none" in ruled.stdout
+    names = sorted(path.name for path in (tmp_path / "results").iterdir())
+    assert len(names) == 2 and names[0] + "" != names[1]
+    assert names[1].endswith("_trump_redeal=ace-three_partner_view=none" + ("" if run[0] == "tournament" else ".parquet"))
+    if run[0] == "tournament":
+        assert names[0].startswith("tournament_4p_greedy-random-highest_seed8_")
+    as_json = json.loads(run_cli(*common, "--rule", "trump_redeal=ace-three", "--summary-only", "--json",
+                                 env={"PYTHONPATH": str(REPO)}, cwd=tmp_path).stdout)  # fmt: skip
+    assert as_json["seed"] == 8 and as_json["rules"] == {"trump_redeal": "ace-three", "partner_view": "last3"}
+
+
+def test_json_figures_are_rounded(capsys):
+    code, stdout, _ = command(capsys, "compare", "greedy", "random", "--deals", "300", "--seed", "1",
+                              "--summary-only", "--json", "--quiet")  # fmt: skip
+    row = json.loads(stdout)
+    for key, digits in (("score", 6), ("los", 6), ("elo", 2), ("mean_margin", 4)):
+        assert row[key] == round(row[key], digits)
+    assert all(value == round(value, 6) for value in row["score_ci95"])

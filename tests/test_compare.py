@@ -16,7 +16,7 @@ from sim.results import read_results
 from sim.stats import elo_from_score, sprt_llr
 from tests.test_cli import command
 
-KEYS = ["a", "b", "players", "deals", "games", "score", "score_ci95", "elo", "elo_ci95", "los", "wins",
+KEYS = ["a", "b", "players", "seed", "rules", "deals", "games", "score", "score_ci95", "elo", "elo_ci95", "los", "wins",
         "draws", "losses", "mean_margin", "mean_margin_ci95", "sprt"]  # fmt: skip
 
 

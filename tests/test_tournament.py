@@ -23,7 +23,8 @@ def test_json_matrix_ratings_and_dataset(tmp_path, capsys):
     code, stdout, _ = tournament_cli(capsys, *args)
     assert code == 0
     row = json.loads(stdout)
-    assert list(row) == ["players", "deals", "strategies", "matrix", "ratings"]
+    assert list(row) == ["players", "seed", "rules", "deals", "strategies", "anchor", "matrix", "ratings"]
+    assert row["seed"] == 3 and row["rules"] == {"trump_redeal": "off"} and row["anchor"] == "random"
     assert row["players"] == 2 and row["deals"] == 4000 and row["strategies"] == ["random", "greedy", "highest"]
     matrix = row["matrix"]
     for i in range(3):
