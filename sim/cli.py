@@ -89,11 +89,9 @@ def simulate(
     config = _run_config(seats, players, deals, seed, rule, threads, strategy_file, match)
     from sim.runner import default_out_path, run_simulation
 
-    out, use_default_out = _output(out, summary_only, lambda: default_out_path(config))
+    out = _output(out, summary_only, lambda: default_out_path(config))
     with _progress(config.deals, enabled=not quiet and sys.stderr.isatty()) as advance:
-        outcome = run_simulation(
-            config, out, trace, overwrite, _command(ctx), on_progress=advance, create_out_dir=use_default_out
-        )
+        outcome = run_simulation(config, out, trace, overwrite, _command(ctx), on_progress=advance)
     from sim.report import print_summary, summary_dict
 
     _show(outcome, json_output, summary_dict, print_summary, quiet)
@@ -129,9 +127,9 @@ def compare(
     test = _parse_sprt(sprt, alpha, beta) if sprt is not None else None
     from sim.compare import default_compare_path, run_comparison
 
-    out, use_default_out = _output(out, summary_only, lambda: default_compare_path(base, a, b))
+    out = _output(out, summary_only, lambda: default_compare_path(base, a, b))
     with _progress(base.deals, enabled=not quiet and sys.stderr.isatty()) as advance:
-        outcome = run_comparison(base, a, b, out, test, overwrite, _command(ctx), advance, create_out_dir=use_default_out)
+        outcome = run_comparison(base, a, b, out, test, overwrite, _command(ctx), advance)
     from sim.report import compare_dict, print_compare
 
     _show(outcome, json_output, compare_dict, print_compare, quiet)
@@ -203,10 +201,10 @@ def tournament(
         raise ConfigError(f"a tournament takes two or more different strategies, not {', '.join(names)}")
     from sim.tournament import default_tournament_path, run_tournament
 
-    out, use_default_out = _output(out, summary_only, lambda: default_tournament_path(base, names))
+    out = _output(out, summary_only, lambda: default_tournament_path(base, names))
     n_pairs = len(names) * (len(names) - 1) // 2
     with _progress(n_pairs * deals, enabled=not quiet and sys.stderr.isatty()) as advance:
-        outcome = run_tournament(base, names, out, overwrite, _command(ctx), advance, create_out_dir=use_default_out)
+        outcome = run_tournament(base, names, out, overwrite, _command(ctx), advance)
     from sim.report import print_tournament, tournament_dict
 
     _show(outcome, json_output, tournament_dict, print_tournament, quiet)
@@ -250,15 +248,13 @@ def list_strategies(
         print_strategies(described)
 
 
-def _output(out: Path | None, summary_only: bool, default) -> tuple[Path | None, bool]:
-    """The output path (None with --summary-only) and whether it is the default one,
-    whose folder may be created."""
+def _output(out: Path | None, summary_only: bool, default) -> Path | None:
+    """The output path: ``out``, the default one, or None with --summary-only."""
     from sim.config import ConfigError
 
     if summary_only and out is not None:
         raise ConfigError("--summary-only writes no output; drop --out or --summary-only")
-    use_default = not summary_only and out is None
-    return (default() if use_default else out), use_default
+    return None if summary_only else out or default()
 
 
 def _command(ctx: typer.Context) -> str:

@@ -31,7 +31,7 @@ from kernels.enums import MAX_PLAYERS
 from sim.compiling import warm_up
 from sim.config import RunConfig, n_sides
 from sim.engine import play_batch, seat_specs
-from sim.results import AtomicParquetWriter, match_table, results_schema, results_table
+from sim.results import AtomicParquetWriter, make_parent, match_table, results_schema, results_table
 from sim.interrupt import deferred_interrupt
 from sim.runner import Pace, batches, default_path, final_metadata, prepare_outputs
 from sim.stats import Z_95, elo_from_score, normal_cdf, score_against_copies, sprt_llr
@@ -214,20 +214,20 @@ def run_comparison(
     overwrite: bool = False,
     command: str | None = None,
     on_progress: Callable[[int], None] | None = None,
-    create_out_dir: bool = False,
     stop=None,
 ) -> CompareOutcome:
     """Plays ``base.deals`` duplicate deals of A against B (fewer when the SPRT ``sprt``
     decides first), writing one row per game to ``out`` (None: summary only). ``stop``:
     the event of a caller's Ctrl-C handler (a tournament's), else this run installs one."""
+    from sim.report import compare_dict
+
     seating_list = seatings(base.players)
     configs = [seating_config(base, a, b, seating) for seating in seating_list]
     for config in configs:
         seat_specs(config)  # unknown strategies fail before any file is opened
-    prepare_outputs(out, None, overwrite, out_dir_may_be_created=create_out_dir)
+    prepare_outputs(out, None, overwrite)
     warm_up_seconds = sum(warm_up(config) for config in configs)
-    if create_out_dir and out is not None:
-        out.parent.mkdir(parents=True, exist_ok=True)
+    make_parent(out)
     tally = CompareTally(len(configs))
     writer = None
     started = time.perf_counter()
@@ -245,17 +245,19 @@ def run_comparison(
                 if sprt is not None and _sprt_checkpoint(first + done, base.deals) and sprt.decision(tally) != "none":
                     break
             seconds = time.perf_counter() - started
+            outcome = CompareOutcome(configs[0], a, b, tally, sprt, seconds, stop.is_set(), out, warm_up_seconds)
             if writer is not None:
                 metadata = final_metadata(configs[0], command, stop, tally.deals, seconds)
                 metadata["compare"] = {"a": a, "b": b, "seatings": ["".join(s) for s in seating_list],
                                        "sprt": None if sprt is None else sprt.to_dict(tally)}  # fmt: skip
+                metadata["summary"] = compare_dict(outcome)  # what the command prints, for briscola report
                 writer.close(metadata)
                 writer.commit()
     except BaseException:
         if writer is not None:
             writer.abort()
         raise
-    return CompareOutcome(configs[0], a, b, tally, sprt, seconds, stop.is_set(), out, warm_up_seconds)
+    return outcome
 
 
 def _sprt_checkpoint(done: int, total: int) -> bool:

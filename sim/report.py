@@ -1,4 +1,10 @@
-"""How a run's summary is shown: a readable table, or the JSON object for scripts."""
+"""How a run's summary is shown: a readable table, or the JSON object for scripts.
+
+Each command's summary is one JSON-ready dict (``summary_dict``, ``compare_dict``,
+``tournament_dict``), and its table is drawn from that dict alone (``show_*``). A result
+file keeps the dict in its metadata, so ``briscola report`` shows a file's summary
+exactly as the command printed it.
+"""
 
 from __future__ import annotations
 
@@ -28,10 +34,20 @@ def run_keys(config) -> dict:
     return keys
 
 
-def run_caption(config) -> str:
-    """The same for people: ``seed 1, rules: trump_redeal=off``."""
-    match = "" if config.match == "deal" else f", {config.match} matches"
-    return f"seed {config.seed}, rules: {config.rules.describe(config.players)}{match}"
+def run_facts(summary: dict) -> str:
+    """The run keys of a summary for people: ``seed 1, rules: trump_redeal=off``."""
+    rules = ", ".join(f"{key}={value}" for key, value in summary.get("rules", {}).items()) or "-"
+    match = f", {summary['match']} matches" if summary.get("match", "deal") != "deal" else ""
+    return f"seed {summary['seed']}, rules: {rules}{match}"
+
+
+def _speed(count: int, unit: str, seconds: float | None) -> str:
+    if not seconds:
+        return ""
+    return f"; {count / seconds:,.0f} {unit}/s in {seconds:.2f} s"
+
+
+# ------------------------------------------------------------------ briscola simulate
 
 
 def side_rows(outcome) -> list[dict]:
@@ -58,39 +74,36 @@ def side_rows(outcome) -> list[dict]:
 def summary_dict(outcome) -> dict:
     """The JSON of ``briscola simulate``. With a match format it also tells the format and
     the matches played; wins, draws, losses and mean points are then per match."""
-    match = outcome.config.match
-    deals = outcome.tally.deals_played
-    summary = {"players": outcome.config.players, "deals": deals}
-    if match != "deal":
-        summary.update(match=match, matches=outcome.deals_done)
+    config = outcome.config
+    summary = {"players": config.players, "deals": outcome.tally.deals_played}
+    if config.match != "deal":
+        summary.update(match=config.match, matches=outcome.deals_done)
+    deals_per_second = outcome.tally.deals_played / outcome.seconds if outcome.seconds > 0 else 0.0
     summary.update(
-        seed=outcome.config.seed,
-        rules=outcome.config.rules.for_table(outcome.config.players),
+        seed=config.seed,
+        rules=config.rules.for_table(config.players),
         seconds=round(outcome.seconds, 3),
-        deals_per_second=round(_deals_played_per_second(outcome), 1),
+        deals_per_second=round(deals_per_second, 1),
         sides=side_rows(outcome),
     )
     return summary
 
 
-def _deals_played_per_second(outcome) -> float:
-    """Deals played per second (with a match format, more than the matches)."""
-    return outcome.tally.deals_played / outcome.seconds if outcome.seconds > 0 else 0.0
-
-
 def print_summary(outcome) -> None:
+    show_simulate(summary_dict(outcome), outcome.interrupted)
+
+
+def show_simulate(summary: dict, interrupted: bool = False) -> None:
+    """The table of ``briscola simulate``, from its JSON."""
     from rich.table import Table
 
-    config = outcome.config
-    title = f"{config.players} players, {outcome.tally.deals_played:,} deals"
-    if config.match != "deal":
-        title += f": {outcome.deals_done:,} {config.match} matches (wins, draws, losses and points per match)"
-    if outcome.interrupted:
-        title += " (interrupted)"
-    table = Table(title=title, title_justify="left")
+    title = f"{summary['players']} players, {summary['deals']:,} deals"
+    if "matches" in summary:
+        title += f": {summary['matches']:,} {summary['match']} matches (wins, draws, losses and points per match)"
+    table = Table(title=title + (" (interrupted)" if interrupted else ""), title_justify="left")
     for column in ("side", "seats", "strategy", "wins", "draws", "losses", "win rate", "95% CI", "points"):
         table.add_column(column, justify="left" if column == "strategy" else "right", no_wrap=True)
-    for row in side_rows(outcome):
+    for row in summary["sides"]:
         lo, hi = row["win_rate_ci95"]
         table.add_row(
             str(row["side"]),
@@ -103,8 +116,121 @@ def print_summary(outcome) -> None:
             f"{lo:.4f}-{hi:.4f}",
             f"{row['mean_points']:.2f}",
         )
-    facts = f"{run_caption(config)}; {_deals_played_per_second(outcome):,.0f} deals/s in {outcome.seconds:.2f} s"
-    _print_table(table, facts)
+    _print_table(table, run_facts(summary) + _speed(summary["deals"], "deals", summary.get("seconds")))
+
+
+# ------------------------------------------------------------------ briscola compare
+
+
+def compare_dict(outcome) -> dict:
+    """The JSON of ``briscola compare``: exactly the keys the README lists."""
+    from sim.compare import summary
+
+    figures = summary(outcome.tally)
+    for key, digits in (("score", SCORE_DIGITS), ("score_ci95", SCORE_DIGITS), ("elo", ELO_DIGITS),
+                        ("elo_ci95", ELO_DIGITS), ("los", SCORE_DIGITS), ("mean_margin", POINTS_DIGITS),
+                        ("mean_margin_ci95", POINTS_DIGITS)):  # fmt: skip
+        figures[key] = _round(figures[key], digits)
+    return {
+        "a": outcome.a,
+        "b": outcome.b,
+        "players": outcome.config.players,
+        **run_keys(outcome.config),
+        "deals": outcome.deals_done,
+        "games": outcome.deals_done * outcome.tally.n_games,
+        **figures,
+        "sprt": None if outcome.sprt is None else outcome.sprt.to_dict(outcome.tally),
+    }
+
+
+def print_compare(outcome) -> None:
+    show_compare(compare_dict(outcome), outcome.interrupted, outcome.seconds)
+
+
+def show_compare(row: dict, interrupted: bool = False, seconds: float | None = None) -> None:
+    """The table of ``briscola compare``, from its JSON."""
+    from rich.table import Table
+
+    unit = f"{row['match']} matches" if "match" in row else "deals"
+    title = f"{row['a']} (A) against {row['b']} (B)" + (" (interrupted)" if interrupted else "")
+    facts = f"{row['players']} players, {row['deals']:,} duplicate {unit}, {row['games']:,} games, {run_facts(row)}"
+    table = Table(title=title, title_justify="left")
+    table.add_column("figure (for A)", no_wrap=True)
+    table.add_column("value", justify="right", no_wrap=True)
+    table.add_column("95% interval", justify="right", no_wrap=True)
+    table.add_row("score", f"{row['score']:.4f}", _interval(row["score_ci95"], "{:.4f}"))
+    table.add_row("Elo difference", _elo(row["elo"]), f"{_elo(row['elo_ci95'][0])} to {_elo(row['elo_ci95'][1])}")
+    table.add_row("LOS (A stronger)", f"{row['los']:.4f}", "")
+    table.add_row("wins / draws / losses", f"{row['wins']:,} / {row['draws']:,} / {row['losses']:,}", "")
+    table.add_row("mean point margin", f"{row['mean_margin']:+.2f}", _interval(row["mean_margin_ci95"], "{:+.2f}"))
+    if row["sprt"] is not None:
+        sprt = row["sprt"]
+        verdict = {"H1": "H1 accepted", "H0": "H0 accepted", "none": "no decision"}[sprt["result"]]
+        table.add_row(f"SPRT elo0={sprt['elo0']:g} elo1={sprt['elo1']:g}", f"LLR {sprt['llr']:.2f}",
+                      f"bounds {sprt['bounds'][0]:.2f}, {sprt['bounds'][1]:.2f}: {verdict}")  # fmt: skip
+    _print_table(table, facts + _speed(row["deals"], unit, seconds))
+
+
+def _interval(bounds, form: str) -> str:
+    return f"{form.format(bounds[0])} to {form.format(bounds[1])}"
+
+
+def _elo(value) -> str:
+    return "inf" if value is None else f"{value:+.1f}"
+
+
+# ------------------------------------------------------------------ briscola tournament
+
+
+def tournament_dict(outcome) -> dict:
+    """The JSON of ``briscola tournament``."""
+    from sim.tournament import anchor_of
+
+    deals = outcome.pairs[0].tally.deals if outcome.pairs else 0
+    ratings = [{**r, "rating": _round(r["rating"], ELO_DIGITS), "ci95": _round(r["ci95"], ELO_DIGITS)} for r in outcome.ratings]
+    return {
+        "players": outcome.config.players,
+        **run_keys(outcome.config),
+        "deals": deals,
+        "strategies": outcome.names,
+        "anchor": anchor_of(outcome.names),
+        "matrix": [_round(row, SCORE_DIGITS) for row in outcome.matrix],
+        "ratings": ratings,
+    }
+
+
+def print_tournament(outcome) -> None:
+    show_tournament(tournament_dict(outcome), outcome.interrupted, outcome.seconds)
+
+
+def show_tournament(row: dict, interrupted: bool = False, seconds: float | None = None) -> None:
+    """The tables of ``briscola tournament``, from its JSON."""
+    from rich.table import Table
+
+    facts = f"{row['players']} players, {row['deals']:,} duplicate deals per pair, {run_facts(row)}"
+    matrix = Table(title="Score of the row against the column" + (" (interrupted)" if interrupted else ""),
+                   title_justify="left")  # fmt: skip
+    matrix.add_column("", no_wrap=True)
+    for name in row["strategies"]:
+        matrix.add_column(name, justify="right", no_wrap=True)
+    for name, scores in zip(row["strategies"], row["matrix"]):
+        matrix.add_row(name, *("-" if s is None else f"{s:.3f}" for s in scores))
+    _print_table(matrix, facts)
+    ratings = Table(title="Ratings (Bradley-Terry, Elo scale)", title_justify="left")
+    for column in ("rank", "strategy", "rating", "95% interval"):
+        ratings.add_column(column, justify="left" if column == "strategy" else "right", no_wrap=True)
+    ordered = sorted(row["ratings"], key=lambda r: -r["rating"] if r["rating"] is not None else math.inf)
+    for rank, rating in enumerate(ordered, start=1):
+        if rating["rating"] is None:
+            ratings.add_row("-", rating["strategy"], "-", "not played yet")
+            continue
+        lo, hi = rating["ci95"]
+        interval = "(anchor)" if rating["strategy"] == row.get("anchor") else f"{lo:+.1f} to {hi:+.1f}"
+        ratings.add_row(str(rank), rating["strategy"], f"{rating['rating']:+.1f}", interval)
+    _print_table(ratings, f"played in {seconds:.1f} s" if seconds else "")
+
+
+# ------------------------------------------------------------------ briscola strategies
 
 
 def print_strategies(described: list[dict]) -> None:
@@ -132,111 +258,12 @@ def _range(param: dict) -> str:
     return f", {low}..{high}"
 
 
-def compare_dict(outcome) -> dict:
-    """The JSON of ``briscola compare``: exactly the keys the README lists."""
-    from sim.compare import summary
-
-    figures = summary(outcome.tally)
-    for key, digits in (("score", SCORE_DIGITS), ("score_ci95", SCORE_DIGITS), ("elo", ELO_DIGITS),
-                        ("elo_ci95", ELO_DIGITS), ("los", SCORE_DIGITS), ("mean_margin", POINTS_DIGITS),
-                        ("mean_margin_ci95", POINTS_DIGITS)):  # fmt: skip
-        figures[key] = _round(figures[key], digits)
-    return {
-        "a": outcome.a,
-        "b": outcome.b,
-        "players": outcome.config.players,
-        **run_keys(outcome.config),
-        "deals": outcome.deals_done,
-        "games": outcome.deals_done * outcome.tally.n_games,
-        **figures,
-        "sprt": None if outcome.sprt is None else outcome.sprt.to_dict(outcome.tally),
-    }
-
-
-def print_compare(outcome) -> None:
-    from rich.table import Table
-
-    row = compare_dict(outcome)
-    unit = "deals" if outcome.config.match == "deal" else f"{outcome.config.match} matches"
-    title = f"{row['a']} (A) against {row['b']} (B)" + (" (interrupted)" if outcome.interrupted else "")
-    facts = (f"{row['players']} players, {row['deals']:,} duplicate {unit}, {row['games']:,} games, "
-             f"{run_caption(outcome.config)}; {outcome.deals_per_second:,.0f} {unit}/s in {outcome.seconds:.2f} s")  # fmt: skip
-    table = Table(title=title, title_justify="left")
-    table.add_column("figure (for A)", no_wrap=True)
-    table.add_column("value", justify="right", no_wrap=True)
-    table.add_column("95% interval", justify="right", no_wrap=True)
-    table.add_row("score", f"{row['score']:.4f}", _interval(row["score_ci95"], "{:.4f}"))
-    table.add_row("Elo difference", _elo(row["elo"]), f"{_elo(row['elo_ci95'][0])} to {_elo(row['elo_ci95'][1])}")
-    table.add_row("LOS (A stronger)", f"{row['los']:.4f}", "")
-    table.add_row("wins / draws / losses", f"{row['wins']:,} / {row['draws']:,} / {row['losses']:,}", "")
-    table.add_row("mean point margin", f"{row['mean_margin']:+.2f}", _interval(row["mean_margin_ci95"], "{:+.2f}"))
-    if row["sprt"] is not None:
-        sprt = row["sprt"]
-        verdict = {"H1": "H1 accepted", "H0": "H0 accepted", "none": "no decision"}[sprt["result"]]
-        table.add_row(f"SPRT elo0={sprt['elo0']:g} elo1={sprt['elo1']:g}", f"LLR {sprt['llr']:.2f}",
-                      f"bounds {sprt['bounds'][0]:.2f}, {sprt['bounds'][1]:.2f}: {verdict}")  # fmt: skip
-    _print_table(table, facts)
-
-
-def _interval(bounds, form: str) -> str:
-    return f"{form.format(bounds[0])} to {form.format(bounds[1])}"
-
-
-def _elo(value) -> str:
-    return "inf" if value is None else f"{value:+.1f}"
-
-
-def tournament_dict(outcome) -> dict:
-    """The JSON of ``briscola tournament``."""
-    from sim.tournament import anchor_of
-
-    deals = outcome.pairs[0].tally.deals if outcome.pairs else 0
-    ratings = [{**r, "rating": _round(r["rating"], ELO_DIGITS), "ci95": _round(r["ci95"], ELO_DIGITS)} for r in outcome.ratings]
-    return {
-        "players": outcome.config.players,
-        **run_keys(outcome.config),
-        "deals": deals,
-        "strategies": outcome.names,
-        "anchor": anchor_of(outcome.names),
-        "matrix": [_round(row, SCORE_DIGITS) for row in outcome.matrix],
-        "ratings": ratings,
-    }
-
-
-def print_tournament(outcome) -> None:
-    from rich.table import Table
-
-    row = tournament_dict(outcome)
-    console = _wide_console()
-    facts = f"{row['players']} players, {row['deals']:,} duplicate deals per pair, {run_caption(outcome.config)}"
-    if outcome.interrupted:
-        facts += " (interrupted)"
-    matrix = Table(title="Score of the row against the column", title_justify="left")
-    matrix.add_column("", no_wrap=True)
-    for name in row["strategies"]:
-        matrix.add_column(name, justify="right", no_wrap=True)
-    for name, scores in zip(row["strategies"], row["matrix"]):
-        matrix.add_row(name, *("-" if s is None else f"{s:.3f}" for s in scores))
-    _print_table(matrix, facts)
-    ratings = Table(title="Ratings (Bradley-Terry, Elo scale)", title_justify="left")
-    for column in ("rank", "strategy", "rating", "95% interval"):
-        ratings.add_column(column, justify="left" if column == "strategy" else "right", no_wrap=True)
-    ordered = sorted(row["ratings"], key=lambda r: -r["rating"] if r["rating"] is not None else math.inf)
-    for rank, rating in enumerate(ordered, start=1):
-        if rating["rating"] is None:
-            ratings.add_row("-", rating["strategy"], "-", "not played yet")
-            continue
-        lo, hi = rating["ci95"]
-        interval = "(anchor)" if rating["strategy"] == row["anchor"] else f"{lo:+.1f} to {hi:+.1f}"
-        ratings.add_row(str(rank), rating["strategy"], f"{rating['rating']:+.1f}", interval)
-    _print_table(ratings, f"played in {outcome.seconds:.1f} s")
-
-
 def _print_table(table, facts: str) -> None:
     """A table, then the facts of its run on one line (never wrapped: scripts grep it)."""
     console = _wide_console()
     console.print(table)
-    console.print(facts, soft_wrap=True, highlight=False)
+    if facts:
+        console.print(facts, soft_wrap=True, highlight=False)
 
 
 def _wide_console():

@@ -78,21 +78,28 @@ def match_table(matches, config: RunConfig, schema: pa.Schema) -> pa.Table:
     return pa.concat_tables(tables, promote_options="permissive").sort_by("deal").cast(schema)
 
 
-def check_output_path(path: Path, overwrite: bool, option: str, parent_may_be_created: bool = False) -> None:
-    """Refuses, before anything runs, a path that cannot or must not be written."""
-    if path.is_dir():
-        raise ConfigError(f"{option} {path} is a directory; give a file path")
+def check_output_path(path: Path, overwrite: bool, option: str, folder: bool = False) -> None:
+    """Refuses, before anything runs, a path that cannot or must not be written (a file,
+    or a dataset ``folder``). Missing folders above it are fine: the run makes them once
+    everything else is known to be good (``make_parent``)."""
+    if path.exists() and path.is_dir() != folder:
+        wanted = "a folder path (a tournament writes a Parquet dataset)" if folder else "a file path"
+        raise ConfigError(f"{option} {path} is a {'file' if folder else 'directory'}; give {wanted}")
     if path.exists() and not overwrite:
         raise ConfigError(f"{option} {path} already exists; pass --overwrite to replace it")
-    parent = path.parent
-    if parent.exists() and not parent.is_dir():
-        raise ConfigError(f"{option} {path}: {parent} is a file, not a directory")
-    if parent_may_be_created and not parent.exists():
-        return
-    if not parent.is_dir():
-        raise ConfigError(f"{option} {path}: directory {parent} does not exist")
-    if not os.access(parent, os.W_OK | os.X_OK):
-        raise ConfigError(f"{option} {path}: directory {parent} is not writable")
+    existing = path.absolute().parent
+    while not existing.exists():
+        existing = existing.parent
+    if not existing.is_dir():
+        raise ConfigError(f"{option} {path}: {existing} is a file, not a directory")
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise ConfigError(f"{option} {path}: directory {existing} is not writable")
+
+
+def make_parent(path: Path | None) -> None:
+    """Makes the folders above an output path (checked by ``check_output_path``)."""
+    if path is not None:
+        path.parent.mkdir(parents=True, exist_ok=True)
 
 
 RESULT_ROW_GROUP = 1 << 20  # rows per row group of a result file

@@ -24,6 +24,7 @@ from sim.results import (
     TRACE_ROW_GROUP,
     AtomicParquetWriter,
     check_output_path,
+    make_parent,
     match_table,
     results_schema,
     results_table,
@@ -112,12 +113,10 @@ def final_metadata(config: RunConfig, command: str | None, stop: StopFlag, compl
     return metadata
 
 
-def prepare_outputs(
-    out: Path | None, trace: Path | None, overwrite: bool, out_dir_may_be_created: bool = False
-) -> None:
+def prepare_outputs(out: Path | None, trace: Path | None, overwrite: bool) -> None:
     """Checks every output path before anything runs, so bad input writes nothing."""
     if out is not None:
-        check_output_path(out, overwrite, "--out", parent_may_be_created=out_dir_may_be_created)
+        check_output_path(out, overwrite, "--out")
     if trace is not None:
         check_output_path(trace, overwrite, "--trace")
     if out is not None and trace is not None and out.resolve() == trace.resolve():
@@ -131,18 +130,17 @@ def run_simulation(
     overwrite: bool = False,
     command: str | None = None,
     on_progress: Callable[[int], None] | None = None,
-    create_out_dir: bool = False,
 ) -> RunOutcome:
     """Plays ``config.deals`` deals, writing results to ``out`` (None: summary only).
+    Folders of the outputs are made once the configuration is known to be good: bad
+    input writes nothing."""
+    from sim.report import summary_dict
 
-    ``create_out_dir`` creates the folder of ``out`` (for the default ``results/``) once
-    the configuration is known to be good: bad input writes nothing.
-    """
     seat_specs(config)  # unknown strategies and parameters fail here, before any file is opened
-    prepare_outputs(out, trace, overwrite, out_dir_may_be_created=create_out_dir)
+    prepare_outputs(out, trace, overwrite)
     warm_up_seconds = warm_up(config)  # a first run compiles here: Ctrl-C leaves nothing behind
-    if create_out_dir and out is not None:
-        out.parent.mkdir(parents=True, exist_ok=True)
+    make_parent(out)
+    make_parent(trace)
     tally = RunTally(n_sides(config.players))
     writers = {}
     started = time.perf_counter()
@@ -150,8 +148,9 @@ def run_simulation(
         with deferred_interrupt() as stop:
             _open_writers(writers, config, out, trace)
             _play_all(config, writers, tally, on_progress, stop)
-            seconds = time.perf_counter() - started
-            metadata = final_metadata(config, command, stop, tally.deals, seconds)
+            outcome = RunOutcome(config, tally, time.perf_counter() - started, stop.is_set(), out, trace, warm_up_seconds)
+            metadata = final_metadata(config, command, stop, tally.deals, outcome.seconds)
+            metadata["summary"] = summary_dict(outcome)  # what the command prints, for briscola report
             for writer in writers.values():  # every file complete before any is renamed
                 writer.close(metadata)
             for writer in writers.values():
@@ -160,7 +159,7 @@ def run_simulation(
         for writer in writers.values():
             writer.abort()
         raise
-    return RunOutcome(config, tally, seconds, stop.is_set(), out, trace, warm_up_seconds)
+    return outcome
 
 
 def _open_writers(writers: dict, config: RunConfig, out: Path | None, trace: Path | None) -> None:

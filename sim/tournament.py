@@ -27,6 +27,7 @@ from sim.compare import CompareTally, run_comparison
 from sim.config import ConfigError, RunConfig
 from sim.engine import seat_specs
 from sim.interrupt import deferred_interrupt
+from sim.results import check_output_path
 from sim.runner import default_path
 from sim.stats import Z_95
 
@@ -181,15 +182,16 @@ def run_tournament(
     overwrite: bool = False,
     command: str | None = None,
     on_progress: Callable[[int], None] | None = None,
-    create_out_dir: bool = False,
 ) -> TournamentOutcome:
     """Compares every pair of ``names`` on the same duplicate deals; with ``out``, writes a
     Parquet dataset there: one file per pair and ``_tournament.json``. The folder
     appears only when complete (or, after Ctrl-C, holding the pairs played so far)."""
+    from sim.report import tournament_dict
+
     for name in names:
         seat_specs(replace_strategies(base, name))  # unknown strategies fail before anything runs
     if out is not None:
-        _check_dataset_path(out, overwrite, create_out_dir)
+        check_output_path(out, overwrite, "--out", folder=True)
     staging = None if out is None else out.with_name(f".{out.name}.{os.getpid()}.tmp")
     pairs, started = [], time.perf_counter()
     try:
@@ -198,9 +200,9 @@ def run_tournament(
         interrupted = _play_pairs(base, names, staging, pairs, command, on_progress)
         outcome = TournamentOutcome(base, names, pairs, time.perf_counter() - started, interrupted, out)
         if staging is not None:
-            summary = {"players": base.players, "deals": base.deals, "seed": base.seed, "match": base.match, "strategies": names,
-                       "status": "partial" if interrupted else "complete", "seconds": round(outcome.seconds, 3),
-                       "matrix": outcome.matrix, "ratings": outcome.ratings, "command": command}  # fmt: skip
+            # What the command prints with --json, and how the tournament ended.
+            summary = {**tournament_dict(outcome), "status": "partial" if interrupted else "complete",
+                       "seconds": round(outcome.seconds, 3), "command": command}  # fmt: skip
             (staging / "_tournament.json").write_text(json.dumps(summary, indent=1))
             if out.exists():
                 shutil.rmtree(out)
@@ -235,13 +237,3 @@ def replace_strategies(base: RunConfig, name: str) -> RunConfig:
     return replace(base, strategies=(name,) * base.players)
 
 
-def _check_dataset_path(out: Path, overwrite: bool, create_parent: bool) -> None:
-    if out.exists() and not overwrite:
-        raise ConfigError(f"--out {out} already exists; pass --overwrite to replace it")
-    if out.exists() and not out.is_dir():
-        raise ConfigError(f"--out {out} is a file; a tournament writes a folder (a Parquet dataset)")
-    parent = out.parent
-    if create_parent and not parent.exists():
-        parent.mkdir(parents=True)
-    if not parent.is_dir() or not os.access(parent, os.W_OK | os.X_OK):
-        raise ConfigError(f"--out {out}: directory {parent} does not exist or is not writable")

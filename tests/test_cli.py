@@ -158,8 +158,6 @@ BAD_INPUTS = [
     (["--players", "2", "--strategies", "random", "--deals", "0"], "--deals 0"),
     (["--players", "2", "--strategies", "random", "--threads", "0"], "--threads 0"),
     (["--players", "2", "--strategies", "random", "--deals", "ten"], "'--deals'"),
-    (["--players", "2", "--strategies", "random", "--out", "missing-dir/x.parquet"], "does not exist"),
-    (["--players", "2", "--strategies", "random", "--trace", "missing-dir/t.parquet"], "does not exist"),
     (["--players", "2", "--strategies", "random", "--trace", "."], "is a directory"),
 ]
 
@@ -253,3 +251,21 @@ def test_json_figures_are_rounded(capsys):
     for key, digits in (("score", 6), ("los", 6), ("elo", 2), ("mean_margin", 4)):
         assert row[key] == round(row[key], digits)
     assert all(value == round(value, 6) for value in row["score_ci95"])
+
+
+def test_missing_output_folders_are_made_once_the_input_is_good(tmp_path):
+    result = run_cli("simulate", "--players", "2", "--strategies", "random", "--deals", "100", "--seed", "1", "--quiet",
+                     "--out", "new/deeper/run.parquet", "--trace", "other/trace.parquet",
+                     env={"PYTHONPATH": str(REPO)}, cwd=tmp_path)  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert len(pd.read_parquet(tmp_path / "new" / "deeper" / "run.parquet")) == 100
+    assert len(pd.read_parquet(tmp_path / "other" / "trace.parquet")) == 100
+    (tmp_path / "afile").write_text("")
+    for args in (["--out", "afile/x.parquet"], ["--out", "fresh/x.parquet", "--deals", "0"]):
+        bad = run_cli("simulate", "--players", "2", "--strategies", "random", "--deals", "10", "--seed", "1", *args,
+                      env={"PYTHONPATH": str(REPO)}, cwd=tmp_path)  # fmt: skip
+        assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1, bad.stderr
+        assert not (tmp_path / "fresh").exists()
+    assert "afile is a file, not a directory" in run_cli(
+        "compare", "greedy", "random", "--deals", "10", "--seed", "1", "--out", "afile/x.parquet",
+        env={"PYTHONPATH": str(REPO)}, cwd=tmp_path).stderr  # fmt: skip
