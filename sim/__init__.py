@@ -3,16 +3,21 @@
 For notebooks (all return pandas objects; see ``sim.analysis`` and examples/)::
 
     import sim
-    run = sim.load("results/tournament_2p_seed1_10000deals")   # any result file or folder
-    run.deals.head(), run.config
-    sim.seat_scores(run.deals, run.players), sim.first_lead(run.deals, run.players)
+    run = sim.load("results/compare_2p_expert-vs-greedy_seed1_10000deals.parquet")  # any result file or folder
+    run.deals.head(), run.config, run.strategies, run.rules
+    sim.side_strategy_scores(run.deals, run.players), sim.first_lead(run.deals, run.players)
     sim.compare_summary(run.deals), sim.ratings(run.deals, run.config["strategies"])
+    sim.paired("results/one.parquet", "results/other.parquet")   # two runs of one seed, deal by deal
 """
 
 __version__ = "0.1.0"
 
 _RESULTS = ("read_results", "read_config", "RunResults")
-_ANALYSIS = ("load", "Results", "seat_scores", "side_scores", "first_lead", "margins", "compare_summary", "ratings")
+_ANALYSIS = (
+    "load", "Results", "seat_scores", "side_scores", "side_strategy_scores", "first_lead", "margins",
+    "compare_summary", "ratings", "unit_figures", "paired",
+)  # fmt: skip
+__all__ = [*_RESULTS, *_ANALYSIS]
 
 
 def __getattr__(name):  # keeps ``import sim`` light: the CLI's --help must start fast
@@ -25,3 +30,7 @@ def __getattr__(name):  # keeps ``import sim`` light: the CLI's --help must star
 
         return getattr(analysis, name)
     raise AttributeError(f"module 'sim' has no attribute {name!r}")
+
+
+def __dir__():  # tab completion shows the lazy names too
+    return sorted([*globals(), *__all__])

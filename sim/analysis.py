@@ -4,11 +4,12 @@ Works on every file the command line writes: ``simulate`` files (a row per deal)
 ``compare`` files (a row per game) and ``tournament`` datasets (a folder of pair files).
 
 >>> import sim.analysis as an                                    # doctest: +SKIP
->>> run = an.load("results/tournament_2p_seed1_10000deals")       # doctest: +SKIP
+>>> run = an.load("results/tournament_2p_random-greedy_seed1_10000deals")  # doctest: +SKIP
 >>> an.seat_scores(run.deals, run.players)                        # doctest: +SKIP
 >>> an.first_lead(run.deals, run.players)                         # doctest: +SKIP
 >>> an.compare_summary(run.deals)                                 # doctest: +SKIP
->>> an.ratings(run.deals)                                         # doctest: +SKIP
+>>> an.ratings(run.deals, run.config["strategies"])               # doctest: +SKIP
+>>> an.paired("results/a.parquet", "results/b.parquet")           # doctest: +SKIP
 
 Scores are a side's results: win 1, draw 1/2 (sides sharing the top), loss 0.
 Intervals are 95%, normal approximations; games of one deal (the seatings of a
@@ -43,6 +44,29 @@ class Results:
     @property
     def players(self) -> int:
         return int(self.config["players"])
+
+    @property
+    def seed(self) -> int:
+        return int(self.config["seed"])
+
+    @property
+    def rules(self) -> dict:
+        """The rules played (those of the table, with their values)."""
+        summary = self.config.get("summary", self.config)
+        return summary.get("rules", self.config.get("rules", {}))
+
+    @property
+    def match(self) -> str:
+        return self.config.get("match", "deal")
+
+    @property
+    def strategies(self) -> list[str]:
+        """The strategies compared (A then B), of a tournament, or at the table (by seat)."""
+        if self.kind == "compare":
+            return [self.config["compare"]["a"], self.config["compare"]["b"]]
+        if self.kind == "tournament":
+            return list(self.config["strategies"])
+        return list(dict.fromkeys(str(self.deals[f"strategy_{seat}"].iloc[0]) for seat in range(self.players)))
 
 
 def load(path: str | os.PathLike) -> Results:
@@ -93,11 +117,36 @@ def seat_scores(deals: pd.DataFrame, players: int) -> pd.DataFrame:
     return pd.DataFrame(rows).set_index(["strategy", "seat"]).sort_index()
 
 
+def side_strategy_scores(deals: pd.DataFrame, players: int) -> pd.DataFrame:
+    """Score of each strategy from each side (the seat with 2 or 3 players, the team with
+    4 or 6: a team's figures once, not once per seat): rows (strategy, side) with
+    ``games``, ``score``, ``ci_low``, ``ci_high``. A mixed team is named ``a+b``."""
+    scores = side_scores(deals, players)
+    rows = []
+    for side in range(n_sides(players)):
+        columns = [f"strategy_{seat}" for seat in range(players) if side_of_seat(seat, players) == side]
+        frame = deals[columns].astype(str).assign(score=scores[f"side_{side}"])
+        by_label = {}
+        for combination, group in frame.groupby(columns):
+            label = "+".join(dict.fromkeys(combination if isinstance(combination, tuple) else (combination,)))
+            by_label.setdefault(label, []).append(group["score"])
+        for label, parts in by_label.items():
+            rows.append({"strategy": label, "side": side, **_mean_interval(pd.concat(parts))})
+    return pd.DataFrame(rows).set_index(["strategy", "side"]).sort_index()
+
+
+def balanced_seats(run: Results) -> bool:
+    """Whether every strategy plays every seat alike (comparisons, tournaments, or one
+    strategy everywhere): only then is seat 0's score the first lead's advantage."""
+    return run.kind != "simulate" or len(run.strategies) == 1
+
+
 def first_lead(deals: pd.DataFrame, players: int) -> pd.Series:
     """The score of the side that leads the first trick (seat 0), averaged over the
     seatings of each deal. Against itself a side scores 1/2: above 1/2 is the first
     lead's advantage. Meaningful where strategies are balanced over the seats: in
-    comparisons and tournaments, or with one strategy everywhere."""
+    comparisons and tournaments, or with one strategy everywhere (``balanced_seats``);
+    elsewhere it is only seat 0's strategy's score."""
     scores = side_scores(deals, players)["side_0"]
     keys = _deal_keys(deals)
     per_deal = scores.groupby([deals[k] for k in keys]).mean() if keys else scores
@@ -130,15 +179,22 @@ def _unit_scores(pair: pd.DataFrame) -> pd.DataFrame:
     return pair.groupby([unit, "game"])["a_score"].first().unstack("game")
 
 
-def ratings(deals: pd.DataFrame, strategies: list[str] | None = None) -> pd.DataFrame:
-    """Bradley-Terry ratings (Elo scale) from a tournament's rows, fitted as ``briscola
-    tournament`` does: rows ``strategy`` with ``rating``, ``ci_low``, ``ci_high``.
-    ``strategies`` gives their order (the first is the anchor unless ``random`` plays)."""
+def ratings(deals: pd.DataFrame, strategies: list | None = None) -> pd.DataFrame:
+    """Bradley-Terry ratings (Elo scale), fitted as ``briscola tournament`` does: rows
+    ``strategy`` with ``rating``, ``ci_low``, ``ci_high``.
+
+    Works on every kind of file: a tournament's pairs, a comparison (A against B), or a
+    simulation, read as side 0's strategy against the other side's as seated (so the
+    first lead is not balanced out there: compare them with ``briscola compare``).
+    ``strategies`` gives their order (the first is the anchor unless ``random`` plays);
+    a result file's ``config["strategies"]`` (a dict per seat) or None take the order of
+    the rows, A before B."""
     from sim.compare import CompareTally
     from sim.tournament import PairResult, fit_ratings
 
-    frame = _with_a_scores(deals)
-    names = strategies or list(dict.fromkeys([*frame["a"], *frame["b"]]))
+    frame = _with_a_scores(_as_comparison(deals))
+    labels = list(dict.fromkeys([*frame["a"], *frame["b"]]))
+    names = labels if not strategies or isinstance(strategies[0], dict) else list(strategies)
     pairs = []
     for _, pair in frame.groupby("pair", sort=True) if "pair" in frame else [(None, frame)]:
         tally = CompareTally(pair["game"].nunique())
@@ -148,6 +204,65 @@ def ratings(deals: pd.DataFrame, strategies: list[str] | None = None) -> pd.Data
     rows = [{"strategy": r["strategy"], "rating": r["rating"], "ci_low": (r["ci95"] or [None])[0],
              "ci_high": (r["ci95"] or [None, None])[1]} for r in fitted]  # fmt: skip
     return pd.DataFrame(rows).set_index("strategy").astype(float)  # None (not linked to the anchor): NaN
+
+
+def _as_comparison(deals: pd.DataFrame) -> pd.DataFrame:
+    """The rows of a comparison as they are; a simulation's as one game per deal with
+    side 0 as A (the sides must each play one strategy: with 3 players, seats 1 and 2)."""
+    if "a_side" in deals:
+        return deals
+    players = _players(deals)
+    seats_of_b = [seat for seat in range(players) if side_of_seat(seat, players) != 0]
+    seats_of_a = [seat for seat in range(players) if seat not in seats_of_b]
+    for seats in (seats_of_a, seats_of_b):
+        if pd.unique(deals[[f"strategy_{seat}" for seat in seats]].astype(str).to_numpy().ravel()).size > 1:
+            raise ValueError(f"seats {seats} play several strategies: a simulation is read as one strategy (side 0) "
+                             "against another; compare mixed tables with briscola compare")  # fmt: skip
+    frame = deals.assign(a_side=0, game=0)
+    frame.attrs = dict(deals.attrs)
+    return frame
+
+
+def unit_figures(run: Results) -> pd.DataFrame:
+    """Per duplicate unit (a deal, or a match with a match format; the index): the
+    ``score`` and point ``margin`` of A in a comparison, of side 0 in a simulation (as in
+    ``ratings``), averaged over the unit's seatings. Deals are independent units."""
+    if run.kind == "tournament":
+        raise ValueError("a tournament holds several comparisons: take one pair file (pair_I_J.parquet) instead")
+    rows = _as_comparison(run.deals)
+    frame = _with_a_scores(rows).assign(margin=margins(rows, run.players))
+    unit = "match" if "match" in frame else "deal"
+    per_game = frame.groupby([unit, "game"]).agg(score=("a_score", "first"), margin=("margin", "sum"))
+    return per_game.groupby(unit).mean()
+
+
+def paired(first, second) -> pd.DataFrame:
+    """Two runs of the same seed compared unit by unit (deal, or match): does a rule or a
+    parameter change the outcome, and by how much?
+
+    ``first`` and ``second`` are paths or ``Results`` of the same kind, table, seed and
+    match format (a comparison: A's score and margin; a simulation: side 0's). Returns
+    rows ``score`` and ``margin`` with each run's mean (``first``, ``second``), the mean
+    ``difference`` (second less first) and its 95% interval (``ci_low``, ``ci_high``)
+    from the spread of the paired differences, the ``units`` paired and the
+    ``correlation`` of the two runs' units (the higher, the more pairing saves)."""
+    runs = [run if isinstance(run, Results) else load(run) for run in (first, second)]
+    for what in ("kind", "players", "seed", "match"):
+        values = [getattr(run, what) for run in runs]
+        if values[0] != values[1]:
+            raise ValueError(f"the runs differ in {what} ({values[0]} and {values[1]}): pairing deals needs "
+                             "the same kind of run, table, seed and match format")  # fmt: skip
+    joined = unit_figures(runs[0]).join(unit_figures(runs[1]), suffixes=("_first", "_second"), how="inner")
+    if len(joined) < 2:
+        raise ValueError(f"the runs share {len(joined)} deals: pairing needs at least 2")
+    rows = []
+    for figure in ("score", "margin"):
+        one, two = joined[f"{figure}_first"], joined[f"{figure}_second"]
+        difference = _mean_interval(two - one)
+        rows.append({"figure": figure, "first": float(one.mean()), "second": float(two.mean()),
+                     "difference": difference["score"], "ci_low": difference["ci_low"], "ci_high": difference["ci_high"],
+                     "units": len(joined), "correlation": float(one.corr(two)) if one.std() and two.std() else float("nan")})  # fmt: skip
+    return pd.DataFrame(rows).set_index("figure")
 
 
 def _with_a_scores(deals: pd.DataFrame) -> pd.DataFrame:

@@ -217,18 +217,40 @@ def report(
     json_output: JsonOption = False,
 ) -> None:
     """Summarise a result file or dataset and write plots beside it (PNG, and index.html holding them)."""
-    from sim.plots import write_report
+    from sim.plots import report_folder, show_report, write_report
 
     found = write_report(path, overwrite)
     if json_output:
         print(json.dumps(found))
-        return
-    lead = found["first_lead"]
-    print(f"{found['kind']} results, {found['players']} players, {found['rows']:,} rows")
-    print(f"first-lead advantage (score of seat 0's side): {lead['score']:.4f} ({lead['ci_low']:.4f} to {lead['ci_high']:.4f})")
-    for row in found.get("ratings", []):
-        print(f"  rating {row['strategy']:<24} {row['rating']:+8.1f} ({row['ci_low']:+.1f} to {row['ci_high']:+.1f})")
-    print(f"wrote {found['html']} and {len(found['plots'])} plots")
+    else:
+        show_report(found)
+    if found["written"]:
+        print(f"wrote {found['html']} and {len(found['plots'])} plots", file=sys.stderr)
+    else:
+        print(f"kept the existing report {report_folder(path)}; pass --overwrite to draw it again", file=sys.stderr)
+
+
+@app.command()
+def diff(
+    first: Annotated[Path, typer.Argument(help="A result file (simulate or compare).", show_default=False)],
+    second: Annotated[Path, typer.Argument(help="Another of the same seed and table, e.g. with another rule.", show_default=False)],
+    json_output: JsonOption = False,
+) -> None:
+    """Does a rule or a parameter change the outcome? Two runs of one seed, deal by deal."""
+    from sim.config import ConfigError
+    from sim.report import paired_dict, show_paired
+
+    for path in (first, second):
+        if not path.is_file():
+            raise ConfigError(f"{path} is not a file; give two result files (simulate or compare)")
+    try:
+        row = paired_dict(first, second)
+    except (ValueError, OSError) as error:
+        raise ConfigError(str(error)) from error
+    if json_output:
+        print(json.dumps(row))
+    else:
+        show_paired(row)
 
 
 @app.command("strategies")

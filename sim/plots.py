@@ -1,7 +1,10 @@
-"""``briscola report``: plots of a result file or dataset, and one HTML page holding them.
+"""``briscola report``: what a result file or dataset says, on the console, in plots and
+in one HTML page holding them.
 
-Every figure is drawn by matplotlib (the Agg backend: no display needed) from the pandas
-summaries of ``sim.analysis``.
+The console and the page show the run's own summary (the one its command printed,
+kept in the file's metadata), then the scores of every strategy by side. Every figure
+is drawn by matplotlib (the Agg backend: no display needed) from the pandas summaries
+of ``sim.analysis``, and names the strategies, table, seed and rules it shows.
 """
 
 from __future__ import annotations
@@ -17,15 +20,17 @@ import pandas as pd
 from sim import analysis
 from sim.config import ConfigError
 
+EVEN = 0.5  # the score of two equal strategies
+
 
 def report_folder(path: Path) -> Path:
     """Where a report goes: beside the file or folder, named after it."""
     return path.with_name(f"{path.stem if path.is_file() else path.name}_report")
 
 
-def write_report(path: Path, overwrite: bool = False) -> dict:
-    """Writes the plots and ``index.html`` for ``path``; returns what the report found.
-    The folder appears only when complete."""
+def load_report(path: Path) -> tuple[analysis.Results, dict]:
+    """The run at ``path`` and what the report says of it (the JSON of ``briscola
+    report``, less where it was written)."""
     if not path.exists():
         raise ConfigError(f"{path} does not exist; give a result file or a tournament folder")
     try:
@@ -34,92 +39,163 @@ def write_report(path: Path, overwrite: bool = False) -> dict:
         raise ConfigError(f"{path} is not a briscola result file or dataset ({error})") from None
     if "side_points_0" not in run.deals:
         raise ConfigError(f"{path} is a trace file; report its result file (simulate's --out) instead")
+    return run, _findings(path, run)
+
+
+def write_report(path: Path, overwrite: bool = False) -> dict:
+    """The report's findings; its plots and ``index.html`` are written beside ``path``
+    (the folder appears only when complete). An existing report folder is kept unless
+    ``overwrite``: ``written`` tells which."""
+    run, found = load_report(path)
     target = report_folder(path)
+    found.update(html=str(target / "index.html"), written=False, plots=[])
     if target.exists() and not overwrite:
-        raise ConfigError(f"report folder {target} already exists; pass --overwrite to replace it")
+        found["plots"] = sorted(str(p) for p in target.glob("*.png"))
+        return found
     staging = target.with_name(f".{target.name}.{os.getpid()}.tmp")
     staging.mkdir()
     try:
-        figures = _draw_all(run, staging)
-        found = _findings(run)
-        (staging / "index.html").write_text(_page(path, run, figures, found))
+        figures = _draw_all(run, found, staging)
+        (staging / "index.html").write_text(_page(path, found, figures))
         if target.exists():
             shutil.rmtree(target)
         os.replace(staging, target)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
-    return {"path": str(path), "kind": run.kind, "players": run.players, "rows": len(run.deals), **found,
-            "plots": [str(target / name) for name in figures], "html": str(target / "index.html")}  # fmt: skip
-
-
-def _findings(run: analysis.Results) -> dict:
-    seats = analysis.seat_scores(run.deals, run.players).reset_index()
-    found = {"first_lead": analysis.first_lead(run.deals, run.players).to_dict(), "seat_scores": seats.to_dict("records")}
-    if run.kind != "simulate":
-        found["comparisons"] = analysis.compare_summary(run.deals).to_dict("records")
-    if run.kind == "tournament":
-        rated = analysis.ratings(run.deals, run.config["strategies"]).reset_index()
-        found["ratings"] = rated.to_dict("records")
+    found.update(written=True, plots=[str(target / name) for name in figures])
     return found
 
 
-def _draw_all(run: analysis.Results, folder: Path) -> list[str]:
+def _findings(path: Path, run: analysis.Results) -> dict:
+    scores = analysis.side_strategy_scores(run.deals, run.players).reset_index()
+    found = {
+        "path": str(path), "kind": run.kind, "players": run.players, "seed": run.seed, "rules": run.rules,
+        "match": run.match, "strategies": run.strategies, "rows": len(run.deals),
+        "status": run.config.get("status", "complete"),
+        "summary": _summary(run), "scores": scores.to_dict("records"),
+        "first_lead": analysis.first_lead(run.deals, run.players).to_dict() if analysis.balanced_seats(run) else None,
+    }  # fmt: skip
+    if run.kind == "tournament":
+        found["ratings"] = analysis.ratings(run.deals, run.strategies).reset_index().to_dict("records")
+    return found
+
+
+def _summary(run: analysis.Results) -> dict | None:
+    """The summary the run's command printed: kept in a result file's metadata, or the
+    tournament's ``_tournament.json`` (None for files written before it was kept)."""
+    if run.kind == "tournament":
+        keys = ("players", "seed", "rules", "match", "deals", "strategies", "anchor", "matrix", "ratings")
+        return {key: run.config[key] for key in keys if key in run.config}
+    return run.config.get("summary")
+
+
+def headline(found: dict) -> str:
+    """One line naming what was reported."""
+    rules = ", ".join(f"{k}={v}" for k, v in found["rules"].items()) or "-"
+    match = f", {found['match']} matches" if found["match"] != "deal" else ""
+    return (f"{found['kind']} results {found['path']}: {', '.join(found['strategies'])}; {found['players']} players, "
+            f"{found['rows']:,} rows, seed {found['seed']}, rules: {rules}{match} ({found['status']})")  # fmt: skip
+
+
+def show_report(found: dict) -> None:
+    """The console's report: the run's own summary, scores by side, the first lead."""
+    from sim.report import show_compare, show_simulate, show_tournament
+
+    print(headline(found))
+    summary, partial = found["summary"], found["status"] != "complete"
+    show = {"simulate": show_simulate, "compare": show_compare, "tournament": show_tournament}[found["kind"]]
+    if summary is not None:
+        show(summary, partial)
+    print("score (win 1, draw 1/2) by strategy and side, 95% intervals:")
+    for row in found["scores"]:
+        print(f"  {row['strategy']:<28} side {row['side']}  {row['score']:.4f} ({row['ci_low']:.4f} to {row['ci_high']:.4f})")
+    print(_first_lead_text(found))
+
+
+def _first_lead_text(found: dict) -> str:
+    lead = found["first_lead"]
+    if lead is None:
+        return ("first-lead advantage: not measured (the strategies are not balanced over the seats; "
+                "briscola compare plays every seating)")  # fmt: skip
+    return (f"first-lead advantage (score of the side of seat 0, who leads first; 1/2 = none): "
+            f"{lead['score']:.4f} ({lead['ci_low']:.4f} to {lead['ci_high']:.4f})")  # fmt: skip
+
+
+# ------------------------------------------------------------------ plots
+
+
+def _draw_all(run: analysis.Results, found: dict, folder: Path) -> list[str]:
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    plots = [("margin.png", _margin), ("scores.png", _scores)]
+    if found["first_lead"] is not None:
+        plots.append(("first_lead.png", _first_lead))
+    if run.kind == "tournament":
+        plots.append(("heatmap.png", _heatmap))
     drawn = []
-    for name, draw in (("margin.png", _margin), ("seat_scores.png", _seat_scores), ("first_lead.png", _first_lead)):
-        figure, axes = plt.subplots(figsize=(7, 4), layout="constrained")
-        draw(run, axes)
+    for name, draw in plots:
+        size = (7, 4.5) if name != "heatmap.png" else (2.7 + 0.9 * len(run.strategies), 1.7 + 0.9 * len(run.strategies))
+        figure, axes = plt.subplots(figsize=size, layout="constrained")
+        draw(run, found, axes, figure)
+        figure.suptitle(_facts(found), fontsize=8)
         figure.savefig(folder / name, dpi=110)
         plt.close(figure)
         drawn.append(name)
-    if run.kind == "tournament":
-        size = 1.2 + 0.9 * len(run.config["strategies"])
-        figure, axes = plt.subplots(figsize=(size + 1.5, size), layout="constrained")
-        _heatmap(run, axes, figure)
-        figure.savefig(folder / "heatmap.png", dpi=110)
-        plt.close(figure)
-        drawn.append("heatmap.png")
     return drawn
 
 
-def _margin(run, axes) -> None:
+def _facts(found: dict) -> str:
+    """What every figure is about: strategies, table, seed, rules."""
+    rules = ", ".join(f"{k}={v}" for k, v in found["rules"].items()) or "-"
+    who = " vs ".join(found["strategies"]) if found["kind"] == "compare" else ", ".join(found["strategies"])
+    return f"{who}\n{found['players']} players, seed {found['seed']}, rules: {rules}"
+
+
+def _margin(run, found, axes, figure) -> None:
     margins = analysis.margins(run.deals, run.players)
     low, high = int(np.floor(margins.min())), int(np.ceil(margins.max()))
     axes.hist(margins, bins=np.arange(low - 0.5, high + 1.5, 2 if high - low > 60 else 1), color="#3b6ea5")
     axes.axvline(0, color="black", linewidth=0.8)
-    who = "A's side less B's" if "a_side" in run.deals else ("seat 0 less the others' mean" if run.players == 3 else "side 0 less side 1")
-    axes.set(title=f"Point margin per game ({who})", xlabel="points", ylabel="games")
+    if "a_side" in run.deals:
+        who = f"A's side ({found['strategies'][0]}) less B's"
+    else:
+        who = "seat 0 less the others' mean" if run.players == 3 else "side 0 less side 1"
+    axes.set(title=f"Point margin per game: {who}", xlabel="points", ylabel="games")
 
 
-def _seat_scores(run, axes) -> None:
-    seats = analysis.seat_scores(run.deals, run.players).reset_index()
-    labels = [f"{row.strategy}\nseat {row.seat}" for row in seats.itertuples()]
-    positions = np.arange(len(seats))
-    errors = [seats["score"] - seats["ci_low"], seats["ci_high"] - seats["score"]]
-    axes.errorbar(positions, seats["score"], yerr=errors, fmt="o", color="#3b6ea5", capsize=4)
-    axes.axhline(0.5, color="grey", linewidth=0.8, linestyle="--")
+def _scores(run, found, axes, figure) -> None:
+    """Dots with 95% intervals on the whole 0..1 scale, the even score marked."""
+    scores = pd.DataFrame(found["scores"])
+    labels = [f"{row.strategy}\nside {row.side}" for row in scores.itertuples()]
+    positions = np.arange(len(scores))
+    errors = [scores["score"] - scores["ci_low"], scores["ci_high"] - scores["score"]]
+    axes.errorbar(positions, scores["score"], yerr=errors, fmt="o", color="#3b6ea5", capsize=4)
+    axes.axhline(EVEN, color="grey", linewidth=1, linestyle="--", label="1/2: even")
     axes.set_xticks(positions, labels, fontsize=7, rotation=90 if len(labels) > 8 else 0)
-    axes.set(title="Score of each strategy from each seat (95% intervals)", ylabel="score (win 1, draw 1/2)")
+    axes.set_xlim(-0.7, len(scores) - 0.3)
+    axes.set(title="Score of each strategy by side (95% intervals)", ylabel="score (win 1, draw 1/2)", ylim=(0, 1))
+    axes.legend(loc="lower right", fontsize=8)
 
 
-def _first_lead(run, axes) -> None:
-    lead = analysis.first_lead(run.deals, run.players)
-    axes.bar([0], [lead["score"]], yerr=[[lead["score"] - lead["ci_low"]], [lead["ci_high"] - lead["score"]]],
-             color="#a5673b", capsize=6, width=0.5)  # fmt: skip
-    axes.axhline(0.5, color="grey", linewidth=0.8, linestyle="--")
+def _first_lead(run, found, axes, figure) -> None:
+    lead = found["first_lead"]
+    axes.errorbar([0], [lead["score"]], yerr=[[lead["score"] - lead["ci_low"]], [lead["ci_high"] - lead["score"]]],
+                  fmt="o", color="#a5673b", capsize=6)  # fmt: skip
+    axes.axhline(EVEN, color="grey", linewidth=1, linestyle="--", label="1/2: no advantage")
+    spread = max(0.02, abs(lead["ci_high"] - EVEN), abs(lead["ci_low"] - EVEN)) * 1.3
     axes.set_xticks([0], ["side of seat 0 (leads the first trick)"])
     axes.set_xlim(-1, 1)
     axes.set(title=f"First-lead advantage: {lead['score']:.4f} ({lead['ci_low']:.4f} to {lead['ci_high']:.4f})",
-             ylabel="score", ylim=(min(0.4, lead["ci_low"] - 0.02), max(0.6, lead["ci_high"] + 0.02)))  # fmt: skip
+             ylabel="score of the side leading first (zoomed)", ylim=(EVEN - spread, EVEN + spread))  # fmt: skip
+    axes.legend(loc="lower right", fontsize=8)
 
 
-def _heatmap(run, axes, figure) -> None:
-    names = run.config["strategies"]
+def _heatmap(run, found, axes, figure) -> None:
+    names = run.strategies
     matrix = np.array([[np.nan if s is None else s for s in row] for row in run.config["matrix"]], dtype=float)
     image = axes.imshow(matrix, cmap="RdBu", vmin=0, vmax=1)
     axes.set_xticks(range(len(names)), names, rotation=45, ha="right")
@@ -132,15 +208,29 @@ def _heatmap(run, axes, figure) -> None:
     figure.colorbar(image, ax=axes, shrink=0.8)
 
 
-def _page(path: Path, run, figures: list[str], found: dict) -> str:
-    tables = [("Score by strategy and seat", pd.DataFrame(found["seat_scores"]))]
-    if "comparisons" in found:
-        tables.append(("A against B", pd.DataFrame(found["comparisons"])))
-    if "ratings" in found:
-        tables.append(("Ratings (Bradley-Terry, Elo scale)", pd.DataFrame(found["ratings"])))
-    parts = [f"<h1>Briscola report: {html.escape(str(path))}</h1>",
-             f"<p>{html.escape(run.kind)}, {run.players} players, {len(run.deals):,} rows.</p>"]  # fmt: skip
-    for title, table in tables:
+# ------------------------------------------------------------------ the page
+
+
+def _page(path: Path, found: dict, figures: list[str]) -> str:
+    parts = [f"<h1>Briscola report: {html.escape(str(path))}</h1>", f"<p>{html.escape(headline(found))}</p>"]
+    for title, table in _summary_tables(found):
         parts += [f"<h2>{html.escape(title)}</h2>", table.to_html(index=False, float_format=lambda x: f"{x:.4f}")]
+    parts.append(f"<p>{html.escape(_first_lead_text(found))}</p>")
     parts += [f'<p><img src="{name}" alt="{name}"></p>' for name in figures]
-    return "<!doctype html><html><head><meta charset='utf-8'><title>Briscola report</title></head><body>" + "\n".join(parts) + "</body></html>\n"
+    head = "<!doctype html><html><head><meta charset='utf-8'><title>Briscola report</title></head><body>"
+    return head + "\n".join(parts) + "</body></html>\n"
+
+
+def _summary_tables(found: dict) -> list[tuple[str, pd.DataFrame]]:
+    """The run's own summary and the scores by side, as tables for the page."""
+    summary, tables = found["summary"] or {}, []
+    if found["kind"] == "simulate" and "sides" in summary:
+        tables.append(("Summary (as briscola simulate printed it)", pd.DataFrame(summary["sides"])))
+    if found["kind"] == "compare" and "score" in summary:
+        keys = ("a", "b", "deals", "games", "score", "score_ci95", "elo", "elo_ci95", "los", "wins", "draws",
+                "losses", "mean_margin", "mean_margin_ci95")  # fmt: skip
+        tables.append(("Summary (as briscola compare printed it)", pd.DataFrame([{k: summary[k] for k in keys}])))
+    if found["kind"] == "tournament":
+        tables.append(("Ratings (Bradley-Terry, Elo scale)", pd.DataFrame(found["ratings"])))
+    tables.append(("Score by strategy and side", pd.DataFrame(found["scores"])))
+    return tables

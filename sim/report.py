@@ -230,6 +230,54 @@ def show_tournament(row: dict, interrupted: bool = False, seconds: float | None 
     _print_table(ratings, f"played in {seconds:.1f} s" if seconds else "")
 
 
+# ------------------------------------------------------------------ briscola diff
+
+
+def paired_dict(first, second) -> dict:
+    """The JSON of ``briscola diff``: two runs of the same seed compared deal by deal
+    (``sim.analysis.paired``), and what differs between them."""
+    from sim.analysis import load, paired
+
+    runs = [load(path) for path in (first, second)]
+    table = paired(*runs)
+    differs = {what: [getattr(run, what) for run in runs] for what in ("rules", "strategies")}
+    row = {"first": str(first), "second": str(second), "kind": runs[0].kind, "players": runs[0].players,
+           "seed": runs[0].seed, "unit": "match" if runs[0].match != "deal" else "deal",
+           "units": int(table["units"].iloc[0]), "differs": {k: v for k, v in differs.items() if v[0] != v[1]},
+           "who": "A" if runs[0].kind == "compare" else "side 0"}  # fmt: skip
+    for figure, key, digits in (("score", "score", SCORE_DIGITS), ("margin", "mean_margin", POINTS_DIGITS)):
+        line = table.loc[figure]
+        row[key] = {"first": _round(line["first"], digits), "second": _round(line["second"], digits),
+                    "difference": _round(line["difference"], digits),
+                    "difference_ci95": _round([line["ci_low"], line["ci_high"]], digits),
+                    "correlation": _round(line["correlation"], 4)}  # fmt: skip
+    return row
+
+
+def show_paired(row: dict) -> None:
+    """The table of ``briscola diff``, from its JSON."""
+    from rich.table import Table
+
+    table = Table(title=f"Second run less first, {row['unit']} by {row['unit']}", title_justify="left")
+    for column in ("figure", "first", "second", "difference", "95% interval"):
+        table.add_column(column, justify="left" if column == "figure" else "right", no_wrap=True)
+    for key, label, form in (("score", f"score of {row['who']}", "{:.4f}"), ("mean_margin", "mean point margin", "{:+.2f}")):
+        figures = row[key]
+        table.add_row(label, form.format(figures["first"]), form.format(figures["second"]),
+                      form.replace(":", ":+").replace("++", "+").format(figures["difference"]),
+                      _interval(figures["difference_ci95"], form.replace(":", ":+").replace("++", "+")))  # fmt: skip
+    differs = "; ".join(f"{what}: {_brief(a)} | {_brief(b)}" for what, (a, b) in row["differs"].items())
+    facts = (f"{row['kind']} runs, {row['players']} players, seed {row['seed']}, {row['units']:,} {row['unit']}s paired "
+             f"(correlation {row['score']['correlation']}); they differ in {differs or 'nothing recorded'}")  # fmt: skip
+    _print_table(table, facts)
+
+
+def _brief(value) -> str:
+    if isinstance(value, dict):
+        return ", ".join(f"{k}={v}" for k, v in value.items())
+    return ", ".join(map(str, value)) if isinstance(value, list) else str(value)
+
+
 # ------------------------------------------------------------------ briscola strategies
 
 

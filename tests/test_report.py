@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import nbformat
+import numpy as np
 import pytest
 from nbclient import NotebookClient
 
@@ -72,16 +73,47 @@ def test_report_writes_plots_and_a_page(results, capsys):
     for kind, path in results.items():
         assert main(["report", str(path), "--json"]) == 0
         found = json.loads(capsys.readouterr().out)
-        assert found["kind"] == kind
+        assert found["kind"] == kind and found["written"] and found["seed"] == 1
         names = {Path(p).name for p in found["plots"]}
-        assert {"margin.png", "seat_scores.png", "first_lead.png"} <= names
+        assert {"margin.png", "scores.png", "first_lead.png"} <= names  # one strategy everywhere, or every seating
         assert ("heatmap.png" in names) == (kind == "tournament")
         for plot in found["plots"]:
             assert Path(plot).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
         page = Path(found["html"]).read_text()
         assert all(f'src="{name}"' in page for name in names)
-    assert main(["report", str(results["simulate"])]) == 2  # the report exists: not replaced silently
-    assert "already exists" in capsys.readouterr().err
+        assert "seed 1, rules: trump_redeal=off" in page and found["strategies"][0] in page
+    assert main(["report", str(results["simulate"])]) == 0  # again: printed, the report kept
+    captured = capsys.readouterr()
+    assert "random" in captured.out and "kept the existing report" in captured.err
+    assert main(["report", str(results["compare"]), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["written"] is False
+
+
+def test_a_compare_report_shows_the_comparisons_own_summary(results, capsys):
+    capsys.readouterr()
+    assert main(["report", str(results["compare"]), "--json"]) == 0
+    found = json.loads(capsys.readouterr().out)
+    assert main(["compare", "greedy", "random", "--players", "3", "--deals", "3000", "--seed", "1",
+                 "--summary-only", "--json", "--quiet"]) == 0  # fmt: skip
+    printed = json.loads(capsys.readouterr().out)
+    assert found["summary"] == printed  # the same figures, stored in the file
+    assert main(["report", str(results["compare"])]) == 0
+    out = capsys.readouterr().out
+    assert f"{printed['score']:.4f}" in out and "greedy (A) against random (B)" in out
+
+
+def test_a_report_of_unbalanced_seats_and_teams_says_what_it_measures(tmp_path, capsys):
+    out = tmp_path / "teams.parquet"
+    assert main(["simulate", "--players", "4", "--strategies", "greedy,random", "--deals", "2000", "--seed", "2",
+                 "--rule", "trump_redeal=ace-three", "--out", str(out), "--quiet"]) == 0  # fmt: skip
+    capsys.readouterr()
+    assert main(["report", str(out), "--json"]) == 0
+    found = json.loads(capsys.readouterr().out)
+    assert found["first_lead"] is None and not any(p.endswith("first_lead.png") for p in found["plots"])
+    assert [(r["strategy"], r["side"]) for r in found["scores"]] == [("greedy", 0), ("random", 1)]  # a team once
+    assert found["rules"] == {"trump_redeal": "ace-three", "partner_view": "last3"}
+    assert main(["report", str(out)]) == 0
+    assert "first-lead advantage: not measured" in capsys.readouterr().out
 
 
 def test_report_refuses_what_is_not_a_result(tmp_path, capsys):
@@ -104,3 +136,64 @@ def test_the_example_notebook_runs(tmp_path):
     outputs = [o for cell in notebook.cells if cell.cell_type == "code" for o in cell.outputs]
     assert not [o for o in outputs if o.output_type == "error"]
     assert any("expert" in str(o.get("data", {})) for o in outputs)
+
+
+def test_the_documented_calls_work_on_every_kind_of_file(results):
+    import sim
+
+    for kind, path in results.items():
+        run = sim.load(path)
+        rated = sim.ratings(run.deals, run.config["strategies"])  # as the README shows it
+        assert set(rated.index) == set(run.strategies) and rated["rating"].notna().all(), kind
+        assert not sim.side_strategy_scores(run.deals, run.players).empty
+    cmp = sim.load(results["compare"])
+    assert list(sim.ratings(cmp.deals, cmp.config["strategies"]).index) == ["greedy", "random"]
+    assert {"load", "ratings", "paired", "first_lead", "compare_summary", "read_results"} <= set(dir(sim))
+
+
+@pytest.fixture(scope="module")
+def rule_pair(tmp_path_factory):
+    """The same comparison, seed and table with and without trump_redeal=ace-three."""
+    folder = tmp_path_factory.mktemp("pair")
+    for name, rule in (("plain", []), ("redeal", ["--rule", "trump_redeal=ace-three"])):
+        assert main(["compare", "expert", "greedy", "--players", "4", "--deals", "3000", "--seed", "4",
+                     "--out", str(folder / f"{name}.parquet"), "--quiet", *rule]) == 0  # fmt: skip
+    return folder / "plain.parquet", folder / "redeal.parquet"
+
+
+def test_diff_pairs_two_runs_deal_by_deal(rule_pair, capsys):
+    capsys.readouterr()
+    assert main(["diff", *map(str, rule_pair), "--json"]) == 0
+    row = json.loads(capsys.readouterr().out)
+    assert row["units"] == 3000 and row["unit"] == "deal" and row["who"] == "A"
+    assert row["differs"] == {"rules": [{"trump_redeal": "off", "partner_view": "last3"},
+                                        {"trump_redeal": "ace-three", "partner_view": "last3"}]}  # fmt: skip
+    score = row["score"]
+    for path, key in zip(rule_pair, ("first", "second")):
+        assert score[key] == pytest.approx(an.load(path).config["summary"]["score"], abs=1e-6)
+    assert score["difference"] == pytest.approx(score["second"] - score["first"], abs=2e-6)
+    lo, hi = score["difference_ci95"]
+    assert lo < score["difference"] < hi
+    units = [an.unit_figures(an.load(path))["score"] for path in rule_pair]
+    unpaired = 1.96 * np.sqrt((units[0].var(ddof=0) + units[1].var(ddof=0)) / 3000)
+    assert (hi - lo) / 2 < 0.75 * unpaired and score["correlation"] > 0.5  # the same cards: pairing pays
+    table = an.paired(*rule_pair)
+    assert table.loc["margin", "difference"] == pytest.approx(row["mean_margin"]["difference"], abs=1e-4)
+    assert main(["diff", *map(str, rule_pair)]) == 0
+    assert "score of A" in capsys.readouterr().out
+
+
+def test_diff_of_a_run_with_itself_is_exactly_zero(rule_pair):
+    table = an.paired(rule_pair[0], rule_pair[0])
+    assert (table["difference"] == 0).all() and (table["ci_low"] == 0).all() and (table["ci_high"] == 0).all()
+
+
+def test_diff_refuses_runs_that_do_not_pair(rule_pair, tmp_path, capsys):
+    other_seed = tmp_path / "seed5.parquet"
+    assert main(["compare", "expert", "greedy", "--players", "4", "--deals", "100", "--seed", "5",
+                 "--out", str(other_seed), "--quiet"]) == 0  # fmt: skip
+    capsys.readouterr()
+    for args, message in (([rule_pair[0], other_seed], "differ in seed (4 and 5)"), ([rule_pair[0], tmp_path], "is not a file")):
+        assert main(["diff", *map(str, args)]) == 2
+        err = capsys.readouterr().err
+        assert message in err and len(err.strip().splitlines()) == 1
