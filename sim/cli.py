@@ -8,6 +8,7 @@ inside the commands so that ``briscola --help`` starts at once.
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import shlex
@@ -16,11 +17,49 @@ from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
+from typer.core import TyperArgument, TyperCommand, TyperGroup
+
+
+class _PlainArgument(TyperArgument):
+    """An argument shown as click shows it, ``A`` or ``STRATEGY...``, without typer's
+    ``{A}`` and ``<str>``."""
+
+    def _usage_display_name(self) -> str:
+        name = self.display_name_raw if self.required else f"[{self.display_name_raw}]"
+        return name + ("..." if self.nargs != 1 else "")
+
+    def display_type_rich(self, ctx) -> None:
+        return None
+
+
+class _PlainHelp:
+    """Help pages without typer's artefacts: plain argument names, and no ``<bool>`` on
+    the switches typer adds itself (--help, the completion ones). A command class is
+    where typer lets us change how its parameters are shown."""
+
+    def get_params(self, ctx):
+        params = super().get_params(ctx)
+        for param in params:
+            if type(param) is TyperArgument:
+                param.__class__ = _PlainArgument  # a subclass that only changes how it is shown
+            elif getattr(param, "is_flag", False):
+                param.metavar = ""  # a switch takes no value
+        return params
+
+
+class _Command(_PlainHelp, TyperCommand):
+    pass
+
+
+class _Group(_PlainHelp, TyperGroup):
+    pass
+
 
 app = typer.Typer(
-    add_completion=False,
+    cls=_Group,
     no_args_is_help=True,
     pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
     help="Monte Carlo simulator of Briscola: compare strategies over millions of deals.",
 )
 
@@ -29,53 +68,88 @@ EXIT_FAILED = 1
 EXIT_INTERRUPTED = 130
 
 
+def _show_version(asked: bool) -> None:  # noqa: FBT001 - typer passes the switch
+    if asked:
+        from sim import __version__
+
+        print(f"briscola {__version__}")
+        raise typer.Exit()
+
+
 @app.callback()
-def _root() -> None:
+def _root(
+    version: Annotated[
+        bool, typer.Option("--version", callback=_show_version, is_eager=True, help="Show the version and exit.", metavar="")
+    ] = False,
+) -> None:
     """Monte Carlo simulator of Briscola: compare strategies over millions of deals."""
+
+
+def parse_count(text: str) -> int:
+    """A count of deals as people write it: ``1000000``, ``1_000_000`` or ``1e6``."""
+    try:
+        value = float(text.replace("_", "")) if any(c in text for c in ".eE") else int(text)
+    except ValueError:
+        value = None
+    if value is None or value != int(value):
+        raise typer.BadParameter(f"{text!r} is not a whole number; write e.g. 1000000, 1_000_000 or 1e6")
+    return int(value)
+
+
+def _flag(name: str, help: str):
+    """A switch: given or not, no value, no --no- twin."""
+    return typer.Option(name, help=help, metavar="", show_default=False)
 
 
 StrategyFileOption = Annotated[
     Optional[list[Path]],
-    typer.Option(help="A Python file of Strategy objects to add (repeatable); see docs/strategies.md."),
+    typer.Option(help="A Python file of strategies to add (repeatable); see docs/strategies.md.", metavar="PATH"),
 ]
-ThreadsOption = Annotated[Optional[int], typer.Option(help="Threads to use (default: all cores).")]
+ThreadsOption = Annotated[Optional[int], typer.Option(help="Threads to use (default: all cores).", metavar="T")]
 RuleOption = Annotated[
     Optional[list[str]],
-    typer.Option(help="Rule option key=value, repeatable: trump_redeal, removed_two, partner_view."),
+    typer.Option(help="A rule option (repeatable): trump_redeal, removed_two or partner_view.", metavar="KEY=VALUE"),
 ]
-OverwriteOption = Annotated[bool, typer.Option(help="Replace existing output.")]
-JsonOption = Annotated[bool, typer.Option("--json", help="Print the summary as one JSON object.")]
-QuietOption = Annotated[bool, typer.Option(help="No progress bar and no notes on stderr.")]
-TablePlayersOption = Annotated[int, typer.Option(help="Table size: 2, 3, 4 or 6.")]
+OverwriteOption = Annotated[bool, _flag("--overwrite", "Replace an existing output.")]
+JsonOption = Annotated[bool, _flag("--json", "Print the summary as one JSON object.")]
+QuietOption = Annotated[bool, _flag("--quiet", "No progress bar and no notes on stderr.")]
+SummaryOnlyOption = Annotated[bool, _flag("--summary-only", "Write no result file, only print the summary.")]
+TablePlayersOption = Annotated[int, typer.Option(help="Table size: 2, 3, 4 or 6.", metavar="P")]
+SeedOption = Annotated[int, typer.Option(help="The same seed deals the same cards.", metavar="S", show_default=False)]
 MatchOption = Annotated[
     str,
-    typer.Option(help="Match format: deal, best-of-3, best-of-5 or two-deals-120; other than deal, --deals counts matches."),
+    typer.Option(help="deal, best-of-3, best-of-5 or two-deals-120 (then --deals counts matches).", metavar="FORMAT"),
 ]
 
 
-@app.command()
+def _deals_option(help: str):
+    return typer.Option(help=help, parser=parse_count, metavar="N", show_default=False)
+
+
+def _out_option(help: str):
+    return typer.Option(help=help, metavar="PATH", show_default=False)
+
+
+@app.command(cls=_Command)
 def simulate(
     ctx: typer.Context,
-    players: Annotated[int, typer.Option(help="Table size: 2, 3, 4 or 6.", show_default=False)],
+    players: Annotated[int, typer.Option(help="Table size: 2, 3, 4 or 6.", metavar="P", show_default=False)],
     strategies: Annotated[
         str,
         typer.Option(
-            help="NAME[:key=value...][,...]: one per seat, one per team (4 and 6 players) or one for all. "
-            "See `briscola strategies`.",
+            help="NAME[:key=value...] per seat, per team (4 and 6 players) or one for all, comma-separated; "
+            "see briscola strategies.",
+            metavar="LIST",
             show_default=False,
         ),
     ],
-    deals: Annotated[int, typer.Option(help="Number of deals to play.", show_default=False)],
-    seed: Annotated[int, typer.Option(help="Seed: the same seed gives the same deals.", show_default=False)],
+    deals: Annotated[int, _deals_option("Deals to play (1e6 and 1_000_000 are fine).")],
+    seed: SeedOption,
     threads: ThreadsOption = None,
-    out: Annotated[
-        Optional[Path], typer.Option(help="Result file (Parquet) (default: under results/).", show_default=False)
-    ] = None,
-    trace: Annotated[
-        Optional[Path], typer.Option(help="Also write every deal move by move (Parquet), for audits.")
-    ] = None,
+    out: Annotated[Optional[Path], _out_option("Result file (default: under results/, named after the run).")] = None,
+    trace: Annotated[Optional[Path], _out_option("Also write every deal move by move, for audits.")] = None,
     rule: RuleOption = None,
-    summary_only: Annotated[bool, typer.Option(help="Write no per-deal file, only print the summary.")] = False,
+    summary_only: SummaryOnlyOption = False,
     match: MatchOption = "deal",
     overwrite: OverwriteOption = False,
     json_output: JsonOption = False,
@@ -87,6 +161,7 @@ def simulate(
 
     seats = seat_strategies(strategies, check_players(players))
     config = _run_config(seats, players, deals, seed, rule, threads, strategy_file, match)
+    _note_threads(config.threads, quiet)
     from sim.runner import default_out_path, run_simulation
 
     out = _output(out, summary_only, lambda: default_out_path(config))
@@ -97,25 +172,24 @@ def simulate(
     _show(outcome, json_output, summary_dict, print_summary, quiet)
 
 
-@app.command()
+@app.command(cls=_Command)
 def compare(
     ctx: typer.Context,
-    a: Annotated[str, typer.Argument(help="Strategy A: NAME[:key=value...].", show_default=False)],
-    b: Annotated[str, typer.Argument(help="Strategy B, A's opponent.", show_default=False)],
-    deals: Annotated[int, typer.Option(help="Duplicate deals to play (the maximum with --sprt).", show_default=False)],
-    seed: Annotated[int, typer.Option(help="Seed: the same seed gives the same deals.", show_default=False)],
+    a: Annotated[str, typer.Argument(help="Strategy A: NAME[:key=value...].", metavar="A", show_default=False)],
+    b: Annotated[str, typer.Argument(help="Strategy B, A's opponent.", metavar="B", show_default=False)],
+    deals: Annotated[int, _deals_option("Duplicate deals to play (the most, with --sprt).")],
+    seed: SeedOption,
     players: TablePlayersOption = 2,
     threads: ThreadsOption = None,
-    out: Annotated[
-        Optional[Path], typer.Option(help="Result file, one row per game (default: under results/).", show_default=False)
-    ] = None,
+    out: Annotated[Optional[Path], _out_option("Result file, a row per game (default: under results/).")] = None,
     rule: RuleOption = None,
     sprt: Annotated[
-        Optional[str], typer.Option(help="ELO0,ELO1: stop as soon as the SPRT accepts H0 (Elo <= ELO0) or H1 (>= ELO1).")
+        Optional[str],
+        typer.Option(help="Stop once the SPRT accepts Elo <= ELO0 or >= ELO1.", metavar="ELO0,ELO1", show_default=False),
     ] = None,
-    alpha: Annotated[float, typer.Option(help="SPRT: probability of accepting H1 when H0 holds.")] = 0.05,
-    beta: Annotated[float, typer.Option(help="SPRT: probability of accepting H0 when H1 holds.")] = 0.05,
-    summary_only: Annotated[bool, typer.Option(help="Write no per-game file, only print the summary.")] = False,
+    alpha: Annotated[float, typer.Option(help="SPRT: chance of accepting ELO1 wrongly.", metavar="P")] = 0.05,
+    beta: Annotated[float, typer.Option(help="SPRT: chance of accepting ELO0 wrongly.", metavar="P")] = 0.05,
+    summary_only: SummaryOnlyOption = False,
     match: MatchOption = "deal",
     overwrite: OverwriteOption = False,
     json_output: JsonOption = False,
@@ -124,6 +198,7 @@ def compare(
 ) -> None:
     """Is A better than B? Duplicate deals from every seating, score and Elo with intervals, optional SPRT."""
     a, b, base = _pairing_config([a, b], players, deals, seed, rule, threads, strategy_file, match)
+    _note_threads(base.threads, quiet)
     test = _parse_sprt(sprt, alpha, beta) if sprt is not None else None
     from sim.compare import default_compare_path, run_comparison
 
@@ -158,6 +233,18 @@ def _run_config(seats, players, deals, seed, rule, threads, strategy_file, match
     )  # fmt: skip
 
 
+def _note_threads(threads: int, quiet: bool) -> None:
+    """Says on stderr when --threads asks for more threads than there are cores."""
+    from sim.config import default_threads
+
+    cores = default_threads()
+    if threads > cores and not quiet:
+        import numba
+
+        used = min(threads, numba.config.NUMBA_NUM_THREADS)
+        print(f"briscola: note: --threads {threads} is more than the {cores} cores here; using {used}", file=sys.stderr)
+
+
 def _parse_sprt(text: str, alpha: float, beta: float):
     from sim.compare import Sprt
     from sim.config import ConfigError
@@ -174,19 +261,19 @@ def _parse_sprt(text: str, alpha: float, beta: float):
     return Sprt(elo0, elo1, alpha, beta)
 
 
-@app.command()
+@app.command(cls=_Command)
 def tournament(
     ctx: typer.Context,
-    strategies: Annotated[list[str], typer.Argument(help="Two or more strategies: NAME[:key=value...].", show_default=False)],
-    deals: Annotated[int, typer.Option(help="Duplicate deals per pair.", show_default=False)],
-    seed: Annotated[int, typer.Option(help="Seed: every pair plays the same deals.", show_default=False)],
+    strategies: Annotated[
+        list[str], typer.Argument(help="Two or more strategies: NAME[:key=value...].", metavar="STRATEGY", show_default=False)
+    ],
+    deals: Annotated[int, _deals_option("Duplicate deals per pair.")],
+    seed: SeedOption,
     players: TablePlayersOption = 2,
     threads: ThreadsOption = None,
-    out: Annotated[
-        Optional[Path], typer.Option(help="Dataset folder, one Parquet file per pair (default: under results/).", show_default=False)
-    ] = None,
+    out: Annotated[Optional[Path], _out_option("Dataset folder, a Parquet file per pair (default: under results/).")] = None,
     rule: RuleOption = None,
-    summary_only: Annotated[bool, typer.Option(help="Write no files, only print the tables.")] = False,
+    summary_only: SummaryOnlyOption = False,
     match: MatchOption = "deal",
     overwrite: OverwriteOption = False,
     json_output: JsonOption = False,
@@ -197,6 +284,7 @@ def tournament(
     from sim.config import ConfigError
 
     *names, base = _pairing_config(strategies, players, deals, seed, rule, threads, strategy_file, match)
+    _note_threads(base.threads, quiet)
     if len(names) < 2 or len(set(names)) != len(names):
         raise ConfigError(f"a tournament takes two or more different strategies, not {', '.join(names)}")
     from sim.tournament import default_tournament_path, run_tournament
@@ -210,9 +298,11 @@ def tournament(
     _show(outcome, json_output, tournament_dict, print_tournament, quiet)
 
 
-@app.command()
+@app.command(cls=_Command)
 def report(
-    path: Annotated[Path, typer.Argument(help="A result file (simulate, compare) or a tournament folder.", show_default=False)],
+    path: Annotated[
+        Path, typer.Argument(help="A result file (simulate, compare) or a tournament folder.", metavar="PATH", show_default=False)
+    ],
     overwrite: OverwriteOption = False,
     json_output: JsonOption = False,
 ) -> None:
@@ -230,10 +320,12 @@ def report(
         print(f"kept the existing report {report_folder(path)}; pass --overwrite to draw it again", file=sys.stderr)
 
 
-@app.command()
+@app.command(cls=_Command)
 def diff(
-    first: Annotated[Path, typer.Argument(help="A result file (simulate or compare).", show_default=False)],
-    second: Annotated[Path, typer.Argument(help="Another of the same seed and table, e.g. with another rule.", show_default=False)],
+    first: Annotated[Path, typer.Argument(help="A result file (simulate or compare).", metavar="FIRST", show_default=False)],
+    second: Annotated[
+        Path, typer.Argument(help="Another of the same seed and table, e.g. with another rule.", metavar="SECOND", show_default=False)
+    ],
     json_output: JsonOption = False,
 ) -> None:
     """Does a rule or a parameter change the outcome? Two runs of one seed, deal by deal."""
@@ -253,7 +345,7 @@ def diff(
         show_paired(row)
 
 
-@app.command("strategies")
+@app.command("strategies", cls=_Command)
 def list_strategies(
     strategy_file: StrategyFileOption = None,
     json_output: JsonOption = False,
@@ -353,7 +445,8 @@ def main(argv: list[str] | None = None) -> int:
             return 0
         if debug:
             raise
-        return _fail(error.format_message(), getattr(error, "exit_code", EXIT_BAD_INPUT) or EXIT_BAD_INPUT)
+        message = error.format_message() + _spaced_list_hint(args)
+        return _fail(message, getattr(error, "exit_code", EXIT_BAD_INPUT) or EXIT_BAD_INPUT)
     except ConfigError as error:  # bad input: usage or configuration
         if debug:
             raise
@@ -364,6 +457,17 @@ def main(argv: list[str] | None = None) -> int:
         if debug:
             raise
         return _fail(f"{type(error).__name__}: {error} (set BRISCOLA_DEBUG=1 for a traceback)", EXIT_FAILED)
+
+
+def _spaced_list_hint(args: list[str]) -> str:
+    """A hint for ``--strategies greedy random``: the list takes commas, not spaces."""
+    if "--strategies" not in args:
+        return ""
+    after = args[args.index("--strategies") + 1 :]
+    names = list(itertools.takewhile(lambda arg: not arg.startswith("-"), after))
+    if len(names) < 2:
+        return ""
+    return f"; --strategies takes one comma-separated list: --strategies {','.join(names)}"
 
 
 def _fail(message: str, code: int) -> int:

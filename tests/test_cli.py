@@ -269,3 +269,66 @@ def test_missing_output_folders_are_made_once_the_input_is_good(tmp_path):
     assert "afile is a file, not a directory" in run_cli(
         "compare", "greedy", "random", "--deals", "10", "--seed", "1", "--out", "afile/x.parquet",
         env={"PYTHONPATH": str(REPO)}, cwd=tmp_path).stderr  # fmt: skip
+
+
+COMMANDS = ["simulate", "compare", "tournament", "report", "diff", "strategies"]
+
+
+def test_version_and_short_help_and_python_dash_m(tmp_path):
+    import tomllib
+
+    version = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["version"]
+    assert run_cli("--version", env={"PYTHONPATH": str(REPO)}).stdout.strip() == f"briscola {version}"
+    for command in ("simulate", "compare"):
+        short, long = (run_cli(command, flag, env={"PYTHONPATH": str(REPO)}) for flag in ("-h", "--help"))
+        assert short.returncode == 0 and short.stdout == long.stdout
+    as_module = subprocess.run([sys.executable, "-m", "sim", "--version"], capture_output=True, text=True,
+                               env={**os.environ, "PYTHONPATH": str(REPO)}, cwd=tmp_path)  # fmt: skip
+    assert as_module.returncode == 0 and as_module.stdout.strip() == f"briscola {version}"
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_help_pages_fit_80_columns_without_artefacts(command):
+    page = run_cli(command, "--help", env={"PYTHONPATH": str(REPO), "COLUMNS": "80", "TERM": "dumb"}).stdout
+    for artefact in ("<bool>", "<list", "<str>", "<int>", "<path>", "{", "…", "--no-"):
+        assert artefact not in page, (artefact, page)
+    assert max(map(len, page.splitlines())) <= 80
+
+
+def test_shell_completion_is_typers():
+    shown = run_cli("--show-completion", "bash", env={"PYTHONPATH": str(REPO)})
+    assert shown.returncode == 0 and "_BRISCOLA_COMPLETE" in shown.stdout
+    completing = run_cli(env={"PYTHONPATH": str(REPO), "_BRISCOLA_COMPLETE": "complete_bash",
+                              "COMP_WORDS": "briscola simulate --str", "COMP_CWORD": "2"})  # fmt: skip
+    assert completing.stdout.split() == ["--strategies", "--strategy-file"]
+
+
+@pytest.mark.parametrize("text, count", [("1000000", 10**6), ("1_000_000", 10**6), ("1e6", 10**6), ("2.5e3", 2500)])
+def test_counts_are_read_as_people_write_them(text, count):
+    from sim.cli import parse_count
+
+    assert parse_count(text) == count
+
+
+def test_counts_that_are_not_whole_are_refused(capsys):
+    for text in ("1.5", "1e-3", "ten", "1e6x"):
+        code, _, err = simulate(capsys, "--players", "2", "--strategies", "random", "--deals", text, "--seed", "1")
+        assert code == 2 and f"'{text}' is not a whole number" in err
+    code, stdout, _ = simulate(capsys, "--players", "2", "--strategies", "random", "--deals", "1e3", "--seed", "1",
+                               "--summary-only", "--json", "--quiet")  # fmt: skip
+    assert code == 0 and json.loads(stdout)["deals"] == 1000
+
+
+def test_a_spaced_strategy_list_gets_the_comma_suggested(capsys):
+    code, _, err = simulate(capsys, "--players", "4", "--strategies", "greedy", "random", "--deals", "10", "--seed", "1")
+    assert code == 2 and "--strategies greedy,random" in err and len(err.strip().splitlines()) == 1
+
+
+def test_threads_above_the_cores_are_said_on_stderr(capsys):
+    from sim.config import default_threads
+
+    too_many = str(default_threads() + 3)
+    code, stdout, err = simulate(capsys, "--players", "2", "--strategies", "random", "--deals", "10", "--seed", "1",
+                                 "--threads", too_many, "--summary-only", "--json")  # fmt: skip
+    assert code == 0 and json.loads(stdout)["deals"] == 10
+    assert f"--threads {too_many} is more than the {default_threads()} cores here" in err

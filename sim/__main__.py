@@ -1,0 +1,5 @@
+"""``python -m sim``: the ``briscola`` command line."""
+
+from sim.cli import run
+
+run()
