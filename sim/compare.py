@@ -31,7 +31,7 @@ from kernels.enums import MAX_PLAYERS
 from sim.compiling import warm_up
 from sim.config import RunConfig, n_sides
 from sim.engine import play_batch, seat_specs
-from sim.results import AtomicParquetWriter, make_parent, match_table, results_schema, results_table
+from sim.results import AtomicParquetWriter, arrow_column, make_parent, match_table, results_schema, results_table
 from sim.interrupt import deferred_interrupt
 from sim.runner import Pace, batches, default_path, final_metadata, prepare_outputs
 from sim.stats import Z_95, elo_from_score, normal_cdf, score_against_copies, sprt_llr
@@ -321,9 +321,7 @@ def _rows(games, config: RunConfig):
 
 def _with_seating(table, schema, game: int, seating, players: int):
     """Adds a compare file's columns: the seating (``game``) and A's side."""
-    import pyarrow as pa
-
     a_side = seating.index(A) if players == 3 else seating.index(A) % 2
     n = table.num_rows
-    table = table.add_column(1, schema.field("game"), pa.array(np.full(n, game, dtype=np.int8)))
-    return table.add_column(2, schema.field("a_side"), pa.array(np.full(n, a_side, dtype=np.int8)))
+    table = table.add_column(1, schema.field("game"), arrow_column(np.full(n, game, dtype=np.int8)))
+    return table.add_column(2, schema.field("a_side"), arrow_column(np.full(n, a_side, dtype=np.int8)))

@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
@@ -28,6 +27,20 @@ FORMAT_VERSION = 1
 
 
 MATCH_FIELDS = (("match", pa.int64()), ("match_deal", pa.int8()), ("match_winner_side", pa.int8()))
+
+
+def arrow_column(values: np.ndarray) -> pa.Array:
+    """A NumPy column as an Arrow array. ``pa.array`` would do, but it imports pandas
+    (a quarter of a second at every start) to check what it was given."""
+    values = np.ascontiguousarray(values)
+    return pa.Array.from_buffers(pa.from_numpy_dtype(values.dtype), len(values), [None, pa.py_buffer(values)])
+
+
+def arrow_strings(texts: list[str]) -> pa.Array:
+    """Python strings as an Arrow string array (as ``arrow_column``, without pandas)."""
+    encoded = [text.encode() for text in texts]
+    offsets = np.cumsum([0, *map(len, encoded)]).astype(np.int32)
+    return pa.Array.from_buffers(pa.string(), len(texts), [None, pa.py_buffer(offsets), pa.py_buffer(b"".join(encoded))])
 
 
 def results_schema(config: RunConfig) -> pa.Schema:
@@ -49,15 +62,15 @@ def results_table(results: np.ndarray, config: RunConfig, schema: pa.Schema) -> 
     """RESULT_DTYPE rows as an Arrow table; strategy names dictionary-encoded."""
     n = len(results)
     names = sorted(set(config.strategies))
-    dictionary = pa.array(names, type=pa.string())
-    columns = [pa.array(results["deal"])]
+    dictionary = arrow_strings(names)
+    columns = [arrow_column(results["deal"])]
     for name in config.strategies:
-        indices = pa.array(np.full(n, names.index(name), dtype=np.int8))
+        indices = arrow_column(np.full(n, names.index(name), dtype=np.int8))
         columns.append(pa.DictionaryArray.from_arrays(indices, dictionary))
-    columns.append(pa.array(results["briscola"]))
-    columns += [pa.array(results["seat_points"][:, seat]) for seat in range(config.players)]
-    columns += [pa.array(results["side_points"][:, side]) for side in range(n_sides(config.players))]
-    columns.append(pa.array(results["winner_side"]))
+    columns.append(arrow_column(results["briscola"]))
+    columns += [arrow_column(results["seat_points"][:, seat]) for seat in range(config.players)]
+    columns += [arrow_column(results["side_points"][:, side]) for side in range(n_sides(config.players))]
+    columns.append(arrow_column(results["winner_side"]))
     return pa.Table.from_arrays(columns, schema=pa.schema(list(schema)[: len(columns)]))
 
 
@@ -71,10 +84,10 @@ def match_table(matches, config: RunConfig, schema: pa.Schema) -> pa.Table:
         played = matches.played[:, k]
         rows = batch.results[played]
         table = results_table(rows, rotated(config, k), schema)
-        table = table.append_column(schema.field("match"), pa.array(rows["deal"] // most))
-        table = table.append_column(schema.field("match_deal"), pa.array(np.full(len(rows), k, dtype=np.int8)))
+        table = table.append_column(schema.field("match"), arrow_column(rows["deal"] // most))
+        table = table.append_column(schema.field("match_deal"), arrow_column(np.full(len(rows), k, dtype=np.int8)))
         winners = matches.winner[played].astype(np.int8)
-        tables.append(table.append_column(schema.field("match_winner_side"), pa.array(winners)))
+        tables.append(table.append_column(schema.field("match_winner_side"), arrow_column(winners)))
     return pa.concat_tables(tables, promote_options="permissive").sort_by("deal").cast(schema)
 
 
@@ -161,7 +174,7 @@ class AtomicParquetWriter:
 class RunResults:
     """A result file read back: one row per deal, and the run's configuration."""
 
-    deals: pd.DataFrame
+    deals: "pandas.DataFrame"
     config: dict
 
     @property
@@ -180,4 +193,6 @@ def read_config(path: str | os.PathLike) -> dict:
 
 def read_results(path: str | os.PathLike) -> RunResults:
     """Loads a result (or trace) file with its configuration, ready for pandas."""
-    return RunResults(deals=pd.read_parquet(path), config=read_config(path))
+    import pandas  # here, not at the top: a run writes files without it, and starts faster
+
+    return RunResults(deals=pandas.read_parquet(path), config=read_config(path))
