@@ -332,3 +332,14 @@ def test_threads_above_the_cores_are_said_on_stderr(capsys):
                                  "--threads", too_many, "--summary-only", "--json")  # fmt: skip
     assert code == 0 and json.loads(stdout)["deals"] == 10
     assert f"--threads {too_many} is more than the {default_threads()} cores here" in err
+
+
+def test_a_run_and_help_do_not_import_what_they_do_not_need(tmp_path):
+    """pandas (a quarter of a second) is for reading results, not for running."""
+    probe = ("import sys; from sim.cli import main; code = main(sys.argv[1:]); "
+             "print(code, 'pandas' in sys.modules, 'numba' in sys.modules)")  # fmt: skip
+    for args, numba_expected in ((["--help"], False), (["simulate", "--players", "2", "--strategies", "greedy,random",
+                                                        "--deals", "1000", "--seed", "1", "--quiet"], True)):  # fmt: skip
+        result = subprocess.run([sys.executable, "-c", probe, *args], capture_output=True, text=True, cwd=tmp_path,
+                                env={**os.environ, "PYTHONPATH": str(REPO)})  # fmt: skip
+        assert result.stdout.split()[-3:] == ["0", "False", str(numba_expected)], result.stderr
