@@ -62,9 +62,9 @@ def main() -> None:
     env = {**os.environ, "PYTHONPATH": str(REPO)}
 
     print(f"command: {' '.join(BRISCOLA)}; {os.cpu_count()} cores")
-    for args in (["--help"], ["simulate", "--help"]):
-        median, fastest = wall_seconds(args, env)
-        print(f"briscola {' '.join(args)}: median {median:.2f} s, fastest {fastest:.2f} s (target < 0.5 s)")
+    for help_args in (["--help"], ["simulate", "--help"]):
+        median, fastest = wall_seconds(help_args, env)
+        print(f"briscola {' '.join(help_args)}: median {median:.2f} s, fastest {fastest:.2f} s (target < 0.5 s)")
     cold_cache = tempfile.mkdtemp(prefix="numba-cold-")
     try:
         cold, _ = wall_seconds(RUN_1000, {**env, "NUMBA_CACHE_DIR": cold_cache}, repeats=1)

@@ -171,3 +171,18 @@ def test_a_strategy_that_does_not_compile_is_named_with_its_file_line_and_reason
     assert sorted(p.name for p in tmp_path.iterdir() if p.suffix != ".pyc" and p.name != "__pycache__") == ["broken_edge.py"]
     debug = run_cli(*args, env={"PYTHONPATH": str(REPO), "BRISCOLA_DEBUG": "1"}, cwd=tmp_path)
     assert "Traceback" in debug.stderr and "The above exception was the direct cause" in debug.stderr
+
+
+def test_the_guide_lists_every_helper_its_example_uses():
+    guide = GUIDE.read_text()
+    table = guide[guide.index("| helper | from | gives |") :]
+    imported = re.findall(r"from kernels\.\w+ import (.+)", guide_example())
+    names = [name.strip() for line in imported for name in line.split(",")]
+    assert names and all(f"`{name}" in table for name in names), names
+
+
+def test_every_link_of_the_readme_and_docs_leads_somewhere():
+    for page in [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]:
+        for target in re.findall(r"\]\(([^)#]+)(?:#[^)]*)?\)", page.read_text()):
+            if "://" not in target:
+                assert (page.parent / target).exists(), (page.name, target)
