@@ -98,36 +98,36 @@ def test_ctrl_c_stops_a_comparison_with_a_partial_file(tmp_path):
 SLOW_FILE = str(REPO / "tests" / "slow_strategy.py")
 
 
-def start_slow_run(tmp_path, out):
-    """A run whose every decision of seat 0 takes 20 s: far longer than a stop may take."""
-    return subprocess.Popen(
+def interrupt_slow_run(tmp_path, out, presses: int):
+    """Starts a run whose every decision of seat 0 takes 20 s (far longer than a stop may
+    take), presses Ctrl-C ``presses`` times 0.3 s apart once it plays; returns the seconds
+    from the first press to the exit, the exit code and stderr."""
+    process = subprocess.Popen(
         [sys.executable, "-m", "sim.cli", "simulate", "--strategy-file", SLOW_FILE, "--players", "2",
          "--strategies", "slow:seconds=20,random", "--deals", "1000", "--seed", "1", "--out", str(out)],
         cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(REPO)},
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )  # fmt: skip
-
-
-def wait_until_playing(tmp_path, seconds=180):
-    """Waits until the run has opened its temporary file: compiling is over, play began."""
-    deadline = time.monotonic() + seconds
-    while not list(tmp_path.glob(".*.tmp")):
+    deadline = time.monotonic() + 180
+    while not list(tmp_path.glob(".*.tmp")):  # its temporary file: compiling is over, play began
         assert time.monotonic() < deadline, "the run never started playing"
         time.sleep(0.1)
     time.sleep(0.5)
+    pressed = time.monotonic()
+    for press in range(presses):
+        time.sleep(0.3 if press else 0)
+        process.send_signal(signal.SIGINT)
+    _, stderr = process.communicate(timeout=60)
+    return time.monotonic() - pressed, process.returncode, stderr
 
 
 def test_a_first_ctrl_c_is_acknowledged_and_honoured_within_a_second_whatever_the_strategy(tmp_path):
     from sim.interrupt import STOPPING
 
     out = tmp_path / "slow.parquet"
-    process = start_slow_run(tmp_path, out)
-    wait_until_playing(tmp_path)
-    sent = time.monotonic()
-    process.send_signal(signal.SIGINT)
-    stdout, stderr = process.communicate(timeout=60)
-    assert time.monotonic() - sent < 10  # the decision in progress had 19 s left
-    assert process.returncode == 130 and "Traceback" not in stderr
+    seconds, code, stderr = interrupt_slow_run(tmp_path, out, presses=1)
+    assert seconds < 10  # the decision in progress had 19 s left
+    assert code == 130 and "Traceback" not in stderr
     assert stderr.splitlines()[0] == STOPPING
     run = read_results(out)
     assert run.config["status"] == "partial" and run.config["deals_completed"] == len(run.deals) == 0
@@ -138,13 +138,7 @@ def test_a_second_ctrl_c_quits_at_once_and_keeps_nothing(tmp_path):
     from sim.interrupt import QUITTING
 
     out = tmp_path / "slow.parquet"
-    process = start_slow_run(tmp_path, out)
-    wait_until_playing(tmp_path)
-    sent = time.monotonic()
-    process.send_signal(signal.SIGINT)
-    time.sleep(0.3)
-    process.send_signal(signal.SIGINT)
-    _, stderr = process.communicate(timeout=60)
-    assert time.monotonic() - sent < 10
-    assert process.returncode == 130 and "Traceback" not in stderr and QUITTING in stderr
+    seconds, code, stderr = interrupt_slow_run(tmp_path, out, presses=2)
+    assert seconds < 10
+    assert code == 130 and "Traceback" not in stderr and QUITTING in stderr
     assert not out.exists() and list(tmp_path.glob(".*.tmp")) == []
