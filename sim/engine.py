@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 import functools
+import os
 import queue
 import threading
 import time
@@ -218,18 +219,25 @@ class _KernelJob:
             self.done.set()
 
 
-@functools.lru_cache(maxsize=1)
+_kernel_jobs: dict[int, queue.SimpleQueue] = {}  # by process: a forked child starts its own thread
+_kernel_jobs_lock = threading.Lock()
+
+
 def _kernel_thread() -> queue.SimpleQueue:
-    """The one thread that runs kernels, one job at a time (never two parallel kernels at
-    once); a daemon, so that a decision left to finish never holds up the exit."""
-    jobs = queue.SimpleQueue()
+    """The queue of the one thread that runs kernels, one job at a time (never two
+    parallel kernels at once); a daemon, so that a decision left to finish never holds
+    up the exit."""
+    with _kernel_jobs_lock:
+        jobs = _kernel_jobs.get(os.getpid())
+        if jobs is None:
+            jobs = _kernel_jobs[os.getpid()] = queue.SimpleQueue()
+            threading.Thread(target=_serve, args=(jobs,), name="briscola-kernels", daemon=True).start()
+        return jobs
 
-    def serve():
-        while True:
-            jobs.get().run()
 
-    threading.Thread(target=serve, name="briscola-kernels", daemon=True).start()
-    return jobs
+def _serve(jobs: queue.SimpleQueue) -> None:
+    while True:
+        jobs.get().run()
 
 
 def _raise_on_illegal(config: RunConfig, batch: Batch, illegal: np.ndarray, first_deal: int, deal_step: int, dealt: bool = True) -> None:
