@@ -16,7 +16,6 @@ from numba import njit, prange
 from kernels.enums import (
     CARD_SUIT,
     DEAL_DTYPE,
-    DECISION_OK,
     HAND_SIZE,
     MAX_PLAYERS,
     MAX_TABLE,
@@ -244,8 +243,8 @@ def simulate_nb(seed, first_deal, deal_step, players, rules, strategy_ids, param
     (a step above 1 picks, e.g., the k-th deal of every match).
 
     ``deals`` and ``records`` are either empty or as long as ``results``: then they
-    receive every deal's cards and moves (a trace). ``illegal[i].play`` stays -1 unless
-    deal i met an illegal decision. Every deal's randomness comes from (seed, deal
+    receive every deal's cards and moves (a trace). ``illegal[i]`` is written when deal i
+    meets an illegal decision (the caller fills ``illegal["play"]`` with -1 first). Every deal's randomness comes from (seed, deal
     index) alone, so the results do not depend on the number of threads.
 
     ``results[i].deal`` is written once deal i is complete: a deal left unfinished, by
@@ -322,7 +321,6 @@ def _play_block_nb(
         if not dealt:
             deal_nb(players, rules, states, deal)
         results[i].briscola = deal.briscola
-        illegal[i].play = DECISION_OK
         if duel:  # random and greedy only, untraced: the fast path, same results
             points[0] = play_duel_nb(deal, states[1], states[2], random0, random1)
             points[1] = TOTAL_POINTS - points[0]

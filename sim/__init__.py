@@ -6,7 +6,7 @@ For notebooks (all return pandas objects; see ``sim.analysis`` and examples/)::
     run = sim.load("results/compare_2p_expert-vs-greedy_seed1_10000deals.parquet")  # any result file or folder
     run.deals.head(), run.config, run.strategies, run.rules
     sim.side_strategy_scores(run.deals, run.players), sim.first_lead(run.deals, run.players)
-    sim.compare_summary(run.deals), sim.ratings(run.deals, run.config["strategies"])
+    sim.compare_summary(run.deals), sim.ratings(run.deals, run.strategies)
     sim.paired("results/one.parquet", "results/other.parquet")   # two runs of one seed, deal by deal
 """
 

@@ -52,8 +52,10 @@ class Results:
     @property
     def rules(self) -> dict:
         """The rules played (those of the table, with their values)."""
-        summary = self.config.get("summary", self.config)
-        return summary.get("rules", self.config.get("rules", {}))
+        from sim.config import RULE_TABLES
+
+        rules = self.config.get("summary", self.config).get("rules", self.config.get("rules", {}))
+        return {key: value for key, value in rules.items() if self.players in RULE_TABLES[key]}
 
     @property
     def match(self) -> str:
@@ -66,6 +68,9 @@ class Results:
             return [self.config["compare"]["a"], self.config["compare"]["b"]]
         if self.kind == "tournament":
             return list(self.config["strategies"])
+        if self.deals.empty:  # a run stopped before its first deal: the names its summary gives
+            sides = self.config.get("summary", {}).get("sides", [])
+            return list(dict.fromkeys(side["strategy"] for side in sides))
         return list(dict.fromkeys(str(self.deals[f"strategy_{seat}"].iloc[0]) for seat in range(self.players)))
 
 
@@ -123,7 +128,7 @@ def side_strategy_scores(deals: pd.DataFrame, players: int) -> pd.DataFrame:
     ``games``, ``score``, ``ci_low``, ``ci_high``. A mixed team is named ``a+b``."""
     scores = side_scores(deals, players)
     rows = []
-    for side in range(n_sides(players)):
+    for side in range(n_sides(players) if len(deals) else 0):
         columns = [f"strategy_{seat}" for seat in range(players) if side_of_seat(seat, players) == side]
         frame = deals[columns].astype(str).assign(score=scores[f"side_{side}"])
         by_label = {}
@@ -132,7 +137,8 @@ def side_strategy_scores(deals: pd.DataFrame, players: int) -> pd.DataFrame:
             by_label.setdefault(label, []).append(group["score"])
         for label, parts in by_label.items():
             rows.append({"strategy": label, "side": side, **_mean_interval(pd.concat(parts))})
-    return pd.DataFrame(rows).set_index(["strategy", "side"]).sort_index()
+    columns = ["strategy", "side", "games", "score", "ci_low", "ci_high"]
+    return pd.DataFrame(rows, columns=columns).set_index(["strategy", "side"]).sort_index()
 
 
 def balanced_seats(run: Results) -> bool:
@@ -214,8 +220,9 @@ def _as_comparison(deals: pd.DataFrame) -> pd.DataFrame:
     players = _players(deals)
     seats_of_b = [seat for seat in range(players) if side_of_seat(seat, players) != 0]
     seats_of_a = [seat for seat in range(players) if seat not in seats_of_b]
+    first_deals = deals[deals["match_deal"] == 0] if "match_deal" in deals else deals  # seats rotate in a match
     for seats in (seats_of_a, seats_of_b):
-        if pd.unique(deals[[f"strategy_{seat}" for seat in seats]].astype(str).to_numpy().ravel()).size > 1:
+        if pd.unique(first_deals[[f"strategy_{seat}" for seat in seats]].astype(str).to_numpy().ravel()).size > 1:
             raise ValueError(f"seats {seats} play several strategies: a simulation is read as one strategy (side 0) "
                              "against another; compare mixed tables with briscola compare")  # fmt: skip
     frame = deals.assign(a_side=0, game=0)
@@ -247,6 +254,8 @@ def paired(first, second) -> pd.DataFrame:
     from the spread of the paired differences, the ``units`` paired and the
     ``correlation`` of the two runs' units (the higher, the more pairing saves)."""
     runs = [run if isinstance(run, Results) else load(run) for run in (first, second)]
+    if any("side_points_0" not in run.deals for run in runs):
+        raise ValueError("one of the files is a trace file (--trace): pair the result files instead")
     for what in ("kind", "players", "seed", "match"):
         values = [getattr(run, what) for run in runs]
         if values[0] != values[1]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import math
 import os
 import shlex
 import sys
@@ -91,7 +92,7 @@ def parse_count(text: str) -> int:
         value = float(text.replace("_", "")) if any(c in text for c in ".eE") else int(text)
     except ValueError:
         value = None
-    if value is None or value != int(value):
+    if value is None or not math.isfinite(value) or value != int(value):
         raise typer.BadParameter(f"{text!r} is not a whole number; write e.g. 1000000, 1_000_000 or 1e6")
     return int(value)
 
@@ -161,7 +162,7 @@ def simulate(
 
     seats = seat_strategies(strategies, check_players(players))
     config = _run_config(seats, players, deals, seed, rule, threads, strategy_file, match)
-    _note_threads(config.threads, quiet)
+    _note_threads(config, quiet)
     from sim.runner import default_out_path, run_simulation
 
     out = _output(out, summary_only, lambda: default_out_path(config))
@@ -198,7 +199,7 @@ def compare(
 ) -> None:
     """Is A better than B? Duplicate deals from every seating, score and Elo with intervals, optional SPRT."""
     a, b, base = _pairing_config([a, b], players, deals, seed, rule, threads, strategy_file, match)
-    _note_threads(base.threads, quiet)
+    _note_threads(base, quiet)
     test = _parse_sprt(sprt, alpha, beta) if sprt is not None else None
     from sim.compare import default_compare_path, run_comparison
 
@@ -233,16 +234,15 @@ def _run_config(seats, players, deals, seed, rule, threads, strategy_file, match
     )  # fmt: skip
 
 
-def _note_threads(threads: int, quiet: bool) -> None:
+def _note_threads(config, quiet: bool) -> None:
     """Says on stderr when --threads asks for more threads than there are cores."""
     from sim.config import default_threads
+    from sim.engine import effective_threads
 
     cores = default_threads()
-    if threads > cores and not quiet:
-        import numba
-
-        used = min(threads, numba.config.NUMBA_NUM_THREADS)
-        print(f"briscola: note: --threads {threads} is more than the {cores} cores here; using {used}", file=sys.stderr)
+    if config.threads > cores and not quiet:
+        used = effective_threads(config)
+        print(f"briscola: note: --threads {config.threads} is more than the {cores} cores here; using {used}", file=sys.stderr)
 
 
 def _parse_sprt(text: str, alpha: float, beta: float):
@@ -284,7 +284,7 @@ def tournament(
     from sim.config import ConfigError
 
     *names, base = _pairing_config(strategies, players, deals, seed, rule, threads, strategy_file, match)
-    _note_threads(base.threads, quiet)
+    _note_threads(base, quiet)
     if len(names) < 2 or len(set(names)) != len(names):
         raise ConfigError(f"a tournament takes two or more different strategies, not {', '.join(names)}")
     from sim.tournament import default_tournament_path, run_tournament

@@ -198,7 +198,7 @@ class CompareOutcome(Pace):
     warm_up_seconds: float = 0.0
 
 
-SPRT_CHECK_DEALS = 1000  # the SPRT is checked at least this often
+SPRT_CHECK_DEALS = 1000  # the SPRT is checked after every multiple of this many deals, and only there
 
 
 def default_compare_path(config: RunConfig, a: str, b: str) -> Path:
@@ -218,7 +218,7 @@ def run_comparison(
 ) -> CompareOutcome:
     """Plays ``base.deals`` duplicate deals of A against B (fewer when the SPRT ``sprt``
     decides first), writing one row per game to ``out`` (None: summary only). ``stop``:
-    the event of a caller's Ctrl-C handler (a tournament's), else this run installs one."""
+    the StopFlag of a caller's Ctrl-C handler (a tournament's), else this run installs one."""
     from sim.report import compare_dict
 
     seating_list = seatings(base.players)
@@ -242,7 +242,8 @@ def run_comparison(
                 done = _play_duplicates(configs, seating_list, first, n, tally, writer, schema if writer else None, stop)
                 if on_progress is not None:
                     on_progress(done)
-                if sprt is not None and _sprt_checkpoint(first + done, base.deals) and sprt.decision(tally) != "none":
+                at_checkpoint = (first + done) % SPRT_CHECK_DEALS == 0
+                if sprt is not None and at_checkpoint and sprt.decision(tally) != "none":
                     break
             seconds = time.perf_counter() - started
             outcome = CompareOutcome(configs[0], a, b, tally, sprt, seconds, stop.is_set(), out, warm_up_seconds)
@@ -258,12 +259,6 @@ def run_comparison(
             writer.abort()
         raise
     return outcome
-
-
-def _sprt_checkpoint(done: int, total: int) -> bool:
-    """Whether the SPRT is checked after ``done`` deals: on every multiple of
-    SPRT_CHECK_DEALS, and at the last deal."""
-    return done % SPRT_CHECK_DEALS == 0 or done == total
 
 
 def _play_duplicates(configs, seating_list, first: int, n: int, tally: CompareTally, writer, schema, stop) -> int:

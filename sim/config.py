@@ -70,10 +70,6 @@ class Rules:
         """The rules set away from their defaults."""
         return {key: value for key, value in vars(self).items() if value != RULE_VALUES[key][0]}
 
-    def describe(self, players: int) -> str:
-        """``trump_redeal=ace-three, partner_view=last3``: the table's rules, for people."""
-        return ", ".join(f"{key}={value}" for key, value in self.for_table(players).items())
-
 
 def check_players(players: int) -> int:
     if players not in PLAYER_COUNTS:

@@ -120,15 +120,17 @@ def play_batch(
     ``first_deal + deal_step``, ... (a step above 1 picks, e.g., one deal of each match).
     Once ``stop`` is set the kernels return before their next decision: the batch's
     ``completed`` deals are then fewer than ``n_deals``."""
-    batch, illegal = _simulate(config, first_deal, n_deals, trace, deal_step, stop or StopFlag())
-    _raise_on_illegal(config, batch, illegal, first_deal, deal_step)
+    stop = stop or StopFlag()
+    batch, illegal = _simulate(config, first_deal, n_deals, trace, deal_step, stop)
+    _raise_on_illegal(config, batch, illegal, first_deal, deal_step, stop)
     return batch
 
 
 def replay(config: RunConfig, deals: np.ndarray, first_deal: int = 0) -> Batch:
     """Plays given DEAL_DTYPE deals (e.g. the same cards twice) and records every move."""
-    batch, illegal = _replay(config, deals, first_deal, StopFlag())
-    _raise_on_illegal(config, batch, illegal, first_deal, 1, dealt=False)
+    stop = StopFlag()
+    batch, illegal = _replay(config, deals, first_deal, stop)
+    _raise_on_illegal(config, batch, illegal, first_deal, 1, stop, dealt=False)
     return batch
 
 
@@ -145,6 +147,10 @@ def _simulate(config: RunConfig, first_deal: int, n_deals: int, trace: bool, dea
     if stop.is_set():  # the run is stopping: no new kernel (one may still be finishing a decision)
         return Batch(results, deals, records), illegal
     if not _run_kernel(simulate_nb, arguments, effective_threads(config), stop):
+        # The abandoned kernel may still finish the deals it was playing: keep a copy of now.
+        # It writes a deal's index last, so a deal whose index is copied is complete (stores
+        # are seen in order on x86; a weaker order could, at worst, keep one deal ended
+        # during the copy with stale points).
         results, illegal, deals, records = results.copy(), illegal.copy(), deals.copy(), records.copy()
     return Batch(results, deals, records), illegal
 
@@ -240,24 +246,30 @@ def _serve(jobs: queue.SimpleQueue) -> None:
         jobs.get().run()
 
 
-def _raise_on_illegal(config: RunConfig, batch: Batch, illegal: np.ndarray, first_deal: int, deal_step: int, dealt: bool = True) -> None:
+def _raise_on_illegal(
+    config: RunConfig, batch: Batch, illegal: np.ndarray, first_deal: int, deal_step: int, stop: StopFlag, dealt: bool = True
+) -> None:
     """Raises IllegalDecisionError for the first illegal decision of a batch, naming the
     strategy, seat, card, deal and the view the strategy was shown. The view is rebuilt
-    from that one deal played again with a trace (its moves stop at the illegal one)."""
+    from that one deal played again with a trace (its moves stop at the illegal one),
+    unless the run is stopping: no new kernel is started then."""
     bad = np.flatnonzero(illegal["play"] >= 0)
     if bad.size == 0:
         return
     first, deal_index = illegal[bad[0]], first_deal + int(bad[0]) * deal_step
     seat, card, play = int(first["seat"]), int(first["card"]), int(first["play"])
     returned = f"{card} ({short_name(card)})" if 0 <= card < 40 else f"{card} (not a card code)"
-    if dealt:
-        again, _ = _simulate(config, deal_index, 1, True, 1, StopFlag())
-    else:
-        again, _ = _replay(config, batch.deals[bad[0] : bad[0] + 1].copy(), deal_index, StopFlag())
-    view = illegal_view(config, again.deals[0], again.records[0]["plays"][:play])
+    view = None
+    if not stop.is_set():
+        if dealt:
+            again, _ = _simulate(config, deal_index, 1, True, 1, StopFlag())
+        else:
+            again, _ = _replay(config, batch.deals[bad[0] : bad[0] + 1].copy(), deal_index, StopFlag())
+        view = illegal_view(config, again.deals[0], again.records[0]["plays"][:play])
+    shown = _describe_view(view) if view is not None else "not rebuilt (the run was stopping)"
     error = IllegalDecisionError(
         f"strategy {config.strategies[seat]!r} (seat {seat}) returned card {returned}, not in its hand, "
-        f"at play {play} of deal {deal_index}; its view: {_describe_view(view)}"
+        f"at play {play} of deal {deal_index}; its view: {shown}"
     )
     error.view = view
     raise error

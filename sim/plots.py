@@ -19,6 +19,7 @@ import pandas as pd
 
 from sim import analysis
 from sim.config import ConfigError
+from sim.report import run_facts
 
 EVEN = 0.5  # the score of two equal strategies
 
@@ -69,14 +70,15 @@ def write_report(path: Path, overwrite: bool = False) -> dict:
 
 def _findings(path: Path, run: analysis.Results) -> dict:
     scores = analysis.side_strategy_scores(run.deals, run.players).reset_index()
+    played = len(run.deals) > 0  # a run stopped before its first deal has no rows
     found = {
         "path": str(path), "kind": run.kind, "players": run.players, "seed": run.seed, "rules": run.rules,
         "match": run.match, "strategies": run.strategies, "rows": len(run.deals),
         "status": run.config.get("status", "complete"),
         "summary": _summary(run), "scores": scores.to_dict("records"),
-        "first_lead": analysis.first_lead(run.deals, run.players).to_dict() if analysis.balanced_seats(run) else None,
+        "first_lead": analysis.first_lead(run.deals, run.players).to_dict() if played and analysis.balanced_seats(run) else None,
     }  # fmt: skip
-    if run.kind == "tournament":
+    if run.kind == "tournament" and played:
         found["ratings"] = analysis.ratings(run.deals, run.strategies).reset_index().to_dict("records")
     return found
 
@@ -92,10 +94,8 @@ def _summary(run: analysis.Results) -> dict | None:
 
 def headline(found: dict) -> str:
     """One line naming what was reported."""
-    rules = ", ".join(f"{k}={v}" for k, v in found["rules"].items()) or "-"
-    match = f", {found['match']} matches" if found["match"] != "deal" else ""
     return (f"{found['kind']} results {found['path']}: {', '.join(found['strategies'])}; {found['players']} players, "
-            f"{found['rows']:,} rows, seed {found['seed']}, rules: {rules}{match} ({found['status']})")  # fmt: skip
+            f"{found['rows']:,} rows, {run_facts(found)} ({found['status']})")  # fmt: skip
 
 
 def show_report(found: dict) -> None:
@@ -115,6 +115,8 @@ def show_report(found: dict) -> None:
 
 def _first_lead_text(found: dict) -> str:
     lead = found["first_lead"]
+    if not found["rows"]:
+        return "first-lead advantage: not measured (no deal was played)"
     if lead is None:
         return ("first-lead advantage: not measured (the strategies are not balanced over the seats; "
                 "briscola compare plays every seating)")  # fmt: skip
@@ -131,10 +133,10 @@ def _draw_all(run: analysis.Results, found: dict, folder: Path) -> list[str]:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    plots = [("margin.png", _margin), ("scores.png", _scores)]
+    plots = [("margin.png", _margin), ("scores.png", _scores)] if found["rows"] else []
     if found["first_lead"] is not None:
         plots.append(("first_lead.png", _first_lead))
-    if run.kind == "tournament":
+    if run.kind == "tournament" and found["rows"]:
         plots.append(("heatmap.png", _heatmap))
     drawn = []
     for name, draw in plots:
@@ -150,9 +152,8 @@ def _draw_all(run: analysis.Results, found: dict, folder: Path) -> list[str]:
 
 def _facts(found: dict) -> str:
     """What every figure is about: strategies, table, seed, rules."""
-    rules = ", ".join(f"{k}={v}" for k, v in found["rules"].items()) or "-"
     who = " vs ".join(found["strategies"]) if found["kind"] == "compare" else ", ".join(found["strategies"])
-    return f"{who}\n{found['players']} players, seed {found['seed']}, rules: {rules}"
+    return f"{who}\n{found['players']} players, {run_facts(found)}"
 
 
 def _margin(run, found, axes, figure) -> None:
@@ -230,7 +231,7 @@ def _summary_tables(found: dict) -> list[tuple[str, pd.DataFrame]]:
         keys = ("a", "b", "deals", "games", "score", "score_ci95", "elo", "elo_ci95", "los", "wins", "draws",
                 "losses", "mean_margin", "mean_margin_ci95")  # fmt: skip
         tables.append(("Summary (as briscola compare printed it)", pd.DataFrame([{k: summary[k] for k in keys}])))
-    if found["kind"] == "tournament":
+    if "ratings" in found:
         tables.append(("Ratings (Bradley-Terry, Elo scale)", pd.DataFrame(found["ratings"])))
     tables.append(("Score by strategy and side", pd.DataFrame(found["scores"])))
     return tables

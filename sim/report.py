@@ -22,7 +22,7 @@ def _round(value, digits: int):
     """``value`` (a number, None, or a list of them) rounded for JSON."""
     if isinstance(value, list):
         return [_round(item, digits) for item in value]
-    return None if value is None else round(value, digits)
+    return None if value is None or math.isnan(value) else round(value, digits)  # JSON has no NaN
 
 
 def run_keys(config) -> dict:
@@ -34,11 +34,15 @@ def run_keys(config) -> dict:
     return keys
 
 
+def rules_text(rules: dict) -> str:
+    """Rules for people: ``trump_redeal=ace-three, partner_view=last3``."""
+    return ", ".join(f"{key}={value}" for key, value in rules.items()) or "-"
+
+
 def run_facts(summary: dict) -> str:
     """The run keys of a summary for people: ``seed 1, rules: trump_redeal=off``."""
-    rules = ", ".join(f"{key}={value}" for key, value in summary.get("rules", {}).items()) or "-"
     match = f", {summary['match']} matches" if summary.get("match", "deal") != "deal" else ""
-    return f"seed {summary['seed']}, rules: {rules}{match}"
+    return f"seed {summary['seed']}, rules: {rules_text(summary.get('rules', {}))}{match}"
 
 
 def _speed(count: int, unit: str, seconds: float | None) -> str:
@@ -75,17 +79,11 @@ def summary_dict(outcome) -> dict:
     """The JSON of ``briscola simulate``. With a match format it also tells the format and
     the matches played; wins, draws, losses and mean points are then per match."""
     config = outcome.config
-    summary = {"players": config.players, "deals": outcome.tally.deals_played}
+    summary = {"players": config.players, "deals": outcome.tally.deals_played, **run_keys(config)}
     if config.match != "deal":
-        summary.update(match=config.match, matches=outcome.deals_done)
+        summary["matches"] = outcome.deals_done
     deals_per_second = outcome.tally.deals_played / outcome.seconds if outcome.seconds > 0 else 0.0
-    summary.update(
-        seed=config.seed,
-        rules=config.rules.for_table(config.players),
-        seconds=round(outcome.seconds, 3),
-        deals_per_second=round(deals_per_second, 1),
-        sides=side_rows(outcome),
-    )
+    summary.update(seconds=round(outcome.seconds, 3), deals_per_second=round(deals_per_second, 1), sides=side_rows(outcome))
     return summary
 
 
@@ -274,7 +272,7 @@ def show_paired(row: dict) -> None:
 
 def _brief(value) -> str:
     if isinstance(value, dict):
-        return ", ".join(f"{k}={v}" for k, v in value.items())
+        return rules_text(value)
     return ", ".join(map(str, value)) if isinstance(value, list) else str(value)
 
 

@@ -61,7 +61,7 @@ class RunOutcome(Pace):
     warm_up_seconds: float = 0.0  # loading or compiling the kernels, before the timed run
 
 
-MAX_NAMES_IN_PATH = 120  # characters of strategy names a default path holds; more are hashed
+MAX_NAMES_IN_PATH = 120  # characters of strategy names a default path holds; longer ones end in a hash
 
 
 def default_out_path(config: RunConfig) -> Path:
@@ -72,10 +72,11 @@ def default_out_path(config: RunConfig) -> Path:
 def default_path(config: RunConfig, strategies: str, prefix: str = "", suffix: str = ".parquet") -> Path:
     """``results/[PREFIX]{P}p_{STRATEGIES}_seed{S}_{COUNT}[_{RULE}={VALUE}...]{SUFFIX}``: a run's
     default output, named by everything that decides its results (rules away from their
-    defaults, the match format), so that two different runs never get the same name."""
+    defaults, the match format), so that runs that differ in any of these get different
+    names (strategies from --strategy-file files are named, not their files)."""
     names = strategies.replace(":", "_")
     if len(names) > MAX_NAMES_IN_PATH:
-        names = f"{names.count('-') + 1}strategies-{hashlib.sha1(names.encode()).hexdigest()[:10]}"
+        names = f"{names[: MAX_NAMES_IN_PATH - 11]}-{hashlib.sha1(names.encode()).hexdigest()[:10]}"
     rules = [f"{key}={value}" for key, value in config.rules.changed().items()]
     parts = [f"{prefix}{config.players}p", names, f"seed{config.seed}", run_count(config), *rules]
     return Path("results") / ("_".join(parts) + suffix)

@@ -19,6 +19,7 @@ import numpy as np
 import pyarrow as pa
 
 from kernels.enums import HAND_SIZE
+from sim.results import arrow_column
 
 
 def trace_schema() -> pa.Schema:
@@ -47,10 +48,10 @@ def trace_table(batch) -> pa.Table:
     n_removed = int(deals["n_removed"][0])
     n_cards = HAND_SIZE * players + n_stock
     columns = {
-        "deal": pa.array(results["deal"]),
-        "players": pa.array(np.full(n, players, dtype=np.int8)),
+        "deal": arrow_column(results["deal"]),
+        "players": arrow_column(np.full(n, players, dtype=np.int8)),
         "hands": _fixed_lists(deals["hands"][:, :players, :].reshape(n, -1)),
-        "briscola": pa.array(deals["briscola"]),
+        "briscola": arrow_column(deals["briscola"]),
         "stock": _fixed_lists(deals["stock"][:, : n_stock - 1]),
         "removed": _fixed_lists(deals["removed"][:, :n_removed]),
         "plays": _fixed_lists(records["plays"][:, :n_cards]),
@@ -63,8 +64,8 @@ def trace_table(batch) -> pa.Table:
 def _fixed_lists(matrix: np.ndarray) -> pa.ListArray:
     """Each row of a 2-D array as one list value."""
     n, width = matrix.shape
-    offsets = pa.array(np.arange(n + 1, dtype=np.int32) * width)
-    return pa.ListArray.from_arrays(offsets, pa.array(np.ascontiguousarray(matrix).reshape(-1)))
+    offsets = arrow_column(np.arange(n + 1, dtype=np.int32) * width)
+    return pa.ListArray.from_arrays(offsets, arrow_column(matrix.reshape(-1)))
 
 
 def trace_rows(batch) -> list[dict]:

@@ -216,7 +216,10 @@ def _error_location(error: Exception) -> str:
         tb = error.__traceback__
         while tb is not None:
             for value in list(tb.tb_frame.f_locals.values()):
-                found = value if isinstance(value, Loc) else getattr(value, "loc", None)
+                try:
+                    found = value if isinstance(value, Loc) else getattr(value, "loc", None)
+                except Exception:  # noqa: BLE001 - any object may sit in a frame: never hide the real error
+                    found = None
                 loc = found if isinstance(found, Loc) else loc
             tb = tb.tb_next
     if not isinstance(loc, Loc):

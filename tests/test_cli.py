@@ -235,7 +235,7 @@ def test_rules_are_in_every_default_name_summary_and_json(tmp_path, run):
     assert "rules: trump_redeal=off, partner_view=last3" in plain.stdout
     assert "rules: trump_redeal=ace-three, partner_view=none" in ruled.stdout
     names = sorted(path.name for path in (tmp_path / "results").iterdir())
-    assert len(names) == 2 and names[0] + "" != names[1]
+    assert len(set(names)) == 2
     assert names[1].endswith("_trump_redeal=ace-three_partner_view=none" + ("" if run[0] == "tournament" else ".parquet"))
     if run[0] == "tournament":
         assert names[0].startswith("tournament_4p_greedy-random-highest_seed8_")
@@ -311,7 +311,7 @@ def test_counts_are_read_as_people_write_them(text, count):
 
 
 def test_counts_that_are_not_whole_are_refused(capsys):
-    for text in ("1.5", "1e-3", "ten", "1e6x"):
+    for text in ("1.5", "1e-3", "ten", "1e6x", "1e400", "nan"):
         code, _, err = simulate(capsys, "--players", "2", "--strategies", "random", "--deals", text, "--seed", "1")
         assert code == 2 and f"'{text}' is not a whole number" in err
     code, stdout, _ = simulate(capsys, "--players", "2", "--strategies", "random", "--deals", "1e3", "--seed", "1",
@@ -338,8 +338,9 @@ def test_a_run_and_help_do_not_import_what_they_do_not_need(tmp_path):
     """pandas (a quarter of a second) is for reading results, not for running."""
     probe = ("import sys; from sim.cli import main; code = main(sys.argv[1:]); "
              "print(code, 'pandas' in sys.modules, 'numba' in sys.modules)")  # fmt: skip
-    for args, numba_expected in ((["--help"], False), (["simulate", "--players", "2", "--strategies", "greedy,random",
-                                                        "--deals", "1000", "--seed", "1", "--quiet"], True)):  # fmt: skip
+    run = ["simulate", "--players", "3", "--strategies", "greedy,random,random", "--deals", "1000", "--seed", "1", "--quiet"]
+    runs = ((["--help"], False), ([*run, "--out", "a.parquet"], True), ([*run, "--out", "b.parquet", "--trace", "t.parquet"], True))
+    for args, numba_expected in runs:
         result = subprocess.run([sys.executable, "-c", probe, *args], capture_output=True, text=True, cwd=tmp_path,
                                 env={**os.environ, "PYTHONPATH": str(REPO)})  # fmt: skip
         assert result.stdout.split()[-3:] == ["0", "False", str(numba_expected)], result.stderr

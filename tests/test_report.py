@@ -138,14 +138,23 @@ def test_the_example_notebook_runs(tmp_path):
     assert any("expert" in str(o.get("data", {})) for o in outputs)
 
 
-def test_the_documented_calls_work_on_every_kind_of_file(results):
+def test_the_documented_calls_work_on_every_kind_of_file(results, tmp_path):
     import sim
 
-    for kind, path in results.items():
+    paths = dict(results)
+    for name, extra in (("duel", []), ("teams_matches", ["--match", "best-of-3"])):
+        paths[name] = tmp_path / f"{name}.parquet"
+        players = "2" if name == "duel" else "4"
+        assert main(["simulate", "--players", players, "--strategies", "greedy,random", "--deals", "500", "--seed", "3",
+                     "--out", str(paths[name]), "--quiet", *extra]) == 0  # fmt: skip
+    for kind, path in paths.items():
         run = sim.load(path)
-        rated = sim.ratings(run.deals, run.config["strategies"])  # as the README shows it
-        assert set(rated.index) == set(run.strategies) and rated["rating"].notna().all(), kind
+        for order in (run.config["strategies"], run.strategies):  # a file's config, or the names
+            rated = sim.ratings(run.deals, order)
+            assert set(rated.index) == set(run.strategies) and rated["rating"].notna().all(), kind
         assert not sim.side_strategy_scores(run.deals, run.players).empty
+    teams = sim.load(paths["teams_matches"])
+    assert teams.strategies == ["greedy", "random"] and sim.ratings(teams.deals, teams.strategies).loc["greedy", "rating"] > 0
     cmp = sim.load(results["compare"])
     assert list(sim.ratings(cmp.deals, cmp.config["strategies"]).index) == ["greedy", "random"]
     assert {"load", "ratings", "paired", "first_lead", "compare_summary", "read_results"} <= set(dir(sim))
@@ -197,3 +206,48 @@ def test_diff_refuses_runs_that_do_not_pair(rule_pair, tmp_path, capsys):
         assert main(["diff", *map(str, args)]) == 2
         err = capsys.readouterr().err
         assert message in err and len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("players, args", [(3, ["compare", "greedy", "random"]), (2, ["compare", "greedy", "random", "--match", "best-of-3"]),
+                                           (4, ["simulate", "--strategies", "greedy,random", "--match", "two-deals-120"])])  # fmt: skip
+def test_paired_runs_of_every_kind_agree_with_their_own_summaries(tmp_path, players, args):
+    files = []
+    for name, rule in (("plain", []), ("redeal", ["--rule", "trump_redeal=ace-three"])):
+        files.append(tmp_path / f"{name}.parquet")
+        assert main([*args, "--players", str(players), "--deals", "600", "--seed", "6", "--out", str(files[-1]),
+                     "--quiet", *rule]) == 0  # fmt: skip
+    table = an.paired(*files)
+    assert table.loc["score", "units"] == 600  # deals, or matches
+    for path, column in zip(files, ("first", "second")):
+        summary = an.load(path).config["summary"]
+        own = summary["score"] if args[0] == "compare" else (summary["sides"][0]["wins"] + summary["sides"][0]["draws"] / 2) / 600
+        assert table.loc["score", column] == pytest.approx(own, abs=1e-6)
+    assert table.loc["score", "difference"] == pytest.approx(table.loc["score", "second"] - table.loc["score", "first"])
+
+
+def test_diff_refuses_trace_files_and_report_reads_an_empty_partial_file(tmp_path, capsys):
+    from sim.config import RunConfig
+    from sim.interrupt import StopFlag
+    from sim.results import AtomicParquetWriter, results_schema
+    from sim.runner import final_metadata
+
+    trace = tmp_path / "trace.parquet"
+    assert main(["simulate", "--players", "2", "--strategies", "greedy", "--deals", "10", "--seed", "1",
+                 "--summary-only", "--trace", str(trace), "--quiet"]) == 0  # fmt: skip
+    capsys.readouterr()
+    assert main(["diff", str(trace), str(trace)]) == 2 and "trace file" in capsys.readouterr().err
+    config = RunConfig(players=2, strategies=("greedy", "random"), deals=10, seed=1)
+    empty = tmp_path / "empty.parquet"  # what a Ctrl-C before the first deal leaves
+    writer = AtomicParquetWriter(empty, results_schema(config))
+    stopped = StopFlag()
+    stopped.set()
+    writer.close(final_metadata(config, "briscola simulate ...", stopped, 0, 1.0))
+    writer.commit()
+    assert main(["report", str(empty)]) == 0
+    assert "no deal was played" in capsys.readouterr().out
+
+
+def test_json_has_no_nan():
+    from sim.report import _round
+
+    assert _round(float("nan"), 4) is None and _round([0.12345, float("nan")], 2) == [0.12, None]
