@@ -99,8 +99,13 @@ def load(path: str | os.PathLike) -> Results:
 
 
 def side_scores(deals: pd.DataFrame, players: int) -> pd.DataFrame:
-    """Each side's score in each row (columns ``side_0`` ...)."""
+    """Each side's score in each row (columns ``side_0`` ...): win 1, draw 1/2 (sides
+    sharing the top), loss 0. With 3 players a seat scores against each other seat apart
+    (more points wins), as ``briscola compare`` scores, so equal play scores 1/2 there too."""
     points = deals[[f"side_points_{side}" for side in range(n_sides(players))]].to_numpy()
+    if players == 3:
+        return pd.DataFrame({f"side_{s}": score_against_copies(points, np.full(len(points), s)) for s in range(3)},
+                            index=deals.index)  # fmt: skip
     winner = deals["winner_side"].to_numpy()
     shares_top = points == points.max(axis=1, keepdims=True)
     scores = {}
@@ -125,8 +130,16 @@ def seat_scores(deals: pd.DataFrame, players: int) -> pd.DataFrame:
 def side_strategy_scores(deals: pd.DataFrame, players: int) -> pd.DataFrame:
     """Score of each strategy from each side (the seat with 2 or 3 players, the team with
     4 or 6: a team's figures once, not once per seat): rows (strategy, side) with
-    ``games``, ``score``, ``ci_low``, ``ci_high``. A mixed team is named ``a+b``."""
-    scores = side_scores(deals, players)
+    ``games``, ``score``, ``ci_low``, ``ci_high``. A mixed team is named ``a+b``. With a
+    match format the games are matches, and sides are named by their first deal's seats,
+    as the run's summary names them."""
+    if "match_deal" in deals:
+        first_deals = deals["match_deal"] == 0
+        scores = {f"side_{s}": _match_scores(_with_attrs(deals.assign(a_side=s), deals), players) for s in range(n_sides(players))}
+        scores = pd.DataFrame(scores, index=deals.index)[first_deals]
+        deals = deals[first_deals]
+    else:
+        scores = side_scores(deals, players)
     rows = []
     for side in range(n_sides(players) if len(deals) else 0):
         columns = [f"strategy_{seat}" for seat in range(players) if side_of_seat(seat, players) == side]
@@ -212,6 +225,12 @@ def ratings(deals: pd.DataFrame, strategies: list | None = None) -> pd.DataFrame
     return pd.DataFrame(rows).set_index("strategy").astype(float)  # None (not linked to the anchor): NaN
 
 
+def _with_attrs(frame: pd.DataFrame, source: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` carrying ``source``'s attrs (how a match file's standing is counted)."""
+    frame.attrs = dict(source.attrs)
+    return frame
+
+
 def _as_comparison(deals: pd.DataFrame) -> pd.DataFrame:
     """The rows of a comparison as they are; a simulation's as one game per deal with
     side 0 as A (the sides must each play one strategy: with 3 players, seats 1 and 2)."""
@@ -225,9 +244,7 @@ def _as_comparison(deals: pd.DataFrame) -> pd.DataFrame:
         if pd.unique(first_deals[[f"strategy_{seat}" for seat in seats]].astype(str).to_numpy().ravel()).size > 1:
             raise ValueError(f"seats {seats} play several strategies: a simulation is read as one strategy (side 0) "
                              "against another; compare mixed tables with briscola compare")  # fmt: skip
-    frame = deals.assign(a_side=0, game=0)
-    frame.attrs = dict(deals.attrs)
-    return frame
+    return _with_attrs(deals.assign(a_side=0, game=0), deals)
 
 
 def unit_figures(run: Results) -> pd.DataFrame:

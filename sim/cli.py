@@ -13,12 +13,18 @@ import json
 import math
 import os
 import shlex
+import signal
 import sys
+import traceback
 from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
 from typer.core import TyperArgument, TyperCommand, TyperGroup
+
+from sim.config import MATCH_FORMATS, PLAYER_COUNTS  # a light module: --help stays fast
+
+TABLES = [str(players) for players in PLAYER_COUNTS]
 
 
 class _PlainArgument(TyperArgument):
@@ -97,6 +103,25 @@ def parse_count(text: str) -> int:
     return int(value)
 
 
+def _complete_strategies(incomplete: str) -> list[str]:
+    """Strategy names for shell completion; after a comma, the next name of a list."""
+    from strategies.registry import available_strategies
+
+    done, _, last = incomplete.rpartition(",")
+    prefix = f"{done}," if done else ""
+    return [prefix + name for name in sorted(available_strategies()) if name.startswith(last)]
+
+
+def _complete_rules(incomplete: str) -> list[str]:
+    from sim.config import RULE_VALUES
+
+    return [f"{key}={value}" for key, values in RULE_VALUES.items() for value in values if f"{key}={value}".startswith(incomplete)]
+
+
+def _complete_from(choices):
+    return lambda incomplete: [choice for choice in choices if choice.startswith(incomplete)]
+
+
 def _flag(name: str, help: str):
     """A switch: given or not, no value, no --no- twin."""
     return typer.Option(name, help=help, metavar="", show_default=False)
@@ -109,17 +134,23 @@ StrategyFileOption = Annotated[
 ThreadsOption = Annotated[Optional[int], typer.Option(help="Threads to use (default: all cores).", metavar="T")]
 RuleOption = Annotated[
     Optional[list[str]],
-    typer.Option(help="A rule option (repeatable): trump_redeal, removed_two or partner_view.", metavar="KEY=VALUE"),
+    typer.Option(help="A rule option (repeatable): trump_redeal, removed_two or partner_view.", metavar="KEY=VALUE",
+                 autocompletion=_complete_rules),
 ]
 OverwriteOption = Annotated[bool, _flag("--overwrite", "Replace an existing output.")]
 JsonOption = Annotated[bool, _flag("--json", "Print the summary as one JSON object.")]
 QuietOption = Annotated[bool, _flag("--quiet", "No progress bar and no notes on stderr.")]
 SummaryOnlyOption = Annotated[bool, _flag("--summary-only", "Write no result file, only print the summary.")]
-TablePlayersOption = Annotated[int, typer.Option(help="Table size: 2, 3, 4 or 6.", metavar="P")]
-SeedOption = Annotated[int, typer.Option(help="The same seed deals the same cards.", metavar="S", show_default=False)]
+TablePlayersOption = Annotated[
+    int, typer.Option(help="Table size: 2, 3, 4 or 6.", metavar="P", autocompletion=_complete_from(TABLES))
+]
+SeedOption = Annotated[
+    int, typer.Option(help="The same seed deals the same cards.", parser=parse_count, metavar="S", show_default=False)
+]
 MatchOption = Annotated[
     str,
-    typer.Option(help="deal, best-of-3, best-of-5 or two-deals-120 (then --deals counts matches).", metavar="FORMAT"),
+    typer.Option(help="deal, best-of-3, best-of-5 or two-deals-120 (then --deals counts matches).", metavar="FORMAT",
+                 autocompletion=_complete_from(MATCH_FORMATS)),
 ]
 
 
@@ -134,7 +165,9 @@ def _out_option(help: str):
 @app.command(cls=_Command)
 def simulate(
     ctx: typer.Context,
-    players: Annotated[int, typer.Option(help="Table size: 2, 3, 4 or 6.", metavar="P", show_default=False)],
+    players: Annotated[
+        int, typer.Option(help="Table size: 2, 3, 4 or 6.", metavar="P", show_default=False, autocompletion=_complete_from(TABLES))
+    ],
     strategies: Annotated[
         str,
         typer.Option(
@@ -142,12 +175,13 @@ def simulate(
             "see briscola strategies.",
             metavar="LIST",
             show_default=False,
+            autocompletion=_complete_strategies,
         ),
     ],
     deals: Annotated[int, _deals_option("Deals to play (1e6 and 1_000_000 are fine).")],
     seed: SeedOption,
     threads: ThreadsOption = None,
-    out: Annotated[Optional[Path], _out_option("Result file (default: under results/, named after the run).")] = None,
+    out: Annotated[Optional[str], _out_option("Result file, or a folder/ for the default name (default: under results/).")] = None,
     trace: Annotated[Optional[Path], _out_option("Also write every deal move by move, for audits.")] = None,
     rule: RuleOption = None,
     summary_only: SummaryOnlyOption = False,
@@ -176,13 +210,17 @@ def simulate(
 @app.command(cls=_Command)
 def compare(
     ctx: typer.Context,
-    a: Annotated[str, typer.Argument(help="Strategy A: NAME[:key=value...].", metavar="A", show_default=False)],
-    b: Annotated[str, typer.Argument(help="Strategy B, A's opponent.", metavar="B", show_default=False)],
+    a: Annotated[
+        str, typer.Argument(help="Strategy A: NAME[:key=value...].", metavar="A", show_default=False, autocompletion=_complete_strategies)
+    ],
+    b: Annotated[
+        str, typer.Argument(help="Strategy B, A's opponent.", metavar="B", show_default=False, autocompletion=_complete_strategies)
+    ],
     deals: Annotated[int, _deals_option("Duplicate deals to play (the most, with --sprt).")],
     seed: SeedOption,
     players: TablePlayersOption = 2,
     threads: ThreadsOption = None,
-    out: Annotated[Optional[Path], _out_option("Result file, a row per game (default: under results/).")] = None,
+    out: Annotated[Optional[str], _out_option("Result file, a row per game, or a folder/ (default: under results/).")] = None,
     rule: RuleOption = None,
     sprt: Annotated[
         Optional[str],
@@ -198,8 +236,12 @@ def compare(
     strategy_file: StrategyFileOption = None,
 ) -> None:
     """Is A better than B? Duplicate deals from every seating, score and Elo with intervals, optional SPRT."""
+    from sim.config import ConfigError
+
     a, b, base = _pairing_config([a, b], players, deals, seed, rule, threads, strategy_file, match)
     _note_threads(base, quiet)
+    if sprt is None and (alpha, beta) != (0.05, 0.05):
+        raise ConfigError("--alpha and --beta set the SPRT's errors: give them with --sprt ELO0,ELO1")
     test = _parse_sprt(sprt, alpha, beta) if sprt is not None else None
     from sim.compare import default_compare_path, run_comparison
 
@@ -265,13 +307,15 @@ def _parse_sprt(text: str, alpha: float, beta: float):
 def tournament(
     ctx: typer.Context,
     strategies: Annotated[
-        list[str], typer.Argument(help="Two or more strategies: NAME[:key=value...].", metavar="STRATEGY", show_default=False)
+        list[str],
+        typer.Argument(help="Two or more strategies: NAME[:key=value...].", metavar="STRATEGY", show_default=False,
+                       autocompletion=_complete_strategies),  # fmt: skip
     ],
     deals: Annotated[int, _deals_option("Duplicate deals per pair.")],
     seed: SeedOption,
     players: TablePlayersOption = 2,
     threads: ThreadsOption = None,
-    out: Annotated[Optional[Path], _out_option("Dataset folder, a Parquet file per pair (default: under results/).")] = None,
+    out: Annotated[Optional[str], _out_option("Dataset folder (a file per pair), or parent/ (default: under results/).")] = None,
     rule: RuleOption = None,
     summary_only: SummaryOnlyOption = False,
     match: MatchOption = "deal",
@@ -289,7 +333,7 @@ def tournament(
         raise ConfigError(f"a tournament takes two or more different strategies, not {', '.join(names)}")
     from sim.tournament import default_tournament_path, run_tournament
 
-    out = _output(out, summary_only, lambda: default_tournament_path(base, names))
+    out = _output(out, summary_only, lambda: default_tournament_path(base, names), dataset=True)
     n_pairs = len(names) * (len(names) - 1) // 2
     with _progress(n_pairs * deals, enabled=not quiet and sys.stderr.isatty()) as advance:
         outcome = run_tournament(base, names, out, overwrite, _command(ctx), advance)
@@ -348,7 +392,7 @@ def diff(
 @app.command("strategies", cls=_Command)
 def list_strategies(
     strategy_file: StrategyFileOption = None,
-    json_output: JsonOption = False,
+    json_output: Annotated[bool, _flag("--json", "Print the list as JSON.")] = False,
 ) -> None:
     """List every available strategy (built in and plug-in) with its version and parameters."""
     from sim.report import print_strategies
@@ -362,13 +406,21 @@ def list_strategies(
         print_strategies(described)
 
 
-def _output(out: Path | None, summary_only: bool, default) -> Path | None:
-    """The output path: ``out``, the default one, or None with --summary-only."""
+def _output(out: str | None, summary_only: bool, default, dataset: bool = False) -> Path | None:
+    """The output path: ``out``; the default name inside ``out`` when it ends with a
+    slash, or names an existing folder where a file is written; the default path; or
+    None with --summary-only."""
     from sim.config import ConfigError
 
     if summary_only and out is not None:
         raise ConfigError("--summary-only writes no output; drop --out or --summary-only")
-    return None if summary_only else out or default()
+    if summary_only:
+        return None
+    if out is None:
+        return default()
+    if out.endswith(("/", os.sep)) or (not dataset and Path(out).is_dir()):
+        return Path(out) / default().name
+    return Path(out)
 
 
 def _command(ctx: typer.Context) -> str:
@@ -396,9 +448,10 @@ def _print_notes(outcome) -> None:
         if outcome.out is not None:
             print(f"wrote {outcome.out}: {len(outcome.pairs)} pairs, {state}", file=sys.stderr)
         return
+    unit = "deals" if outcome.config.match == "deal" else f"{outcome.config.match} matches"
     for path in (outcome.out, getattr(outcome, "trace", None)):
         if path is not None:
-            print(f"wrote {path}: {outcome.deals_done} deals, {state}", file=sys.stderr)
+            print(f"wrote {path}: {outcome.deals_done:,} {unit}, {state}", file=sys.stderr)
 
 
 class _progress:
@@ -428,10 +481,10 @@ class _progress:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Entry point: runs the app and maps known errors to one line and an exit code."""
+    """Entry point: runs the app and maps known errors to one line and an exit code
+    (with ``BRISCOLA_DEBUG=1``, the traceback comes first, the exit code is the same)."""
     from sim.config import ConfigError
 
-    debug = os.environ.get("BRISCOLA_DEBUG", "") not in ("", "0")
     args = sys.argv[1:] if argv is None else list(argv)
     command = typer.main.get_command(app)
     try:
@@ -443,20 +496,29 @@ def main(argv: list[str] | None = None) -> int:
         if type(error).__name__ == "NoArgsIsHelpError":  # plain `briscola`: help, not an error
             print(error.format_message().strip())
             return 0
-        if debug:
-            raise
         message = error.format_message() + _spaced_list_hint(args)
         return _fail(message, getattr(error, "exit_code", EXIT_BAD_INPUT) or EXIT_BAD_INPUT)
     except ConfigError as error:  # bad input: usage or configuration
-        if debug:
-            raise
         return _fail(str(error), EXIT_BAD_INPUT)
     except (typer.Abort, KeyboardInterrupt):
         return _fail("interrupted", EXIT_INTERRUPTED)
     except Exception as error:  # noqa: BLE001 - the last line of defence: one line, no traceback
-        if debug:
-            raise
-        return _fail(f"{type(error).__name__}: {error} (set BRISCOLA_DEBUG=1 for a traceback)", EXIT_FAILED)
+        if _raised_by_ctrl_c(error):  # e.g. an import that Ctrl-C stopped wraps it in a RuntimeError
+            return _fail("interrupted", EXIT_INTERRUPTED)
+        hint = "" if _debugging() else " (set BRISCOLA_DEBUG=1 for a traceback)"
+        return _fail(f"{type(error).__name__}: {error}{hint}", EXIT_FAILED)
+
+
+def _raised_by_ctrl_c(error: BaseException | None) -> bool:
+    while error is not None:
+        if isinstance(error, KeyboardInterrupt):
+            return True
+        error = error.__cause__ or error.__context__
+    return False
+
+
+def _debugging() -> bool:
+    return os.environ.get("BRISCOLA_DEBUG", "") not in ("", "0")
 
 
 def _spaced_list_hint(args: list[str]) -> str:
@@ -471,12 +533,31 @@ def _spaced_list_hint(args: list[str]) -> str:
 
 
 def _fail(message: str, code: int) -> int:
+    """Prints the error in one line (after its traceback, when debugging); returns ``code``."""
+    if _debugging():
+        traceback.print_exc()
     print(f"briscola: error: {message}", file=sys.stderr)
     return code
 
 
 def run() -> None:
-    sys.exit(main())
+    """The console script: ``main``, then an exit that a late Ctrl-C cannot turn into a
+    death by signal (the run is over, its files are written or removed)."""
+    over = [False]
+
+    def interrupt(signum, frame):  # Python's own behaviour, until the command is over
+        if not over[0]:
+            raise KeyboardInterrupt
+
+    signal.signal(signal.SIGINT, interrupt)
+    try:
+        code = main()
+    except KeyboardInterrupt:  # pressed before the command had started
+        code = EXIT_INTERRUPTED
+    finally:
+        over[0] = True  # a store, not a call: no signal handler can run in between
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # the interpreter's exit would restore the default
+    sys.exit(code)
 
 
 if __name__ == "__main__":

@@ -61,14 +61,14 @@ def game_scores(points: np.ndarray, winner: np.ndarray, standing: np.ndarray, se
     """Per game of one seating (a deal, or a match): A's score, A's result (1 win, 0 draw,
     -1 loss) and A's point margin. ``points`` and ``standing`` are per side (what decides
     the game: points, or deals won in a best-of match), ``winner`` the winning side or -1.
-    With 3 players A scores against each copy of B apart, by standing, and its margin
-    is its points less the mean of B's."""
+    With 3 players A plays each copy of B apart, by standing: its results are two per
+    game (shape (games, 2)), its score their mean, its margin its points less the mean
+    of B's; so the results count what the score measures."""
     points, standing = points.astype(np.int64), standing.astype(np.int64)
     if len(seating) == 3:
         a = seating.index(A)
         score = score_against_copies(standing, np.full(len(standing), a))
-        shares_top = standing[:, a] >= np.delete(standing, a, axis=1).max(axis=1)
-        result = np.where(winner == a, 1, np.where((winner < 0) & shares_top, 0, -1))
+        result = np.sign(standing[:, [a]] - np.delete(standing, a, axis=1))
         return score, result, points[:, a] - np.delete(points, a, axis=1).mean(axis=1)
     a = seating.index(A) % 2
     result = np.where(winner == a, 1, np.where(winner < 0, 0, -1))

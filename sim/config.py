@@ -102,6 +102,8 @@ def parse_rules(items: list[str] | tuple[str, ...], players: int) -> Rules:
         if players not in RULE_TABLES[key]:
             tables = ", ".join(map(str, RULE_TABLES[key]))
             raise ConfigError(f"rule {key} applies to {tables} players only, not to {players}")
+        if key in chosen and chosen[key] != value:
+            raise ConfigError(f"rule {key} is given twice ({chosen[key]} and {value}); give it once")
         chosen[key] = value
     return Rules(**chosen)
 

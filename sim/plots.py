@@ -19,7 +19,8 @@ import pandas as pd
 
 from sim import analysis
 from sim.config import ConfigError
-from sim.report import run_facts
+from sim.report import SCORE_DIGITS, rounded, rules_text, run_facts
+from sim.results import temporary_path
 
 EVEN = 0.5  # the score of two equal strategies
 
@@ -53,7 +54,7 @@ def write_report(path: Path, overwrite: bool = False) -> dict:
     if target.exists() and not overwrite:
         found["plots"] = sorted(str(p) for p in target.glob("*.png"))
         return found
-    staging = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    staging = temporary_path(target)
     staging.mkdir()
     try:
         figures = _draw_all(run, found, staging)
@@ -75,12 +76,19 @@ def _findings(path: Path, run: analysis.Results) -> dict:
         "path": str(path), "kind": run.kind, "players": run.players, "seed": run.seed, "rules": run.rules,
         "match": run.match, "strategies": run.strategies, "rows": len(run.deals),
         "status": run.config.get("status", "complete"),
-        "summary": _summary(run), "scores": scores.to_dict("records"),
-        "first_lead": analysis.first_lead(run.deals, run.players).to_dict() if played and analysis.balanced_seats(run) else None,
+        "summary": _summary(run), "scores": _tidy(scores.to_dict("records")),
+        "first_lead": _tidy([analysis.first_lead(run.deals, run.players).to_dict()])[0]
+                      if played and analysis.balanced_seats(run) else None,
     }  # fmt: skip
     if run.kind == "tournament" and played:
-        found["ratings"] = analysis.ratings(run.deals, run.strategies).reset_index().to_dict("records")
+        found["ratings"] = _tidy(analysis.ratings(run.deals, run.strategies).reset_index().to_dict("records"))
     return found
+
+
+def _tidy(records: list[dict]) -> list[dict]:
+    """Figures as the commands print them: counts as integers, the rest rounded."""
+    return [{key: int(value) if key == "games" else rounded(value, SCORE_DIGITS) if isinstance(value, float) else value
+             for key, value in record.items()} for record in records]  # fmt: skip
 
 
 def _summary(run: analysis.Results) -> dict | None:
@@ -161,7 +169,9 @@ def _margin(run, found, axes, figure) -> None:
     low, high = int(np.floor(margins.min())), int(np.ceil(margins.max()))
     axes.hist(margins, bins=np.arange(low - 0.5, high + 1.5, 2 if high - low > 60 else 1), color="#3b6ea5")
     axes.axvline(0, color="black", linewidth=0.8)
-    if "a_side" in run.deals:
+    if run.kind == "tournament":
+        who = "A's side less B's, every pair"
+    elif "a_side" in run.deals:
         who = f"A's side ({found['strategies'][0]}) less B's"
     else:
         who = "seat 0 less the others' mean" if run.players == 3 else "side 0 less side 1"
@@ -215,11 +225,25 @@ def _heatmap(run, found, axes, figure) -> None:
 def _page(path: Path, found: dict, figures: list[str]) -> str:
     parts = [f"<h1>Briscola report: {html.escape(str(path))}</h1>", f"<p>{html.escape(headline(found))}</p>"]
     for title, table in _summary_tables(found):
-        parts += [f"<h2>{html.escape(title)}</h2>", table.to_html(index=False, float_format=lambda x: f"{x:.4f}")]
+        table = table.apply(lambda column: column.map(_cell))
+        parts += [f"<h2>{html.escape(title)}</h2>", table.to_html(index=False)]
     parts.append(f"<p>{html.escape(_first_lead_text(found))}</p>")
     parts += [f'<p><img src="{name}" alt="{name}"></p>' for name in figures]
     head = "<!doctype html><html><head><meta charset='utf-8'><title>Briscola report</title></head><body>"
     return head + "\n".join(parts) + "</body></html>\n"
+
+
+def _cell(value) -> str:
+    """A table cell for people: an interval as ``lo to hi``, 4 decimals, rules as text."""
+    if isinstance(value, list) and len(value) == 2 and all(isinstance(v, float) for v in value):
+        return f"{value[0]:.4f} to {value[1]:.4f}"
+    if isinstance(value, dict):
+        return rules_text(value)
+    if isinstance(value, list):
+        return ", ".join(map(str, value))
+    if isinstance(value, float):
+        return "" if np.isnan(value) else f"{value:.4f}"
+    return "" if value is None else str(value)
 
 
 def _summary_tables(found: dict) -> list[tuple[str, pd.DataFrame]]:

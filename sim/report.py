@@ -18,11 +18,11 @@ ELO_DIGITS = 2
 POINTS_DIGITS = 4
 
 
-def _round(value, digits: int):
+def rounded(value, digits: int):
     """``value`` (a number, None, or a list of them) rounded for JSON."""
     if isinstance(value, list):
-        return [_round(item, digits) for item in value]
-    return None if value is None or math.isnan(value) else round(value, digits)  # JSON has no NaN
+        return [rounded(item, digits) for item in value]
+    return None if value is None or math.isnan(value) else round(value, digits) + 0.0  # no NaN in JSON, no -0.0
 
 
 def run_keys(config) -> dict:
@@ -67,9 +67,9 @@ def side_rows(outcome) -> list[dict]:
                 "wins": tally.wins,
                 "draws": tally.draws,
                 "losses": tally.losses,
-                "win_rate": _round(tally.wins / n if n else 0.0, SCORE_DIGITS),
-                "win_rate_ci95": _round(list(wilson_interval(tally.wins, n)), SCORE_DIGITS),
-                "mean_points": _round(tally.points / n if n else 0.0, POINTS_DIGITS),
+                "win_rate": rounded(tally.wins / n if n else 0.0, SCORE_DIGITS),
+                "win_rate_ci95": rounded(list(wilson_interval(tally.wins, n)), SCORE_DIGITS),
+                "mean_points": rounded(tally.points / n if n else 0.0, POINTS_DIGITS),
             }
         )
     return rows
@@ -128,7 +128,7 @@ def compare_dict(outcome) -> dict:
     for key, digits in (("score", SCORE_DIGITS), ("score_ci95", SCORE_DIGITS), ("elo", ELO_DIGITS),
                         ("elo_ci95", ELO_DIGITS), ("los", SCORE_DIGITS), ("mean_margin", POINTS_DIGITS),
                         ("mean_margin_ci95", POINTS_DIGITS)):  # fmt: skip
-        figures[key] = _round(figures[key], digits)
+        figures[key] = rounded(figures[key], digits)
     return {
         "a": outcome.a,
         "b": outcome.b,
@@ -185,14 +185,14 @@ def tournament_dict(outcome) -> dict:
     from sim.tournament import anchor_of
 
     deals = outcome.pairs[0].tally.deals if outcome.pairs else 0
-    ratings = [{**r, "rating": _round(r["rating"], ELO_DIGITS), "ci95": _round(r["ci95"], ELO_DIGITS)} for r in outcome.ratings]
+    ratings = [{**r, "rating": rounded(r["rating"], ELO_DIGITS), "ci95": rounded(r["ci95"], ELO_DIGITS)} for r in outcome.ratings]
     return {
         "players": outcome.config.players,
         **run_keys(outcome.config),
         "deals": deals,
         "strategies": outcome.names,
         "anchor": anchor_of(outcome.names),
-        "matrix": [_round(row, SCORE_DIGITS) for row in outcome.matrix],
+        "matrix": [rounded(row, SCORE_DIGITS) for row in outcome.matrix],
         "ratings": ratings,
     }
 
@@ -205,7 +205,8 @@ def show_tournament(row: dict, interrupted: bool = False, seconds: float | None 
     """The tables of ``briscola tournament``, from its JSON."""
     from rich.table import Table
 
-    facts = f"{row['players']} players, {row['deals']:,} duplicate deals per pair, {run_facts(row)}"
+    unit = f"{row['match']} matches" if "match" in row else "deals"
+    facts = f"{row['players']} players, {row['deals']:,} duplicate {unit} per pair, {run_facts(row)}"
     matrix = Table(title="Score of the row against the column" + (" (interrupted)" if interrupted else ""),
                    title_justify="left")  # fmt: skip
     matrix.add_column("", no_wrap=True)
@@ -245,10 +246,10 @@ def paired_dict(first, second) -> dict:
            "who": "A" if runs[0].kind == "compare" else "side 0"}  # fmt: skip
     for figure, key, digits in (("score", "score", SCORE_DIGITS), ("margin", "mean_margin", POINTS_DIGITS)):
         line = table.loc[figure]
-        row[key] = {"first": _round(line["first"], digits), "second": _round(line["second"], digits),
-                    "difference": _round(line["difference"], digits),
-                    "difference_ci95": _round([line["ci_low"], line["ci_high"]], digits),
-                    "correlation": _round(line["correlation"], 4)}  # fmt: skip
+        row[key] = {"first": rounded(line["first"], digits), "second": rounded(line["second"], digits),
+                    "difference": rounded(line["difference"], digits),
+                    "difference_ci95": rounded([line["ci_low"], line["ci_high"]], digits),
+                    "correlation": rounded(line["correlation"], 4)}  # fmt: skip
     return row
 
 
@@ -305,16 +306,15 @@ def _range(param: dict) -> str:
 
 
 def _print_table(table, facts: str) -> None:
-    """A table, then the facts of its run on one line (never wrapped: scripts grep it)."""
-    console = _wide_console()
+    """A table, then the facts of its run on one line (never wrapped: scripts grep it).
+    The console is as wide as the table needs, whatever the terminal: rich would
+    otherwise shrink columns and cut figures short."""
+    from rich.console import Console
+    from rich.measure import Measurement
+
+    console = Console()
+    needed = Measurement.get(console, console.options.update(max_width=10_000), table).maximum
+    console = Console(width=max(MIN_WIDTH, console.width, needed))
     console.print(table)
     if facts:
         console.print(facts, soft_wrap=True, highlight=False)
-
-
-def _wide_console():
-    """A rich console on stdout at least MIN_WIDTH wide: piped output never truncates figures."""
-    from rich.console import Console
-
-    console = Console()
-    return console if console.width >= MIN_WIDTH else Console(width=MIN_WIDTH)

@@ -11,8 +11,11 @@ closes its files, marked ``"status": "partial"`` in the metadata.
 
 from __future__ import annotations
 
+import glob
 import json
 import os
+import shutil
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -105,14 +108,36 @@ def check_output_path(path: Path, overwrite: bool, option: str, folder: bool = F
         existing = existing.parent
     if not existing.is_dir():
         raise ConfigError(f"{option} {path}: {existing} is a file, not a directory")
-    if not os.access(existing, os.W_OK | os.X_OK):
-        raise ConfigError(f"{option} {path}: directory {existing} is not writable")
+    try:  # os.access says yes to root everywhere: only writing tells
+        tempfile.TemporaryFile(dir=existing).close()
+    except OSError as error:
+        raise ConfigError(f"{option} {path}: cannot write in {existing} ({error.strerror or error})") from None
 
 
 def make_parent(path: Path | None) -> None:
     """Makes the folders above an output path (checked by ``check_output_path``)."""
     if path is not None:
         path.parent.mkdir(parents=True, exist_ok=True)
+
+
+def temporary_path(path: Path) -> Path:
+    """Where ``path`` is written until it is complete: ``.NAME.PID.tmp`` beside it. Those a
+    killed run left behind (their process is gone) are removed first."""
+    for stale in path.parent.glob(f".{glob.escape(path.name)}.*.tmp"):
+        pid = stale.name[len(path.name) + 2 : -len(".tmp")]
+        if pid.isdigit() and not _process_alive(int(pid)):
+            shutil.rmtree(stale, ignore_errors=True) if stale.is_dir() else stale.unlink(missing_ok=True)
+    return path.with_name(f".{path.name}.{os.getpid()}.tmp")
+
+
+def _process_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # someone else's: alive
+        return True
+    return True
 
 
 RESULT_ROW_GROUP = 1 << 20  # rows per row group of a result file
@@ -130,7 +155,7 @@ class AtomicParquetWriter:
 
     def __init__(self, path: Path, schema: pa.Schema, row_group: int | None = None):
         self.path = path
-        self.tmp_path = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        self.tmp_path = temporary_path(path)
         self.row_group = row_group or RESULT_ROW_GROUP
         self._pending: list[pa.Table] = []
         self._pending_rows = 0

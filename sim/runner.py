@@ -94,7 +94,7 @@ def run_metadata(config: RunConfig, command: str | None) -> dict:
         "version": __version__,
         "seed": config.seed,
         "players": config.players,
-        "rules": vars(config.rules).copy(),
+        "rules": config.rules.for_table(config.players),
         "strategies": [
             {"seat": seat, "side": side_of_seat(seat, config.players), **spec.to_dict()}
             for seat, spec in enumerate(seat_specs(config))

@@ -27,7 +27,7 @@ from sim.compare import CompareTally, run_comparison
 from sim.config import ConfigError, RunConfig
 from sim.engine import seat_specs
 from sim.interrupt import deferred_interrupt
-from sim.results import check_output_path
+from sim.results import check_output_path, temporary_path
 from sim.runner import default_path
 from sim.stats import Z_95
 
@@ -192,7 +192,7 @@ def run_tournament(
         seat_specs(replace_strategies(base, name))  # unknown strategies fail before anything runs
     if out is not None:
         check_output_path(out, overwrite, "--out", folder=True)
-    staging = None if out is None else out.with_name(f".{out.name}.{os.getpid()}.tmp")
+    staging = None if out is None else temporary_path(out)
     pairs, started = [], time.perf_counter()
     try:
         if staging is not None:

@@ -92,7 +92,7 @@ def test_result_file_is_tidy_and_carries_its_configuration(tmp_path, capsys):
     config = run.config
     assert config["status"] == "complete" and not run.partial
     assert config["seed"] == 5 and config["players"] == 3 and config["deals"] == 2000
-    assert config["rules"] == {"trump_redeal": "ace-three", "removed_two": "coppe", "partner_view": "last3"}
+    assert config["rules"] == {"trump_redeal": "ace-three", "removed_two": "coppe"}  # the rules of a 3-player table
     assert [s["name"] for s in config["strategies"]] == ["greedy", "random", "random"]
     assert config["command"] == (
         f"briscola simulate --players 3 --strategies greedy,random,random --deals 2000 --seed 5 "
@@ -344,3 +344,59 @@ def test_a_run_and_help_do_not_import_what_they_do_not_need(tmp_path):
         result = subprocess.run([sys.executable, "-c", probe, *args], capture_output=True, text=True, cwd=tmp_path,
                                 env={**os.environ, "PYTHONPATH": str(REPO)})  # fmt: skip
         assert result.stdout.split()[-3:] == ["0", "False", str(numba_expected)], result.stderr
+
+
+def test_wide_tables_keep_every_figure_on_a_narrow_terminal():
+    """Mixed teams with long names, on a 60-column terminal: nothing is cut short."""
+    run = ["simulate", "--players", "6", "--strategies", "highest,greedy,lowest,random,random,greedy",
+           "--deals", "300", "--seed", "1", "--summary-only"]  # fmt: skip
+    result = run_cli(*run, env={"PYTHONPATH": str(REPO), "COLUMNS": "60"})
+    assert result.returncode == 0 and "…" not in result.stdout
+    assert "highest+lowest+random" in result.stdout and "win rate" in result.stdout
+    summary = json.loads(run_cli(*run, "--json", env={"PYTHONPATH": str(REPO)}).stdout)
+    assert all(f"{side['wins']:,}" in result.stdout for side in summary["sides"])
+
+
+def test_out_may_name_a_folder_for_the_default_name(tmp_path):
+    env = {"PYTHONPATH": str(REPO)}
+    for out in ("fresh/", "fresh"):  # a folder to make, then one that exists
+        result = run_cli("simulate", "--players", "2", "--strategies", "random", "--deals", "10", "--seed", str(len(out)),
+                         "--out", out, "--quiet", env=env, cwd=tmp_path)  # fmt: skip
+        assert result.returncode == 0, result.stderr
+    assert sorted(p.name for p in (tmp_path / "fresh").iterdir()) == ["2p_random-random_seed5_10deals.parquet",
+                                                                      "2p_random-random_seed6_10deals.parquet"]  # fmt: skip
+    result = run_cli("tournament", "greedy", "random", "--deals", "10", "--seed", "1", "--out", "study/", "--quiet",
+                     env=env, cwd=tmp_path)  # fmt: skip
+    assert result.returncode == 0 and (tmp_path / "study" / "tournament_2p_greedy-random_seed1_10deals" / "_tournament.json").exists()
+
+
+def test_more_bad_input_gets_one_line_and_exit_2(tmp_path):
+    cases = [
+        (["simulate", "--players", "2", "--strategies", "random", "--out", "/proc/x.parquet"], "cannot write in /proc"),
+        (["compare", "greedy", "random", "--alpha", "0.1"], "give them with --sprt"),
+        (["simulate", "--players", "2", "--strategies", "random", "--rule", "trump_redeal=ace-three", "--rule",
+          "trump_redeal=off"], "rule trump_redeal is given twice"),
+    ]  # fmt: skip
+    for args, message in cases:
+        result = run_cli(*args, "--deals", "10", "--seed", "1", env={"PYTHONPATH": str(REPO)}, cwd=tmp_path)
+        assert result.returncode == 2 and message in result.stderr and len(result.stderr.strip().splitlines()) == 1, args
+        assert list(tmp_path.iterdir()) == []
+
+
+def test_notes_count_matches_and_seeds_read_like_counts(tmp_path, capsys):
+    out = tmp_path / "m.parquet"
+    code, stdout, err = simulate(capsys, "--players", "2", "--strategies", "greedy,random", "--deals", "300", "--seed", "1e3",
+                                 "--match", "best-of-3", "--out", str(out), "--json")  # fmt: skip
+    assert code == 0 and json.loads(stdout)["seed"] == 1000
+    assert f"wrote {out}: 300 best-of-3 matches, complete" in err
+
+
+def test_temporary_files_of_killed_runs_are_cleared(tmp_path, capsys):
+    out = tmp_path / "run.parquet"
+    dead, alive = tmp_path / ".run.parquet.999999999.tmp", tmp_path / f".run.parquet.{os.getpid()}1.tmp"
+    dead.write_text("left by a killed run")
+    alive.write_text("a run still going")
+    code, _, _ = simulate(capsys, "--players", "2", "--strategies", "random", "--deals", "10", "--seed", "1",
+                          "--out", str(out), "--quiet")  # fmt: skip
+    assert code == 0 and not dead.exists() and out.exists()
+    assert alive.exists() == os.path.exists(f"/proc/{os.getpid()}1")  # a live process keeps its file

@@ -212,3 +212,15 @@ def test_compare_files_are_identical_whatever_the_batches_and_threads(tmp_path, 
     assert data_bytes(files[0]) == data_bytes(files[1])
     frame = read_results(files[0]).deals
     assert list(zip(frame["deal"], frame["game"])) == [(d, g) for d in range(600) for g in range(3)]
+
+
+def test_three_player_results_count_what_the_score_measures(capsys):
+    """With 3 players A plays each copy of B apart: two results per game, whose mean is
+    the score, so a strategy against itself wins as often as it loses."""
+    code, stdout, _ = compare_cli(capsys, "greedy", "greedy", "--players", "3", "--deals", "2000", "--seed", "3",
+                                  "--summary-only", "--json", "--quiet")  # fmt: skip
+    row = json.loads(stdout)
+    counted = row["wins"] + row["draws"] + row["losses"]
+    assert code == 0 and counted == 2 * row["games"]
+    assert row["score"] == pytest.approx((row["wins"] + row["draws"] / 2) / counted, abs=1e-6)
+    assert abs(row["wins"] - row["losses"]) < 0.05 * counted

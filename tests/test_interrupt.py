@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 
 import pandas as pd
+import pytest
 
 from sim.results import read_results
 
@@ -98,13 +99,14 @@ def test_ctrl_c_stops_a_comparison_with_a_partial_file(tmp_path):
 SLOW_FILE = str(REPO / "tests" / "slow_strategy.py")
 
 
-def interrupt_slow_run(tmp_path, out, presses: int):
-    """Starts a run whose every decision of seat 0 takes 20 s (far longer than a stop may
-    take), presses Ctrl-C ``presses`` times 0.3 s apart once it plays; returns the seconds
-    from the first press to the exit, the exit code and stderr."""
+def interrupt_slow_run(tmp_path, out, presses: int, decision_seconds: float = 20, gap: float = 0.3):
+    """Starts a run whose every decision of seat 0 takes ``decision_seconds`` (by default
+    far longer than a stop may take), presses Ctrl-C ``presses`` times ``gap`` apart once
+    it plays; returns the seconds from the first press to the exit, the exit code and
+    stderr."""
     process = subprocess.Popen(
         [sys.executable, "-m", "sim.cli", "simulate", "--strategy-file", SLOW_FILE, "--players", "2",
-         "--strategies", "slow:seconds=20,random", "--deals", "1000", "--seed", "1", "--out", str(out)],
+         "--strategies", f"slow:seconds={decision_seconds},random", "--deals", "1000", "--seed", "1", "--out", str(out)],
         cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(REPO)},
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )  # fmt: skip
@@ -115,7 +117,7 @@ def interrupt_slow_run(tmp_path, out, presses: int):
     time.sleep(0.5)
     pressed = time.monotonic()
     for press in range(presses):
-        time.sleep(0.3 if press else 0)
+        time.sleep(gap if press else 0)
         process.send_signal(signal.SIGINT)
     _, stderr = process.communicate(timeout=60)
     return time.monotonic() - pressed, process.returncode, stderr
@@ -142,6 +144,17 @@ def test_a_second_ctrl_c_quits_at_once_and_keeps_nothing(tmp_path):
     assert seconds < 5
     assert code == 130 and "Traceback" not in stderr and QUITTING in stderr
     assert not out.exists() and list(tmp_path.glob(".*.tmp")) == []
+
+
+@pytest.mark.parametrize("gap", [0.05, 0.15, 0.3])
+def test_a_second_ctrl_c_after_a_quick_stop_still_exits_with_130(tmp_path, gap):
+    """The first press stops a run of short decisions at once; the second then lands while
+    it closes its file or exits, and must not kill it by signal (exit -2)."""
+    out = tmp_path / "quick.parquet"
+    _, code, stderr = interrupt_slow_run(tmp_path, out, presses=2, decision_seconds=0.02, gap=gap)
+    assert code == 130 and "Traceback" not in stderr, stderr
+    assert list(tmp_path.glob(".*.tmp")) == []
+    assert not out.exists() or read_results(out).config["status"] == "partial"  # kept whole, or not at all
 
 
 def stopped_after(seconds: float):

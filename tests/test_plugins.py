@@ -170,7 +170,8 @@ def test_a_strategy_that_does_not_compile_is_named_with_its_file_line_and_reason
     assert f"strategy 'edge' (broken_edge.py, line {line}) does not compile for the kernels: {reason}" in result.stderr
     assert sorted(p.name for p in tmp_path.iterdir() if p.suffix != ".pyc" and p.name != "__pycache__") == ["broken_edge.py"]
     debug = run_cli(*args, env={"PYTHONPATH": str(REPO), "BRISCOLA_DEBUG": "1"}, cwd=tmp_path)
-    assert "Traceback" in debug.stderr and "The above exception was the direct cause" in debug.stderr
+    assert debug.returncode == 2 and "The above exception was the direct cause" in debug.stderr
+    assert debug.stderr.strip().splitlines()[-1] == result.stderr.strip()  # the traceback, then the same line
 
 
 def test_the_guide_lists_every_helper_its_example_uses():

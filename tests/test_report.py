@@ -248,6 +248,28 @@ def test_diff_refuses_trace_files_and_report_reads_an_empty_partial_file(tmp_pat
 
 
 def test_json_has_no_nan():
-    from sim.report import _round
+    from sim.report import rounded
 
-    assert _round(float("nan"), 4) is None and _round([0.12345, float("nan")], 2) == [0.12, None]
+    assert rounded(float("nan"), 4) is None and rounded([0.12345, float("nan")], 2) == [0.12, None]
+
+
+def test_report_scores_are_even_at_one_half_at_every_table_and_per_match(tmp_path, capsys):
+    three = tmp_path / "three.parquet"
+    matches = tmp_path / "matches.parquet"
+    assert main(["simulate", "--players", "3", "--strategies", "random", "--deals", "6000", "--seed", "2",
+                 "--out", str(three), "--quiet"]) == 0  # fmt: skip
+    assert main(["simulate", "--players", "6", "--strategies", "expert,greedy", "--deals", "300", "--seed", "2",
+                 "--match", "best-of-3", "--out", str(matches), "--quiet"]) == 0  # fmt: skip
+    capsys.readouterr()
+    assert main(["report", str(three), "--json"]) == 0
+    found = json.loads(capsys.readouterr().out)
+    assert [row["side"] for row in found["scores"]] == [0, 1, 2]
+    # each seat against each other one apart: the three scores add up to 3/2, each near 1/2
+    assert sum(row["score"] for row in found["scores"]) == pytest.approx(1.5, abs=1e-5)
+    assert all(0.4 < row["score"] < 0.6 for row in found["scores"])
+    assert found["first_lead"]["score"] == found["scores"][0]["score"]
+    assert main(["report", str(matches), "--json"]) == 0
+    found = json.loads(capsys.readouterr().out)
+    expert = found["summary"]["sides"][0]
+    assert [(row["strategy"], row["side"]) for row in found["scores"]] == [("expert", 0), ("greedy", 1)]
+    assert found["scores"][0]["score"] == pytest.approx((expert["wins"] + expert["draws"] / 2) / 300, abs=1e-6)
