@@ -378,7 +378,8 @@ def diff(
 
     for path in (first, second):
         if not path.is_file():
-            raise ConfigError(f"{path} is not a file; give two result files (simulate or compare)")
+            what = "is a folder" if path.is_dir() else "does not exist"
+            raise ConfigError(f"{path} {what}; give two result files (simulate or compare)")
     try:
         row = paired_dict(first, second)
     except (ValueError, OSError) as error:

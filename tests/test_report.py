@@ -202,7 +202,7 @@ def test_diff_refuses_runs_that_do_not_pair(rule_pair, tmp_path, capsys):
     assert main(["compare", "expert", "greedy", "--players", "4", "--deals", "100", "--seed", "5",
                  "--out", str(other_seed), "--quiet"]) == 0  # fmt: skip
     capsys.readouterr()
-    for args, message in (([rule_pair[0], other_seed], "differ in seed (4 and 5)"), ([rule_pair[0], tmp_path], "is not a file")):
+    for args, message in (([rule_pair[0], other_seed], "differ in seed (4 and 5)"), ([rule_pair[0], tmp_path], "is a folder"), ([rule_pair[0], tmp_path / "nope.parquet"], "does not exist")):
         assert main(["diff", *map(str, args)]) == 2
         err = capsys.readouterr().err
         assert message in err and len(err.strip().splitlines()) == 1
