@@ -22,9 +22,10 @@ from typing import Annotated, Optional
 import typer
 from typer.core import TyperArgument, TyperCommand, TyperGroup
 
-from sim.config import MATCH_FORMATS, PLAYER_COUNTS  # a light module: --help stays fast
+from sim.config import MATCH_FORMATS, PLAYER_COUNTS, RULE_VALUES  # a light module: --help stays fast
 
 TABLES = [str(players) for players in PLAYER_COUNTS]
+RULE_CHOICES = [f"{key}={value}" for key, values in RULE_VALUES.items() for value in values]
 
 
 class _PlainArgument(TyperArgument):
@@ -112,13 +113,8 @@ def _complete_strategies(incomplete: str) -> list[str]:
     return [prefix + name for name in sorted(available_strategies()) if name.startswith(last)]
 
 
-def _complete_rules(incomplete: str) -> list[str]:
-    from sim.config import RULE_VALUES
-
-    return [f"{key}={value}" for key, values in RULE_VALUES.items() for value in values if f"{key}={value}".startswith(incomplete)]
-
-
 def _complete_from(choices):
+    """Shell completion among fixed ``choices``."""
     return lambda incomplete: [choice for choice in choices if choice.startswith(incomplete)]
 
 
@@ -135,7 +131,7 @@ ThreadsOption = Annotated[Optional[int], typer.Option(help="Threads to use (defa
 RuleOption = Annotated[
     Optional[list[str]],
     typer.Option(help="A rule option (repeatable): trump_redeal, removed_two or partner_view.", metavar="KEY=VALUE",
-                 autocompletion=_complete_rules),
+                 autocompletion=_complete_from(RULE_CHOICES)),
 ]
 OverwriteOption = Annotated[bool, _flag("--overwrite", "Replace an existing output.")]
 JsonOption = Annotated[bool, _flag("--json", "Print the summary as one JSON object.")]
