@@ -144,14 +144,7 @@ def _simulate(config: RunConfig, first_deal: int, n_deals: int, trace: bool, dea
         config.seed, first_deal, deal_step, config.players, config.rules.as_codes(), ids,
         params, plugins, config.seat_streams(), results, illegal, deals, records, stop.array,
     )  # fmt: skip
-    if stop.is_set():  # the run is stopping: no new kernel (one may still be finishing a decision)
-        return Batch(results, deals, records), illegal
-    if not _run_kernel(simulate_nb, arguments, effective_threads(config), stop):
-        # The abandoned kernel may still finish the deals it was playing: keep a copy of now.
-        # It writes a deal's index last, so a deal whose index is copied is complete (stores
-        # are seen in order on x86; a weaker order could, at worst, keep one deal ended
-        # during the copy with stale points).
-        results, illegal, deals, records = results.copy(), illegal.copy(), deals.copy(), records.copy()
+    results, illegal, deals, records = _launch(simulate_nb, arguments, config, stop, (results, illegal, deals, records))
     return Batch(results, deals, records), illegal
 
 
@@ -164,11 +157,20 @@ def _replay(config: RunConfig, deals: np.ndarray, first_deal: int, stop: StopFla
         config.seed, first_deal, 1, config.rules.as_codes(), ids,
         params, plugins, config.seat_streams(), deals, results, illegal, records, stop.array,
     )  # fmt: skip
-    if stop.is_set():
-        return Batch(results, deals, records), illegal
-    if not _run_kernel(replay_nb, arguments, effective_threads(config), stop):
-        results, illegal, records = results.copy(), illegal.copy(), records.copy()
+    results, illegal, records = _launch(replay_nb, arguments, config, stop, (results, illegal, records))
     return Batch(results, deals, records), illegal
+
+
+def _launch(kernel, arguments: tuple, config: RunConfig, stop: StopFlag, written: tuple) -> tuple:
+    """Runs ``kernel`` unless the run is stopping (one may still be finishing a decision:
+    no second one starts), and returns the arrays it writes, ``written``. A kernel left
+    to finish a decision may still complete the deals it was playing: the arrays are
+    then copied as they are now. It writes a deal's index last, so a deal whose index is
+    copied is complete (x86 shows stores in order; a weaker order could, at worst, keep
+    one deal that ended during the copy with stale points)."""
+    if stop.is_set() or _run_kernel(kernel, arguments, effective_threads(config), stop):
+        return written
+    return tuple(array.copy() for array in written)
 
 
 def _kernel_buffers(n_deals: int):
