@@ -188,11 +188,7 @@ def simulate(
     strategy_file: StrategyFileOption = None,
 ) -> None:
     """Play deals with a strategy per seat; write one Parquet row per deal and print a summary."""
-    from sim.config import check_players, seat_strategies
-
-    seats = seat_strategies(strategies, check_players(players))
-    config = _run_config(seats, players, deals, seed, rule, threads, strategy_file, match)
-    _note_threads(config, quiet)
+    config = _experiment("simulate", strategies, players, deals, seed, rule, threads, strategy_file, match, quiet).config
     from sim.runner import default_out_path, run_simulation
 
     out = _output(out, summary_only, lambda: default_out_path(config))
@@ -232,13 +228,9 @@ def compare(
     strategy_file: StrategyFileOption = None,
 ) -> None:
     """Is A better than B? Duplicate deals from every seating, score and Elo with intervals, optional SPRT."""
-    from sim.config import ConfigError
-
-    a, b, base = _pairing_config([a, b], players, deals, seed, rule, threads, strategy_file, match)
-    _note_threads(base, quiet)
-    if sprt is None and (alpha, beta) != (0.05, 0.05):
-        raise ConfigError("--alpha and --beta set the SPRT's errors: give them with --sprt ELO0,ELO1")
-    test = _parse_sprt(sprt, alpha, beta) if sprt is not None else None
+    experiment = _experiment("compare", [a, b], players, deals, seed, rule, threads, strategy_file, match, quiet,
+                             sprt=sprt, alpha=alpha, beta=beta)  # fmt: skip
+    (a, b), base, test = experiment.strategies, experiment.config, experiment.sprt
     from sim.compare import default_compare_path, run_comparison
 
     out = _output(out, summary_only, lambda: default_compare_path(base, a, b))
@@ -249,27 +241,16 @@ def compare(
     _show(outcome, json_output, compare_dict, print_compare, quiet)
 
 
-def _pairing_config(strategies, players, deals, seed, rule, threads, strategy_file, match):
-    """The canonical names of strategies to pair, and the run settings they share (in a
-    RunConfig whose seats all play the first)."""
-    from sim.engine import canonical_strategies
+def _experiment(kind, strategies, players, deals, seed, rule, threads, strategy_file, match, quiet, **sprt):
+    """The checked Experiment of a command's options (and a note on too many threads)."""
+    from sim.experiments import make_experiment
 
-    config = _run_config([strategies[0]] * players, players, deals, seed, rule, threads, strategy_file, match)
-    return (*canonical_strategies(strategies, config.strategy_files), config)
-
-
-def _run_config(seats, players, deals, seed, rule, threads, strategy_file, match):
-    """The RunConfig of the command line's options, ``seats`` its strategy per seat."""
-    from sim.config import RunConfig, check_players, default_threads, parse_rules
-    from sim.engine import canonical_strategies
-
-    check_players(players)
-    files = tuple(str(path) for path in strategy_file or ())
-    return RunConfig(
-        players=players, strategies=canonical_strategies(seats, files), deals=deals, seed=seed,
-        rules=parse_rules(rule or [], players), threads=default_threads() if threads is None else threads,
-        strategy_files=files, match=match,
+    experiment = make_experiment(
+        kind, players=players, strategies=strategies, deals=deals, seed=seed, rules=rule or (), threads=threads,
+        strategy_files=strategy_file or (), match=match, **sprt,
     )  # fmt: skip
+    _note_threads(experiment.config, quiet)
+    return experiment
 
 
 def _note_threads(config, quiet: bool) -> None:
@@ -281,22 +262,6 @@ def _note_threads(config, quiet: bool) -> None:
     if config.threads > cores and not quiet:
         used = effective_threads(config)
         print(f"briscola: note: --threads {config.threads} is more than the {cores} cores here; using {used}", file=sys.stderr)
-
-
-def _parse_sprt(text: str, alpha: float, beta: float):
-    from sim.compare import Sprt
-    from sim.config import ConfigError
-
-    try:
-        elo0, elo1 = (float(part) for part in text.split(","))
-    except ValueError:
-        raise ConfigError(f"--sprt {text!r} is not ELO0,ELO1 (two numbers, e.g. 0,10)") from None
-    if not elo0 < elo1:
-        raise ConfigError(f"--sprt {text!r}: ELO0 must be below ELO1")
-    for name, value in (("--alpha", alpha), ("--beta", beta)):
-        if not 0 < value < 0.5:
-            raise ConfigError(f"{name} {value} must be between 0 and 0.5")
-    return Sprt(elo0, elo1, alpha, beta)
 
 
 @app.command(cls=_Command)
@@ -321,12 +286,8 @@ def tournament(
     strategy_file: StrategyFileOption = None,
 ) -> None:
     """Every pair compared on the same duplicate deals: the score matrix and a rating per strategy."""
-    from sim.config import ConfigError
-
-    *names, base = _pairing_config(strategies, players, deals, seed, rule, threads, strategy_file, match)
-    _note_threads(base, quiet)
-    if len(names) < 2 or len(set(names)) != len(names):
-        raise ConfigError(f"a tournament takes two or more different strategies, not {', '.join(names)}")
+    experiment = _experiment("tournament", strategies, players, deals, seed, rule, threads, strategy_file, match, quiet)
+    names, base = list(experiment.strategies), experiment.config
     from sim.tournament import default_tournament_path, run_tournament
 
     out = _output(out, summary_only, lambda: default_tournament_path(base, names), dataset=True)

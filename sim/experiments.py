@@ -1,0 +1,102 @@
+"""An experiment: one ``simulate``, ``compare`` or ``tournament`` run, checked, as the
+command line or a study plan (``sim.plan``) describes it.
+
+>>> exp = make_experiment("compare", players=2, strategies=["expert", "greedy"], deals=1000, seed=1, sprt="0,10")
+>>> exp.strategies, exp.sprt.elo1, exp.units
+(('expert', 'greedy'), 10.0, 1000)
+>>> make_experiment("tournament", players=2, strategies=["greedy", "greedy"], deals=10, seed=1)
+Traceback (most recent call last):
+...
+sim.config.ConfigError: a tournament takes two or more different strategies, not greedy, greedy
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, replace
+
+from sim.config import ConfigError, RunConfig, check_players, default_threads, parse_rules, seat_strategies
+
+KINDS = ("simulate", "compare", "tournament")
+
+
+@dataclass(frozen=True)
+class Experiment:
+    """A checked run. ``config`` is the run itself for ``simulate``; for ``compare`` and
+    ``tournament`` it holds the settings every pair shares (its seats all play the first
+    strategy). ``strategies``: per seat (simulate), A and B (compare), or every one in
+    order (tournament), as canonical labels."""
+
+    kind: str
+    config: RunConfig
+    strategies: tuple[str, ...]
+    sprt: object = None  # sim.compare.Sprt, for a comparison that stops on its own
+    name: str = ""
+
+    @property
+    def pairs(self) -> list[tuple[int, int]]:
+        """The comparisons it plays, as indices into ``strategies``."""
+        if self.kind == "simulate":
+            return []
+        return list(itertools.combinations(range(len(self.strategies)), 2))
+
+    @property
+    def units(self) -> int:
+        """Deals (or matches) it plays in all: a tournament plays them for every pair."""
+        return self.config.deals * max(1, len(self.pairs))
+
+
+def make_experiment(
+    kind: str, *, players: int, strategies, deals: int, seed: int, rules=(), threads: int | None = None,
+    strategy_files=(), match: str = "deal", sprt=None, alpha: float = 0.05, beta: float = 0.05, name: str = "",
+) -> Experiment:  # fmt: skip
+    """Checks the options of one run and makes its Experiment; ConfigError names what is
+    wrong in the words of the command line. ``strategies``: ``simulate``'s comma list (or
+    a list of names), ``[A, B]``, or a tournament's list; ``rules``: ``KEY=VALUE`` items;
+    ``sprt``: ``ELO0,ELO1`` or a pair of numbers."""
+    from sim.engine import canonical_strategies
+
+    if kind not in KINDS:
+        raise ConfigError(f"unknown kind of run {kind!r}; valid: {', '.join(KINDS)}")
+    check_players(players)
+    files = tuple(str(path) for path in strategy_files)
+    if kind == "simulate":
+        names = seat_strategies(strategies if isinstance(strategies, str) else ",".join(strategies), players)
+    else:
+        names = list(strategies)
+    labels = canonical_strategies(names, files)
+    seats = labels if kind == "simulate" else (labels[0],) * players
+    config = RunConfig(
+        players=players, strategies=seats, deals=deals, seed=seed, rules=parse_rules(list(rules), players),
+        threads=default_threads() if threads is None else threads, strategy_files=files, match=match,
+    )  # fmt: skip
+    if kind == "tournament" and (len(labels) < 2 or len(set(labels)) != len(labels)):
+        raise ConfigError(f"a tournament takes two or more different strategies, not {', '.join(labels)}")
+    if kind != "compare" and sprt is not None:
+        raise ConfigError("--sprt is for a comparison (compare)")
+    if sprt is None and (alpha, beta) != (0.05, 0.05):
+        raise ConfigError("--alpha and --beta set the SPRT's errors: give them with --sprt ELO0,ELO1")
+    test = parse_sprt(sprt, alpha, beta) if sprt is not None else None
+    return Experiment(kind, config, labels, test, name)
+
+
+def parse_sprt(value, alpha: float = 0.05, beta: float = 0.05):
+    """A Sprt from ``ELO0,ELO1`` (or a pair of numbers) and its error rates."""
+    from sim.compare import Sprt
+
+    text = value if isinstance(value, str) else ",".join(map(str, value))
+    try:
+        elo0, elo1 = (float(part) for part in text.split(","))
+    except (TypeError, ValueError):
+        raise ConfigError(f"--sprt {text!r} is not ELO0,ELO1 (two numbers, e.g. 0,10)") from None
+    if not elo0 < elo1:
+        raise ConfigError(f"--sprt {text!r}: ELO0 must be below ELO1")
+    for option, rate in (("--alpha", alpha), ("--beta", beta)):
+        if not 0 < rate < 0.5:
+            raise ConfigError(f"{option} {rate} must be between 0 and 0.5")
+    return Sprt(elo0, elo1, alpha, beta)
+
+
+def with_threads(experiment: Experiment, threads: int) -> Experiment:
+    """The same experiment on another number of threads (its results do not change)."""
+    return replace(experiment, config=replace(experiment.config, threads=threads))
