@@ -299,6 +299,108 @@ def tournament(
     _show(outcome, json_output, tournament_dict, print_tournament, quiet)
 
 
+BackendOption = Annotated[
+    str, typer.Option(help="local (this machine) or dask (a Dask cluster: --scheduler or --workers).", metavar="NAME",
+                      autocompletion=_complete_from(("local", "dask")))  # fmt: skip
+]
+SchedulerOption = Annotated[
+    Optional[str], typer.Option(help="With --backend dask: the address of a running scheduler.", metavar="ADDRESS")
+]
+WorkersOption = Annotated[
+    Optional[int], typer.Option(help="With --backend dask: start a local cluster of N worker processes.", metavar="N")
+]
+
+
+@app.command(cls=_Command)
+def batch(
+    plan: Annotated[Path, typer.Argument(help="The study's plan (TOML); see docs/studies.md.", metavar="PLAN", show_default=False)],
+    out: Annotated[Optional[Path], _out_option("The study's folder (default: the plan's out, or results/PLAN).")] = None,
+    resume: Annotated[bool, _flag("--resume", "Continue the study in --out: play only what is missing.")] = False,
+    backend: BackendOption = "local",
+    scheduler: SchedulerOption = None,
+    workers: WorkersOption = None,
+    chunk_deals: Annotated[
+        Optional[int], typer.Option(help="Deals (or matches) per chunk (default: about a minute of work).", parser=parse_count, metavar="N")
+    ] = None,
+    threads: ThreadsOption = None,
+    summary_only: Annotated[bool, _flag("--summary-only", "Keep the summaries only, no rows.")] = False,
+    json_output: JsonOption = False,
+    quiet: QuietOption = False,
+) -> None:
+    """Run a study: every experiment of a plan, in chunks that survive a crash; here or on Dask."""
+    from sim.plan import read_plan
+
+    study_plan = read_plan(plan)
+    folder = out or Path(study_plan.out or Path("results") / plan.stem)
+    _run_study(folder, study_plan, resume, backend, scheduler, workers, chunk_deals, threads, summary_only, json_output, quiet)
+
+
+def _run_study(folder, study_plan, resume, backend, scheduler, workers, chunk_deals, threads, summary_only, json_output, quiet):
+    """Opens (or resumes) the study, plays what is missing, prints its outcome."""
+    from sim.config import ConfigError
+    from sim.interrupt import deferred_interrupt
+    from sim.study import Study, run_locally
+
+    _check_backend(backend, scheduler, workers)
+    if chunk_deals is not None and chunk_deals < 1:
+        raise ConfigError(f"--chunk-deals {chunk_deals} must be at least 1")
+    if not quiet and not resume:
+        print("briscola: sizing chunks: a few deals of every experiment", file=sys.stderr)
+    study = Study.open(folder, study_plan, rows=not summary_only, resume=resume, chunk_units=chunk_deals, threads=threads)
+    lock = study.lock()
+    total = sum(state.experiment.units for state in study.states)
+    done = sum(state.units_done() for state in study.states)
+    try:
+        with deferred_interrupt() as stop, _progress(total, not quiet and sys.stderr.isatty(), done) as advance:
+            if backend == "dask":
+                from sim.distributed import run_on_dask
+
+                run_on_dask(study, stop, advance, scheduler=scheduler, workers=workers)
+            else:
+                run_locally(study, stop, advance)
+    finally:
+        study.save()
+        lock.close()
+    _show_study(study.outcome(), json_output, quiet)
+    if stop.is_set():
+        raise typer.Exit(EXIT_INTERRUPTED)
+
+
+def _check_backend(backend: str, scheduler, workers) -> None:
+    from sim.config import ConfigError
+
+    if backend not in ("local", "dask"):
+        raise ConfigError(f"--backend {backend!r} is not a backend; valid: local, dask")
+    if backend == "local" and (scheduler or workers):
+        raise ConfigError("--scheduler and --workers are for --backend dask")
+    if backend == "dask" and bool(scheduler) == bool(workers):
+        raise ConfigError("--backend dask takes --scheduler ADDRESS (a running cluster) or --workers N (a local one), one of them")
+    if workers is not None and workers < 1:
+        raise ConfigError(f"--workers {workers} must be at least 1")
+
+
+@app.command(cls=_Command)
+def status(
+    folder: Annotated[Path, typer.Argument(help="A study's folder (briscola batch).", metavar="FOLDER", show_default=False)],
+    json_output: JsonOption = False,
+) -> None:
+    """Show how far a study has come: chunks, deals, time, what is left."""
+    from sim.study import read_outcome
+
+    _show_study(read_outcome(folder), json_output, quiet=True)
+
+
+def _show_study(outcome: dict, json_output: bool, quiet: bool) -> None:
+    from sim.report import show_study
+
+    if json_output:
+        print(json.dumps(outcome))
+    else:
+        show_study(outcome)
+    if not quiet:
+        print(f"study {outcome['out']}: {outcome['status']}", file=sys.stderr)
+
+
 @app.command(cls=_Command)
 def report(
     path: Annotated[
@@ -415,8 +517,8 @@ def _print_notes(outcome) -> None:
 class _progress:
     """A rich progress bar on stderr, or nothing; yields a function that advances it."""
 
-    def __init__(self, total: int, enabled: bool):
-        self.total, self.enabled, self._bar = total, enabled, None
+    def __init__(self, total: int, enabled: bool, done: int = 0):
+        self.total, self.enabled, self.done, self._bar = total, enabled, done, None
 
     def __enter__(self):
         if not self.enabled:
@@ -429,7 +531,7 @@ class _progress:
             console=Console(stderr=True), transient=True,
         )  # fmt: skip
         self._bar.start()
-        task = self._bar.add_task("deals", total=self.total)
+        task = self._bar.add_task("deals", total=self.total, completed=self.done)
         return lambda n: self._bar.advance(task, n)
 
     def __exit__(self, *exc):

@@ -123,6 +123,23 @@ class CompareTally:
         steps = np.rint(scores.sum(axis=1) * 4).astype(np.int64)  # game scores are quarters
         self.score_counts += np.bincount(steps, minlength=len(self.score_counts))
 
+    def merge(self, other: CompareTally) -> None:
+        """Adds another tally's deals (other deals of the same comparison)."""
+        self.score_counts += other.score_counts
+        self.wins += other.wins
+        self.draws += other.draws
+        self.losses += other.losses
+        self.margin_units += other.margin_units
+        self.margin_unit_squares += other.margin_unit_squares
+
+    def to_dict(self) -> dict:
+        counts = ("wins", "draws", "losses", "margin_units", "margin_unit_squares")
+        return {"n_games": self.n_games, "score_counts": self.score_counts.tolist(), **{k: getattr(self, k) for k in counts}}
+
+    @classmethod
+    def from_dict(cls, data: dict) -> CompareTally:
+        return cls(**{**data, "score_counts": np.array(data["score_counts"], dtype=np.int64)})
+
     def add(self, scores: np.ndarray, results: np.ndarray, margins: np.ndarray) -> None:
         """Adds deals: arrays of shape (deals, games per deal)."""
         self.add_scores(scores)

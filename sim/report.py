@@ -318,3 +318,40 @@ def _print_table(table, facts: str) -> None:
     console.print(table)
     if facts:
         console.print(facts, soft_wrap=True, highlight=False)
+
+
+# ------------------------------------------------------------------ briscola batch and status
+
+
+def show_study(outcome: dict) -> None:
+    """The table of a study: per experiment how far it is and what it found so far."""
+    from rich.table import Table
+
+    table = Table(title=f"Study {outcome['out']}: {outcome['status']}", title_justify="left")
+    for column in ("experiment", "kind", "status", "chunks", "deals", "work time", "result so far"):
+        table.add_column(column, justify="right" if column in ("chunks", "deals", "work time") else "left", no_wrap=True)
+    for experiment in outcome["experiments"]:
+        table.add_row(
+            experiment["name"], experiment["kind"], experiment["status"],
+            f"{experiment['chunks_done']}/{experiment['chunks']}",
+            f"{experiment['units_done']:,}/{experiment['units']:,}", f"{experiment['seconds']:,.0f} s",
+            _headline(experiment["kind"], experiment["summary"]),
+        )  # fmt: skip
+    _print_table(table, "deals count matches with a match format; a tournament's, those of every pair")
+
+
+def _headline(kind: str, summary: dict | None) -> str:
+    """An experiment's main figure, in a few words."""
+    if summary is None:
+        return "-"
+    if kind == "simulate":
+        side = summary["sides"][0]
+        lo, hi = side["win_rate_ci95"]
+        return f"{side['strategy']} (side 0) wins {side['win_rate']:.4f} ({lo:.4f}-{hi:.4f})"
+    if kind == "compare":
+        lo, hi = summary["score_ci95"]
+        sprt = f", SPRT {summary['sprt']['result']}" if summary["sprt"] else ""
+        return f"{summary['a']} scores {summary['score']:.4f} ({lo:.4f}-{hi:.4f}) against {summary['b']}{sprt}"
+    rated = [r for r in summary["ratings"] if r["rating"] is not None]
+    best = max(rated, key=lambda r: r["rating"]) if rated else None
+    return f"best: {best['strategy']} {best['rating']:+.1f} Elo" if best else "-"

@@ -172,14 +172,15 @@ def _open_writers(writers: dict, config: RunConfig, out: Path | None, trace: Pat
         writers["trace"] = AtomicParquetWriter(trace, trace_schema(), row_group=TRACE_ROW_GROUP)
 
 
-def batches(total: int, stop: StopFlag, boundary: int | None = None):
-    """Yields ``(first, n)``: ``total`` deals (or matches) cut into batches of about
-    SECONDS_PER_BATCH each, timed on the work the caller does between two yields. Stops
-    early once ``stop`` is set; with ``boundary``, batches also end on its multiples."""
-    done, size = 0, FIRST_BATCH
-    while done < total and not stop.is_set():
+def batches(total: int, stop: StopFlag, boundary: int | None = None, start: int = 0):
+    """Yields ``(first, n)``: ``total`` deals (or matches) from ``start`` on, cut into
+    batches of about SECONDS_PER_BATCH each, timed on the work the caller does between two
+    yields. Stops early once ``stop`` is set; with ``boundary``, batches also end on its
+    multiples."""
+    done, end, size = start, start + total, FIRST_BATCH
+    while done < end and not stop.is_set():
         limit = boundary - done % boundary if boundary else MAX_BATCH
-        n = min(size, limit, total - done)
+        n = min(size, limit, end - done)
         started = time.perf_counter()
         yield done, n
         done += n
@@ -189,11 +190,18 @@ def batches(total: int, stop: StopFlag, boundary: int | None = None):
 def _play_all(config: RunConfig, writers: dict, tally: RunTally, on_progress, stop: StopFlag) -> None:
     """Plays the run batch by batch (of deals, or of matches with a match format)."""
     schema = results_schema(config) if "out" in writers else None
-    play = _play_deals if config.match == "deal" else _play_matches
     for first, n in batches(config.deals, stop):
-        done = play(config, first, n, writers, schema, tally, stop)
+        done = play_range(config, first, n, writers, schema, tally, stop)
         if on_progress is not None:
             on_progress(done)
+
+
+def play_range(config: RunConfig, first: int, n: int, writers: dict, schema, tally: RunTally, stop: StopFlag) -> int:
+    """Plays deals (or matches) ``first .. first + n - 1``: writes their rows to
+    ``writers["out"]`` (and traces to ``writers["trace"]``) if there, tallies them; returns
+    how many were finished (fewer once ``stop`` is set)."""
+    play = _play_deals if config.match == "deal" else _play_matches
+    return play(config, first, n, writers, schema, tally, stop)
 
 
 def _play_deals(config, first, n, writers, schema, tally, stop) -> int:

@@ -56,6 +56,22 @@ class RunTally:
         """Games tallied: deals, or matches with a match format."""
         return self.sides[0].deals
 
+    def merge(self, other: RunTally) -> None:
+        """Adds another tally's games (of other deals of the same run)."""
+        for mine, theirs in zip(self.sides, other.sides):
+            mine.wins += theirs.wins
+            mine.draws += theirs.draws
+            mine.losses += theirs.losses
+            mine.points += theirs.points
+        self.deals_played += other.deals_played
+
+    def to_dict(self) -> dict:
+        return {"sides": [vars(side).copy() for side in self.sides], "deals_played": self.deals_played}
+
+    @classmethod
+    def from_dict(cls, data: dict) -> RunTally:
+        return cls(len(data["sides"]), [SideTally(**side) for side in data["sides"]], data["deals_played"])
+
     def add(self, results: np.ndarray) -> None:
         """Adds a batch of RESULT_DTYPE rows. A side draws a drawn deal when it shares the
         highest total (both sides at 60-60; the tied leaders with 3 players)."""

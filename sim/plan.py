@@ -1,0 +1,214 @@
+"""A study plan: one TOML file describing many experiments (``briscola batch PLAN.toml``).
+
+    seed = 2026                          # every entry's seed unless it gives its own
+    out = "results/pimc-study"           # the study's folder (``--out`` overrides it)
+    strategy_files = ["bots.py"]         # plug-ins, relative to the plan's folder
+
+    [[compare]]
+    name = "pimc-vs-expert"
+    a = ["pimc:samples=16", "pimc:samples=64"]   # a list where one value is expected: a grid axis
+    b = "expert"
+    players = [2, 4]
+    deals = 20_000
+    sprt = [0, 10]
+
+Every option of ``simulate``, ``compare`` and ``tournament`` is a key, named as on the
+command line (``strategies``, ``a``, ``b``, ``players``, ``deals``, ``seed``, ``match``,
+``sprt``, ``alpha``, ``beta``; rules as ``rules = {trump_redeal = "ace-three"}`` or
+``rule = ["trump_redeal=ace-three"]``). A list where one value is expected is a grid
+axis; for the keys that take a list (``strategies``, ``sprt``, ``rule``) an axis is a list
+of lists. An entry expands into the Cartesian product of its axes, in the order they
+appear, each experiment named ``NAME/key=value,key=value`` (a list value joined by
+``+``). The whole plan is checked before anything runs; every mistake is one line naming
+the plan, the entry and the key.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from sim.config import ConfigError
+from sim.experiments import KINDS, Experiment, make_experiment
+
+TOP_KEYS = ("seed", "out", "strategy_files", *KINDS)
+COMMON_KEYS = ("name", "players", "deals", "seed", "match", "rules", "rule")
+KEYS = {
+    "simulate": (*COMMON_KEYS, "strategies"),
+    "compare": (*COMMON_KEYS, "a", "b", "sprt", "alpha", "beta"),
+    "tournament": (*COMMON_KEYS, "strategies"),
+}
+LIST_VALUED = ("strategies", "sprt", "rule")  # keys whose one value is a list: an axis is a list of lists
+REQUIRED = {"simulate": ("name", "players", "strategies", "deals"), "compare": ("name", "a", "b", "deals"),
+            "tournament": ("name", "strategies", "deals")}  # fmt: skip
+NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
+
+
+class PlanError(ConfigError):
+    """A mistake in a plan: one line naming the plan, the entry and the key."""
+
+
+@dataclass(frozen=True)
+class Plan:
+    path: Path
+    text: str  # the plan as written, copied into the study
+    out: str | None
+    experiments: tuple[Experiment, ...]
+
+
+def read_plan(path: str | Path) -> Plan:
+    """Reads, expands and checks a plan; PlanError for any mistake, before anything runs."""
+    path = Path(path)
+    if not path.is_file():
+        raise PlanError(f"{path}: no such plan file")
+    text = path.read_text()
+    try:
+        data = _toml().loads(text)
+    except Exception as error:  # noqa: BLE001 - tomllib's errors differ by version
+        raise PlanError(f"{path} is not valid TOML: {error}") from None
+    unknown = [key for key in data if key not in TOP_KEYS]
+    if unknown:
+        raise PlanError(f"{path}: unknown key or section {unknown[0]!r}; valid: seed, out, strategy_files, "
+                        "[[simulate]], [[compare]], [[tournament]]")  # fmt: skip
+    files = [str((path.parent / file).resolve()) for file in _list_of_strings(data.get("strategy_files", []), path, "strategy_files")]
+    experiments = []
+    for kind in KINDS:
+        entries = data.get(kind, [])
+        if not isinstance(entries, list):
+            raise PlanError(f"{path}: {kind} must be an array of tables, written [[{kind}]]")
+        for number, entry in enumerate(entries, start=1):
+            experiments += _expand(path, kind, number, entry, data.get("seed"), files)
+    if not experiments:
+        raise PlanError(f"{path}: the plan has no experiment; add a [[simulate]], [[compare]] or [[tournament]] entry")
+    seen = {}
+    for experiment in experiments:
+        if experiment.name in seen:
+            raise PlanError(f"{path}: the experiment name {experiment.name!r} is used twice ({seen[experiment.name]} "
+                            f"and {experiment.kind}); give each entry its own name")  # fmt: skip
+        seen[experiment.name] = experiment.kind
+    out = data.get("out")
+    if out is not None and not isinstance(out, str):
+        raise PlanError(f"{path}: out must be a folder path (a string), not {out!r}")
+    return Plan(path, text, out, tuple(experiments))
+
+
+def _toml():
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10
+        import tomli as tomllib
+    return tomllib
+
+
+def _expand(path: Path, kind: str, number: int, entry, seed, files) -> list[Experiment]:
+    """The experiments of one entry: the product of its axes, each checked."""
+    where = f"[[{kind}]] entry {number}"
+    if not isinstance(entry, dict):
+        raise PlanError(f"{path}: {where} is not a table")
+    entry = {key.replace("-", "_"): value for key, value in entry.items()}
+    if "name" in entry:
+        where += f" ({entry['name']!r})"
+    for key in entry:
+        if key not in KEYS[kind]:
+            raise PlanError(f"{path}: {where}: unknown key {key!r}; valid keys: {', '.join(KEYS[kind])}")
+    for key in REQUIRED[kind]:
+        if key not in entry:
+            raise PlanError(f"{path}: {where}: key {key!r} is missing")
+    if "seed" not in entry and seed is None:
+        raise PlanError(f"{path}: {where}: key 'seed' is missing (give it in the entry or at the top of the plan)")
+    name = entry["name"]
+    if not isinstance(name, str) or not NAME_PATTERN.fullmatch(name):
+        raise PlanError(f"{path}: {where}: name {name!r} must be letters, digits, '.', '-' and '_'")
+    values = {"seed": seed, **entry}
+    axes = _axes(path, where, values)
+    expanded = []
+    for choice in itertools.product(*(options for _, options in axes)):
+        chosen = dict(values, **{key: option for (key, _), option in zip(axes, choice)})
+        label = ",".join(f"{key.removeprefix('rules.')}={_show(option)}" for (key, _), option in zip(axes, choice))
+        expanded.append(_experiment(path, where, kind, f"{name}/{label}" if label else name, chosen, files))
+    return expanded
+
+
+def _axes(path: Path, where: str, values: dict) -> list[tuple[str, list]]:
+    """The grid axes of an entry, in the order they appear: (key, its values)."""
+    axes = []
+    for key, value in values.items():
+        if key == "rules":
+            if not isinstance(value, dict):
+                raise PlanError(f"{path}: {where}, key 'rules': give a table, e.g. rules = {{ trump_redeal = \"ace-three\" }}")
+            axes += [(f"rules.{rule}", option) for rule, option in value.items() if isinstance(option, list)]
+        elif key in LIST_VALUED:
+            if isinstance(value, list) and value and all(isinstance(item, list) for item in value):
+                axes.append((key, value))
+        elif isinstance(value, list):
+            axes.append((key, value))
+    for key, options in axes:
+        if not options:
+            raise PlanError(f"{path}: {where}, key {key!r}: an empty list gives no experiment")
+    return axes
+
+
+def _show(value) -> str:
+    return "+".join(map(str, value)) if isinstance(value, list) else str(value)
+
+
+def _experiment(path: Path, where: str, kind: str, name: str, values: dict, files) -> Experiment:
+    """One checked experiment; a mistake names its key."""
+    for key in ("players", "deals", "seed"):
+        if key in values and (not isinstance(values[key], int) or isinstance(values[key], bool)):
+            raise PlanError(f"{path}: {where}, key {key!r}: {values[key]!r} is not a whole number")
+    rules = [f"{rule}={values.get(f'rules.{rule}', value)}" for rule, value in values.get("rules", {}).items()]
+    rules += values.get("rule", [])
+    strategies = [values["a"], values["b"]] if kind == "compare" else values["strategies"]
+    try:
+        return make_experiment(
+            kind, players=values.get("players", 2), strategies=strategies, deals=values["deals"], seed=values["seed"],
+            rules=rules, strategy_files=files, match=values.get("match", "deal"), sprt=values.get("sprt"),
+            alpha=values.get("alpha", 0.05), beta=values.get("beta", 0.05), name=name,
+        )  # fmt: skip
+    except ConfigError as error:
+        raise PlanError(f"{path}: {where}, key {_key_of(str(error), kind)!r}: {error}") from None
+
+
+def _key_of(message: str, kind: str) -> str:
+    """Which key a configuration error is about, from the option or thing it names."""
+    for option in ("players", "deals", "seed", "match", "sprt", "alpha", "beta"):
+        if f"--{option}" in message:
+            return option
+    if "rule" in message:
+        return "rules"
+    if kind == "compare":
+        return "a, b"
+    return "strategies"
+
+
+def _list_of_strings(value, path: Path, key: str) -> list[str]:
+    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+        raise PlanError(f"{path}: {key} must be a list of strings")
+    return value
+
+
+def fingerprint(experiment: Experiment) -> dict:
+    """Everything that decides an experiment's results, as JSON: a study remembers it,
+    and a resumed study checks that it has not changed. A plug-in file counts by its
+    contents."""
+    config = experiment.config
+    return {
+        "kind": experiment.kind, "strategies": list(experiment.strategies), "players": config.players,
+        "deals": config.deals, "seed": config.seed, "rules": config.rules.for_table(config.players),
+        "match": config.match,
+        "sprt": None if experiment.sprt is None else [experiment.sprt.elo0, experiment.sprt.elo1,
+                                                      experiment.sprt.alpha, experiment.sprt.beta],
+        "strategy_files": [hashlib.sha1(Path(file).read_bytes()).hexdigest() for file in config.strategy_files],
+    }  # fmt: skip
+
+
+def plan_hash(experiments) -> str:
+    """One hash of every experiment's fingerprint."""
+    canonical = json.dumps([[e.name, fingerprint(e)] for e in experiments], sort_keys=True)
+    return hashlib.sha256(canonical.encode()).hexdigest()[:16]
+
