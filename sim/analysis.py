@@ -31,6 +31,7 @@ from sim.results import read_config
 from sim.stats import Z_95, score_against_copies
 
 TOURNAMENT_FILE = "_tournament.json"
+STUDY_FILE = "_study.json"
 
 
 @dataclass
@@ -75,9 +76,12 @@ class Results:
 
 
 def load(path: str | os.PathLike) -> Results:
-    """Reads a ``simulate`` or ``compare`` file, or a ``tournament`` folder (its pair files
-    gain a ``pair`` column: ``i_j``, the indices of A and B among the strategies)."""
+    """Reads a ``simulate`` or ``compare`` file, a ``tournament`` folder (its pair files
+    gain a ``pair`` column: ``i_j``, the indices of A and B among the strategies), or a
+    study's folder (``briscola batch``): a StudyResults."""
     path = Path(path)
+    if path.is_dir() and (path / STUDY_FILE).exists():
+        return load_study(path)
     if path.is_dir():
         summary_file = path / TOURNAMENT_FILE
         if not summary_file.exists():
@@ -96,6 +100,56 @@ def load(path: str | os.PathLike) -> Results:
     deals = pd.read_parquet(path)
     deals.attrs["match"] = config.get("match", "deal")  # how a match file's standing is counted
     return Results(deals, config, "compare" if "compare" in config else "simulate")
+
+
+@dataclass
+class StudyResults(Results):
+    """A study (``briscola batch``): every row of its chunks done (``deals``, with an
+    ``experiment`` column, and ``pair`` in tournaments), its status (``config``, as
+    ``briscola status --json`` prints it), and each experiment on its own."""
+
+    folder: Path = None
+
+    @property
+    def names(self) -> list[str]:
+        return [e["name"] for e in self.config["experiments"]]
+
+    @property
+    def partial(self) -> list[str]:
+        """The experiments not complete yet (partial or pending)."""
+        return [e["name"] for e in self.config["experiments"] if e["status"] != "complete"]
+
+    def experiment(self, name: str) -> Results:
+        """One experiment's rows and configuration, as its own command's file would hold
+        them: every function of this module works on it."""
+        entries = {e["name"]: e for e in json.loads((self.folder / STUDY_FILE).read_text())["experiments"]}
+        if name not in entries:
+            raise KeyError(f"no experiment {name!r} in {self.folder}; its experiments: {', '.join(entries)}")
+        entry, outcome = entries[name], {e["name"]: e for e in self.config["experiments"]}[name]
+        directory = self.folder / entry["directory"]
+        columns = entry["columns"] + (["pair"] if entry["kind"] == "tournament" else [])  # the pair: from its folder's name
+        parts = any(directory.rglob("*.parquet"))
+        deals = pd.read_parquet(directory, columns=columns) if parts else pd.DataFrame(columns=columns)
+        print_ = entry["fingerprint"]
+        config = {"players": print_["players"], "seed": print_["seed"], "rules": print_["rules"], "match": print_["match"],
+                  "status": outcome["status"], "summary": outcome["summary"] or {}}  # fmt: skip
+        if entry["kind"] == "compare":
+            config["compare"] = {"a": print_["strategies"][0], "b": print_["strategies"][1]}
+        if entry["kind"] == "tournament":
+            config.update({key: value for key, value in (outcome["summary"] or {}).items() if key in ("matrix", "ratings", "anchor")},
+                          strategies=print_["strategies"])  # fmt: skip
+        deals.attrs["match"] = print_["match"]
+        return Results(deals, config, entry["kind"])
+
+
+def load_study(folder: Path) -> StudyResults:
+    """A study's folder: what is done so far, even while it runs or after a crash."""
+    from sim.study import read_outcome
+
+    outcome = read_outcome(folder)
+    parts = any(folder.rglob("*.parquet"))
+    deals = pd.read_parquet(folder) if parts else pd.DataFrame()
+    return StudyResults(deals, outcome, "study", folder=folder)
 
 
 def side_scores(deals: pd.DataFrame, players: int) -> pd.DataFrame:

@@ -344,7 +344,7 @@ def _run_study(folder, study_plan, resume, backend, scheduler, workers, chunk_de
     _check_backend(backend, scheduler, workers)
     if chunk_deals is not None and chunk_deals < 1:
         raise ConfigError(f"--chunk-deals {chunk_deals} must be at least 1")
-    if not quiet and not resume:
+    if not quiet and not resume and chunk_deals is None:
         print("briscola: sizing chunks: a few deals of every experiment", file=sys.stderr)
     study = Study.open(folder, study_plan, rows=not summary_only, resume=resume, chunk_units=chunk_deals, threads=threads)
     lock = study.lock()
@@ -544,6 +544,7 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point: runs the app and maps known errors to one line and an exit code
     (with ``BRISCOLA_DEBUG=1``, the traceback comes first, the exit code is the same)."""
     from sim.config import ConfigError
+    from sim.study import ChunkFailed
 
     args = sys.argv[1:] if argv is None else list(argv)
     command = typer.main.get_command(app)
@@ -562,6 +563,8 @@ def main(argv: list[str] | None = None) -> int:
         return _fail(str(error), EXIT_BAD_INPUT)
     except (typer.Abort, KeyboardInterrupt):
         return _fail("interrupted", EXIT_INTERRUPTED)
+    except ChunkFailed as error:  # a study that could not finish: kept, resumable
+        return _fail(str(error), EXIT_FAILED)
     except Exception as error:  # noqa: BLE001 - the last line of defence: one line, no traceback
         if _raised_by_ctrl_c(error):  # e.g. an import that Ctrl-C stopped wraps it in a RuntimeError
             return _fail("interrupted", EXIT_INTERRUPTED)

@@ -1,0 +1,169 @@
+"""A study on Dask (``briscola batch PLAN --backend dask``): its chunks sent to the
+workers of a cluster with ``client.map``, their results written here.
+
+- ``--scheduler ADDRESS`` uses a running cluster; ``--workers N`` starts a LocalCluster of
+  N worker processes on this machine, one Dask thread each and this machine's cores
+  shared out to Numba's threads.
+- Workers need this project and its dependencies installed (``pip install
+  "briscola-sim[dask]"``); ``--strategy-file`` plug-ins travel with the chunks. No shared
+  file system is assumed: rows come back to this machine, which writes the study.
+- A chunk is a pure function of its range, so a worker that dies costs only its chunk:
+  Dask plays it again elsewhere. If Dask gives up on one, the chunks done are kept and
+  the run ends with ChunkFailed; ``--resume`` finishes the study.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import tempfile
+import time
+from dataclasses import replace
+from pathlib import Path
+
+from distributed import Client, LocalCluster, WorkerPlugin, as_completed
+
+from sim.chunks import Chunk, ChunkResult, run_chunk
+from sim.config import default_threads
+from sim.experiments import Experiment, with_threads
+from sim.study import ChunkFailed
+
+POLL_SECONDS = 0.2  # how often the waiting loop looks at Ctrl-C
+KILL_CHUNK = "BRISCOLA_TEST_KILL_CHUNK"  # tests: "EXPERIMENT|FIRST": the worker playing it exits,
+KILL_ONCE = "BRISCOLA_TEST_KILL_ONCE"  # once if this file does not exist yet (it is made then); always without it
+
+
+def run_on_dask(study, stop, on_progress=None, scheduler: str | None = None, workers: int | None = None) -> None:
+    """Plays the study's pending chunks on a Dask cluster and records each as it comes."""
+    pending = study.pending()
+    if not pending:
+        return
+    cluster = None
+    if scheduler is None:
+        cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None,
+                               silence_logs=logging.CRITICAL)  # its failures reach the user as one line  # fmt: skip
+    client = Client(scheduler or cluster)
+    try:
+        threads = _threads_per_worker(client, workers)
+        payloads = {chunk: _payload(experiment, chunk, study.rows, threads) for experiment, chunk in pending}
+        client.register_plugin(KernelsReady([_payload(e, Chunk(c.experiment, c.pair, 0, 1), False, threads)
+                                             for e, c in _first_of_each(pending)]))  # fmt: skip
+        futures = dict(zip(payloads, client.map(play_chunk, list(payloads.values()), pure=False)))
+        _collect(study, client, futures, stop, on_progress)
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()
+
+
+def _collect(study, client: Client, futures: dict, stop, on_progress) -> None:
+    """Records results as they come; cancels the chunks an SPRT no longer needs."""
+    chunk_of = {future.key: chunk for chunk, future in futures.items()}
+    finished = as_completed(list(futures.values()))
+    failures = []
+    while not finished.is_empty() and not stop.is_set():
+        if not finished.has_ready():
+            time.sleep(POLL_SECONDS)
+            continue
+        for future in finished.next_batch(block=False):
+            chunk = chunk_of[future.key]
+            state = study.by_name[chunk.experiment]
+            if future.cancelled() or chunk not in state.pending():
+                continue
+            try:
+                result: ChunkResult = future.result()
+            except Exception as error:  # noqa: BLE001 - the worker's error, or KilledWorker
+                failures.append((chunk, error))
+                continue
+            study.record(result)
+            if on_progress is not None:
+                on_progress(result.completed)
+            unneeded = [f for c, f in futures.items() if c.experiment == chunk.experiment and c not in state.pending()]
+            client.cancel(unneeded)
+    if stop.is_set():
+        client.cancel(list(futures.values()))
+    if failures:
+        chunk, error = failures[0]
+        reason = str(error).split(". ")[0].strip()
+        experiments = ", ".join(dict.fromkeys(repr(c.experiment) for c, _ in failures))
+        raise ChunkFailed(f"Dask gave up on {len(failures)} chunk(s) of {experiments} (first {chunk.label} of {chunk.experiment!r}: "
+                          f"{type(error).__name__}: {reason}); the chunks done are kept: run the batch again with --resume "
+                          "to finish the study")  # fmt: skip
+
+
+def _threads_per_worker(client: Client, workers: int | None) -> int | None:
+    """Numba threads per worker: this machine's cores shared by a local cluster's
+    workers; on a remote cluster, None: each worker uses its own machine's cores."""
+    if workers is None:
+        return None
+    return max(1, default_threads() // workers)
+
+
+def _first_of_each(pending):
+    seen = {}
+    for experiment, chunk in pending:
+        seen.setdefault(experiment.name, (experiment, chunk))
+    return list(seen.values())
+
+
+def _payload(experiment: Experiment, chunk: Chunk, rows: bool, threads: int | None) -> dict:
+    """What a worker needs to play a chunk: the experiment (with its plug-in files'
+    sources, as the worker may not see this machine's files) and the chunk."""
+    sources = {path: Path(path).read_text() for path in experiment.config.strategy_files}
+    return {"experiment": experiment, "chunk": chunk, "rows": rows, "threads": threads, "sources": sources}
+
+
+def play_chunk(payload: dict) -> ChunkResult:
+    """Runs on a worker: plays one chunk."""
+    chunk = payload["chunk"]
+    _maybe_die_for_a_test(chunk)
+    experiment = _on_this_worker(payload)
+    return run_chunk(experiment, chunk, payload["rows"])
+
+
+def _on_this_worker(payload: dict) -> Experiment:
+    """The experiment with its plug-in files written here and this worker's threads."""
+    experiment = payload["experiment"]
+    if payload["sources"]:
+        files = tuple(_local_copy(path, payload["sources"][path]) for path in experiment.config.strategy_files)
+        experiment = replace(experiment, config=replace(experiment.config, strategy_files=files))
+    return with_threads(experiment, payload["threads"] or default_threads())
+
+
+def _local_copy(path: str, source: str) -> str:
+    """A plug-in file's source written on this worker, once per content (the same path
+    for the same content, so Numba's cache finds its compiled functions again)."""
+    digest = hashlib.sha1(source.encode()).hexdigest()[:16]
+    local = Path(tempfile.gettempdir()) / "briscola-plugins" / digest / Path(path).name
+    if not local.exists():
+        local.parent.mkdir(parents=True, exist_ok=True)
+        temporary = local.with_name(f".{local.name}.{os.getpid()}.tmp")
+        temporary.write_text(source)
+        os.replace(temporary, local)
+    return str(local)
+
+
+def _maybe_die_for_a_test(chunk: Chunk) -> None:
+    """Fault injection for the tests: the worker playing the chosen chunk exits (once, or
+    every time)."""
+    target, marker = os.environ.get(KILL_CHUNK), os.environ.get(KILL_ONCE)
+    if target != f"{chunk.experiment}|{chunk.first}" or (marker and os.path.exists(marker)):
+        return
+    if marker:
+        Path(marker).write_text("killed once")
+    os._exit(1)
+
+
+class KernelsReady(WorkerPlugin):
+    """Loads (or compiles) every experiment's kernels on each worker as it starts, before
+    it gets chunks: one deal of each."""
+
+    name = "briscola-kernels-ready"
+
+    def __init__(self, payloads: list[dict]):
+        self.payloads = payloads
+
+    def setup(self, worker) -> None:
+        for payload in self.payloads:
+            run_chunk(_on_this_worker(payload), payload["chunk"], rows=False)

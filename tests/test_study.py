@@ -1,0 +1,255 @@
+"""Studies (``briscola batch``): plans checked before anything runs, chunks equal to the
+commands' own rows, resume after a crash, and the same dataset on a real Dask cluster
+with a worker killed mid-run."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+import sim
+from tests.test_cli import REPO, run_cli
+
+PLAN = """
+seed = 11
+
+[[simulate]]
+name = "teams"
+players = 4
+strategies = ["greedy", "random"]
+deals = 6000
+rules = { trump_redeal = "ace-three" }
+
+[[compare]]
+name = "duel"
+a = ["expert", "hoarder"]
+b = "greedy"
+deals = 3000
+sprt = [0, 40]
+
+[[compare]]
+name = "three"
+a = "greedy"
+b = "random"
+players = 3
+deals = 900
+match = "best-of-3"
+
+[[tournament]]
+name = "league"
+strategies = ["random", "greedy", "highest"]
+deals = 1500
+"""
+
+
+def write_plan(folder: Path, text: str = PLAN) -> Path:
+    path = folder / "plan.toml"
+    path.write_text(text)
+    return path
+
+
+def batch(folder: Path, *args, env=None):
+    return run_cli("batch", "plan.toml", *args, cwd=folder, env={"PYTHONPATH": str(REPO), **(env or {})})
+
+
+def dataset(study: Path) -> pd.DataFrame:
+    """Every row of a study, in a canonical order (chunks may finish in any order)."""
+    frame = pd.read_parquet(study)
+    frame["experiment"] = frame["experiment"].astype(str)
+    frame["pair"] = frame["pair"].astype(str)
+    order = [c for c in ("experiment", "pair", "deal", "game") if c in frame]
+    return frame.sort_values(order).reset_index(drop=True)
+
+
+def summaries(study: Path) -> dict:
+    """Every experiment's summary, less its timings."""
+    outcome = json.loads(run_cli("status", str(study), "--json", env={"PYTHONPATH": str(REPO)}).stdout)
+    return {e["name"]: {k: v for k, v in (e["summary"] or {}).items() if k not in ("seconds", "deals_per_second")}
+            for e in outcome["experiments"]}  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory):
+    """The plan's study run at once on this machine, in chunks of 1,000."""
+    folder = tmp_path_factory.mktemp("reference")
+    write_plan(folder)
+    result = batch(folder, "--out", "study", "--chunk-deals", "1000", "--json", "--quiet")
+    assert result.returncode == 0, result.stderr
+    return folder / "study", json.loads(result.stdout)
+
+
+def test_a_study_holds_what_each_command_writes(reference, tmp_path):
+    study, outcome = reference
+    assert outcome["status"] == "complete"
+    names = [e["name"] for e in outcome["experiments"]]
+    assert names == ["teams", "duel/a=expert", "duel/a=hoarder", "three", "league"]
+    env = {"PYTHONPATH": str(REPO)}
+    commands = {
+        "teams": ["simulate", "--players", "4", "--strategies", "greedy,random", "--deals", "6000", "--seed", "11",
+                  "--rule", "trump_redeal=ace-three"],
+        "duel/a=hoarder": ["compare", "hoarder", "greedy", "--deals", "3000", "--seed", "11", "--sprt", "0,40"],
+        "three": ["compare", "greedy", "random", "--players", "3", "--deals", "900", "--seed", "11", "--match", "best-of-3"],
+    }  # fmt: skip
+    loaded = sim.load(study)
+    for name, command in commands.items():
+        out = tmp_path / f"{command[0]}-{len(list(tmp_path.iterdir()))}.parquet"
+        ran = run_cli(*command, "--out", str(out), "--json", "--quiet", env=env)
+        assert ran.returncode == 0, ran.stderr
+        printed = json.loads(ran.stdout)
+        experiment = loaded.experiment(name)
+        pd.testing.assert_frame_equal(experiment.deals.reset_index(drop=True), pd.read_parquet(out), check_categorical=False)
+        mine = {e["name"]: e for e in outcome["experiments"]}[name]["summary"]
+        for key in printed:
+            if key not in ("seconds", "deals_per_second"):
+                assert mine[key] == printed[key], (name, key)
+    league = loaded.experiment("league")
+    tournament = json.loads(run_cli("tournament", "random", "greedy", "highest", "--deals", "1500", "--seed", "11",
+                                    "--summary-only", "--json", env=env).stdout)  # fmt: skip
+    assert {e["name"]: e for e in outcome["experiments"]}["league"]["summary"] == tournament
+    assert sorted(league.deals["pair"].astype(str).unique()) == ["0_1", "0_2", "1_2"]
+
+
+def test_an_sprt_stops_where_the_command_stops_whatever_the_chunks(reference, tmp_path):
+    study, outcome = reference
+    duel = {e["name"]: e for e in outcome["experiments"]}["duel/a=expert"]["summary"]
+    printed = json.loads(run_cli("compare", "expert", "greedy", "--deals", "3000", "--seed", "11", "--sprt", "0,40",
+                                 "--summary-only", "--json", env={"PYTHONPATH": str(REPO)}).stdout)  # fmt: skip
+    assert duel == printed and printed["deals"] < 3000  # decided early
+    write_plan(tmp_path)
+    result = batch(tmp_path, "--out", "coarse", "--chunk-deals", "2500", "--quiet")  # a decision inside a chunk
+    assert result.returncode == 0, result.stderr
+    pd.testing.assert_frame_equal(dataset(tmp_path / "coarse"), dataset(study))
+    assert summaries(tmp_path / "coarse") == summaries(study)
+
+
+def test_summary_only_keeps_exact_summaries_and_no_rows(reference, tmp_path):
+    study, _ = reference
+    write_plan(tmp_path)
+    result = batch(tmp_path, "--out", "light", "--chunk-deals", "700", "--summary-only", "--quiet")
+    assert result.returncode == 0, result.stderr
+    assert not list((tmp_path / "light").rglob("*.parquet"))
+    assert summaries(tmp_path / "light") == summaries(study)
+
+
+def start_batch(folder: Path, *args, env=None) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", "sim.cli", "batch", "plan.toml", *args], cwd=folder,
+                            env={**os.environ, "PYTHONPATH": str(REPO), **(env or {})},
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
+
+
+def test_a_study_killed_at_a_random_point_resumes_to_the_same_dataset(reference, tmp_path):
+    study, _ = reference
+    write_plan(tmp_path)
+    process = start_batch(tmp_path, "--out", "study", "--chunk-deals", "300", "--quiet")
+    deadline = time.monotonic() + 120
+    while len(list((tmp_path / "study").rglob("_chunks/*.json"))) < 3:
+        assert time.monotonic() < deadline and process.poll() is None, "the study never got going"
+        time.sleep(0.05)
+    time.sleep(random.Random(7).uniform(0, 1.5))  # a random point, the same on every run of the test
+    process.kill()
+    process.communicate()
+    assert process.returncode == -signal.SIGKILL
+    partial = sim.load(tmp_path / "study")
+    assert partial.partial  # readable at once, and says what is missing
+    result = batch(tmp_path, "--out", "study", "--resume", "--quiet")
+    assert result.returncode == 0, result.stderr
+    pd.testing.assert_frame_equal(dataset(tmp_path / "study"), dataset(study))
+    assert summaries(tmp_path / "study") == summaries(study)
+    assert not list((tmp_path / "study").rglob(".*.tmp"))
+    lost = sorted((tmp_path / "study").rglob("part-*.parquet"))[5]
+    lost.unlink()  # a chunk's rows gone: played again
+    result = batch(tmp_path, "--out", "study", "--resume", "--quiet")
+    assert result.returncode == 0 and lost.exists()
+    pd.testing.assert_frame_equal(dataset(tmp_path / "study"), dataset(study))
+
+
+def test_resume_refuses_a_changed_plan_and_a_study_is_not_overwritten(reference, tmp_path):
+    write_plan(tmp_path)
+    assert batch(tmp_path, "--out", "study", "--chunk-deals", "1000", "--quiet").returncode == 0
+    again = batch(tmp_path, "--out", "study", "--quiet")
+    assert again.returncode == 2 and "pass --resume" in again.stderr
+    write_plan(tmp_path, PLAN.replace("deals = 6000", "deals = 7000"))
+    changed = batch(tmp_path, "--out", "study", "--resume", "--quiet")
+    assert changed.returncode == 2 and len(changed.stderr.strip().splitlines()) == 1
+    assert "experiment 'teams': deals 6000 -> 7000" in changed.stderr
+
+
+BAD_PLANS = [
+    ("seed = 1\n[[simulation]]\nname = 'x'\n", "unknown key or section 'simulation'"),
+    ("seed = 1\n[[simulate]]\nname = 'x'\nplayers = 2\nstrategies = ['greedy']\ndeals = 10\ncolour = 'red'\n",
+     "[[simulate]] entry 1 ('x'): unknown key 'colour'; valid keys: name, players"),
+    ("seed = 1\n[[compare]]\nname = 'x'\na = 'greedy'\ndeals = 10\n", "[[compare]] entry 1 ('x'): key 'b' is missing"),
+    ("[[compare]]\nname = 'x'\na = 'greedy'\nb = 'random'\ndeals = 10\n", "key 'seed' is missing"),
+    ("seed = 1\n[[compare]]\nname = 'x'\na = 'greedy'\nb = 'nosuch'\ndeals = 10\n",
+     "key 'a, b': unknown strategy 'nosuch'; valid strategies: expert"),
+    ("seed = 1\n[[compare]]\nname = 'x'\na = 'pimc:samples=0'\nb = 'random'\ndeals = 10\n", "out of range; valid: int in [1, 4096]"),
+    ("seed = 1\n[[simulate]]\nname = 'x'\nplayers = 2\nstrategies = ['greedy']\ndeals = 10\nrules = { colour = 'red' }\n",
+     "key 'rules': unknown rule 'colour'"),
+    ("seed = 1\n[[simulate]]\nname = 'x'\nplayers = 2\nstrategies = ['greedy']\ndeals = 10\nrules = { partner_view = 'none' }\n",
+     "applies to 4, 6 players only"),
+    ("seed = 1\n[[simulate]]\nname = 'x'\nplayers = [2, 5]\nstrategies = ['greedy']\ndeals = 10\n",
+     "key 'players': --players 5 is not a Briscola table; valid: 2, 3, 4, 6"),
+    ("seed = 1\n[[simulate]]\nname = 'x'\nplayers = 2\nstrategies = ['greedy']\ndeals = 0\n", "key 'deals': --deals 0 must be at least 1"),
+    ("seed = 1\n[[compare]]\nname = 'x'\na = 'greedy'\nb = 'random'\ndeals = 10\nsprt = [10, 0]\n", "key 'sprt'"),
+    ("seed = 1\n[[compare]]\nname = 'x'\na = 'greedy'\nb = 'random'\ndeals = 10\nmatch = 'best-of-4'\n", "key 'match'"),
+    ("seed = 1\n[[compare]]\nname = 'x'\na = 'greedy'\nb = 'random'\ndeals = 10\n[[tournament]]\nname = 'x'\n"
+     "strategies = ['greedy', 'random']\ndeals = 10\n", "the experiment name 'x' is used twice"),
+    ("seed = 1\n[[compare]]\nname = 'x/y'\na = 'greedy'\nb = 'random'\ndeals = 10\n", "must be letters, digits"),
+    ("seed = 1\n[[compare]]\nname = 'x'\na = []\nb = 'random'\ndeals = 10\n", "an empty list gives no experiment"),
+    ("seed = 1\n[[compare]\n", "is not valid TOML"),
+    ("seed = 1\n", "the plan has no experiment"),
+]
+
+
+@pytest.mark.parametrize("text, message", BAD_PLANS)
+def test_a_bad_plan_gets_one_line_naming_the_plan_entry_and_key_and_writes_nothing(tmp_path, text, message):
+    write_plan(tmp_path, text)
+    result = batch(tmp_path, "--out", "study")
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and "plan.toml" in lines[0] and message in lines[0], result.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["plan.toml"]
+
+
+def test_backend_options_are_checked(tmp_path):
+    write_plan(tmp_path)
+    for args, message in ((["--backend", "spark"], "is not a backend"), (["--workers", "2"], "are for --backend dask"),
+                          (["--backend", "dask"], "--scheduler ADDRESS (a running cluster) or --workers N")):  # fmt: skip
+        result = batch(tmp_path, "--out", "study", *args)
+        assert result.returncode == 2 and message in result.stderr and not (tmp_path / "study").exists()
+
+
+def test_a_local_dask_cluster_gives_the_same_study_even_when_a_worker_dies(reference, tmp_path):
+    study, _ = reference
+    write_plan(tmp_path)
+    kill = {"BRISCOLA_TEST_KILL_CHUNK": "teams|2000", "BRISCOLA_TEST_KILL_ONCE": str(tmp_path / "killed")}
+    result = batch(tmp_path, "--out", "dask", "--chunk-deals", "1000", "--backend", "dask", "--workers", "2", "--json",
+                   "--quiet", env=kill)  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert (tmp_path / "killed").exists()  # a worker really died, playing a chunk of 'teams'
+    pd.testing.assert_frame_equal(dataset(tmp_path / "dask"), dataset(study))
+    assert summaries(tmp_path / "dask") == summaries(study)
+    status = json.loads(run_cli("status", "dask", "--json", env={"PYTHONPATH": str(REPO)}, cwd=tmp_path).stdout)
+    assert status == json.loads(result.stdout)  # status prints what batch printed
+
+
+def test_a_chunk_dask_gives_up_on_ends_the_run_resumably(reference, tmp_path):
+    study, _ = reference
+    write_plan(tmp_path)
+    always = {"BRISCOLA_TEST_KILL_CHUNK": "league|1000"}  # its worker dies every time it plays it
+    failed = batch(tmp_path, "--out", "dask", "--chunk-deals", "1000", "--backend", "dask", "--workers", "2", "--quiet", env=always)
+    assert failed.returncode == 1 and "Traceback" not in failed.stderr
+    assert "league" in failed.stderr and "--resume" in failed.stderr and len(failed.stderr.strip().splitlines()) == 1
+    assert sim.load(tmp_path / "dask").partial == ["league"]
+    resumed = batch(tmp_path, "--out", "dask", "--resume", "--quiet")
+    assert resumed.returncode == 0, resumed.stderr
+    pd.testing.assert_frame_equal(dataset(tmp_path / "dask"), dataset(study))
