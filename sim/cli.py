@@ -150,6 +150,18 @@ MatchOption = Annotated[
 ]
 
 
+BackendOption = Annotated[
+    str, typer.Option(help="local (this machine) or dask (a Dask cluster: --scheduler or --workers).", metavar="NAME",
+                      autocompletion=_complete_from(("local", "dask")))  # fmt: skip
+]
+SchedulerOption = Annotated[
+    Optional[str], typer.Option(help="With --backend dask: the address of a running scheduler.", metavar="ADDRESS")
+]
+WorkersOption = Annotated[
+    Optional[int], typer.Option(help="With --backend dask: start a local cluster of N worker processes.", metavar="N")
+]
+
+
 def _deals_option(help: str):
     return typer.Option(help=help, parser=parse_count, metavar="N", show_default=False)
 
@@ -186,9 +198,19 @@ def simulate(
     json_output: JsonOption = False,
     quiet: QuietOption = False,
     strategy_file: StrategyFileOption = None,
+    backend: BackendOption = "local",
+    scheduler: SchedulerOption = None,
+    workers: WorkersOption = None,
 ) -> None:
     """Play deals with a strategy per seat; write one Parquet row per deal and print a summary."""
-    config = _experiment("simulate", strategies, players, deals, seed, rule, threads, strategy_file, match, quiet).config
+    experiment = _experiment("simulate", strategies, players, deals, seed, rule, threads, strategy_file, match, quiet)
+    if trace is not None and backend != "local":
+        from sim.config import ConfigError
+
+        raise ConfigError("--trace is for --backend local: a trace is for auditing small runs")
+    if _as_study(experiment, out, summary_only, backend, scheduler, workers, threads, json_output, quiet):
+        return
+    config = experiment.config
     from sim.runner import default_out_path, run_simulation
 
     out = _output(out, summary_only, lambda: default_out_path(config))
@@ -226,10 +248,15 @@ def compare(
     json_output: JsonOption = False,
     quiet: QuietOption = False,
     strategy_file: StrategyFileOption = None,
+    backend: BackendOption = "local",
+    scheduler: SchedulerOption = None,
+    workers: WorkersOption = None,
 ) -> None:
     """Is A better than B? Duplicate deals from every seating, score and Elo with intervals, optional SPRT."""
     experiment = _experiment("compare", [a, b], players, deals, seed, rule, threads, strategy_file, match, quiet,
                              sprt=sprt, alpha=alpha, beta=beta)  # fmt: skip
+    if _as_study(experiment, out, summary_only, backend, scheduler, workers, threads, json_output, quiet):
+        return
     (a, b), base, test = experiment.strategies, experiment.config, experiment.sprt
     from sim.compare import default_compare_path, run_comparison
 
@@ -284,9 +311,14 @@ def tournament(
     json_output: JsonOption = False,
     quiet: QuietOption = False,
     strategy_file: StrategyFileOption = None,
+    backend: BackendOption = "local",
+    scheduler: SchedulerOption = None,
+    workers: WorkersOption = None,
 ) -> None:
     """Every pair compared on the same duplicate deals: the score matrix and a rating per strategy."""
     experiment = _experiment("tournament", strategies, players, deals, seed, rule, threads, strategy_file, match, quiet)
+    if _as_study(experiment, out, summary_only, backend, scheduler, workers, threads, json_output, quiet):
+        return
     names, base = list(experiment.strategies), experiment.config
     from sim.tournament import default_tournament_path, run_tournament
 
@@ -297,18 +329,6 @@ def tournament(
     from sim.report import print_tournament, tournament_dict
 
     _show(outcome, json_output, tournament_dict, print_tournament, quiet)
-
-
-BackendOption = Annotated[
-    str, typer.Option(help="local (this machine) or dask (a Dask cluster: --scheduler or --workers).", metavar="NAME",
-                      autocompletion=_complete_from(("local", "dask")))  # fmt: skip
-]
-SchedulerOption = Annotated[
-    Optional[str], typer.Option(help="With --backend dask: the address of a running scheduler.", metavar="ADDRESS")
-]
-WorkersOption = Annotated[
-    Optional[int], typer.Option(help="With --backend dask: start a local cluster of N worker processes.", metavar="N")
-]
 
 
 @app.command(cls=_Command)
@@ -332,11 +352,16 @@ def batch(
 
     study_plan = read_plan(plan)
     folder = out or Path(study_plan.out or Path("results") / plan.stem)
-    _run_study(folder, study_plan, resume, backend, scheduler, workers, chunk_deals, threads, summary_only, json_output, quiet)
+    outcome, interrupted = _run_study(folder, study_plan, resume, backend, scheduler, workers, chunk_deals, threads,
+                                      summary_only, quiet)  # fmt: skip
+    _show_study(outcome, json_output, quiet)
+    if interrupted:
+        raise typer.Exit(EXIT_INTERRUPTED)
 
 
-def _run_study(folder, study_plan, resume, backend, scheduler, workers, chunk_deals, threads, summary_only, json_output, quiet):
-    """Opens (or resumes) the study, plays what is missing, prints its outcome."""
+def _run_study(folder, study_plan, resume, backend, scheduler, workers, chunk_deals, threads, summary_only, quiet):
+    """Opens (or resumes) the study, plays what is missing; returns its outcome (what
+    ``batch --json`` prints) and whether Ctrl-C stopped it."""
     from sim.config import ConfigError
     from sim.interrupt import deferred_interrupt
     from sim.study import Study, run_locally
@@ -361,9 +386,59 @@ def _run_study(folder, study_plan, resume, backend, scheduler, workers, chunk_de
     finally:
         study.save()
         lock.close()
-    _show_study(study.outcome(), json_output, quiet)
-    if stop.is_set():
+    return study.outcome(), stop.is_set()
+
+
+def _as_study(experiment, out, summary_only, backend, scheduler, workers, threads, json_output, quiet) -> bool:
+    """Runs a command's experiment as a one-experiment study when a backend other than
+    this process is asked for; prints the command's own summary. False if not asked."""
+    if backend == "local" and scheduler is None and workers is None:
+        return False
+    import shutil
+    import tempfile
+
+    from sim.config import ConfigError
+    from sim.plan import Plan
+
+    if out is not None and summary_only:
+        raise ConfigError("--summary-only writes no output; drop --out or --summary-only")
+    from dataclasses import replace
+
+    experiment = replace(experiment, name=experiment.kind)
+    folder = Path(tempfile.mkdtemp(prefix="briscola-")) / "study" if summary_only else _study_folder(experiment, out)
+    plan = Plan(folder / "_plan.toml", f"# {experiment.kind}, run with --backend {backend}\n", None, (experiment,))
+    try:
+        outcome, interrupted = _run_study(folder, plan, False, backend, scheduler, workers, None, threads, summary_only, quiet)
+    finally:
+        if summary_only:
+            shutil.rmtree(folder.parent, ignore_errors=True)
+    summary = outcome["experiments"][0]["summary"]
+    if json_output:
+        print(json.dumps(summary))
+    elif summary is not None:
+        from sim.report import show_compare, show_simulate, show_tournament
+
+        show = {"simulate": show_simulate, "compare": show_compare, "tournament": show_tournament}[experiment.kind]
+        show(summary, interrupted)
+    if not quiet and not summary_only:
+        print(f"wrote the study {folder} ({outcome['status']}); read it with sim.load", file=sys.stderr)
+    if interrupted:
         raise typer.Exit(EXIT_INTERRUPTED)
+    return True
+
+
+def _study_folder(experiment, out: str | None) -> Path:
+    """A one-experiment study's folder: --out, or the command's default name as a folder."""
+    from sim.compare import default_compare_path
+    from sim.runner import default_out_path
+    from sim.tournament import default_tournament_path
+
+    if out is not None:
+        return Path(out)
+    config, names = experiment.config, list(experiment.strategies)
+    default = {"simulate": lambda: default_out_path(config), "compare": lambda: default_compare_path(config, *names),
+               "tournament": lambda: default_tournament_path(config, names)}[experiment.kind]()  # fmt: skip
+    return default.with_suffix("") if default.suffix == ".parquet" else default
 
 
 def _check_backend(backend: str, scheduler, workers) -> None:

@@ -77,6 +77,7 @@ def _collect(study, client: Client, futures: dict, stop, on_progress) -> None:
                 failures.append((chunk, error))
                 continue
             study.record(result)
+            future.release()  # its rows are written: the cluster may forget them
             if on_progress is not None:
                 on_progress(result.completed)
             unneeded = [f for c, f in futures.items() if c.experiment == chunk.experiment and c not in state.pending()]

@@ -489,15 +489,16 @@ def run_locally(study: Study, stop, on_progress=None) -> None:
 def calibrate(experiment: Experiment) -> int:
     """Units per chunk: about CHUNK_SECONDS of this machine's work, measured by playing a
     few deals (which also readies the kernels), rounded down to 1, 2 or 5 times a power
-    of ten, at most MAX_CHUNK_UNITS."""
+    of ten, at most MAX_CHUNK_UNITS. Measuring stops as soon as the answer is known: at
+    CALIBRATION_SECONDS, or once even the fastest rate seen would fill the largest chunk."""
     chunk = chunks_of(experiment, experiment.config.deals)[0]
-    n, seconds = 8, 0.0
-    while seconds < CALIBRATION_SECONDS and n < experiment.config.deals:
+    n, seconds, rate = 2, 0.0, 0.0
+    while seconds < CALIBRATION_SECONDS and n < experiment.config.deals and rate * CHUNK_SECONDS < MAX_CHUNK_UNITS:
         n *= 4
         started = time.perf_counter()
         run_chunk(experiment, Chunk(chunk.experiment, chunk.pair, 0, min(n, experiment.config.deals)), rows=False)
         seconds = time.perf_counter() - started
-    rate = n / max(seconds, 1e-6)
+        rate = n / max(seconds, 1e-6)
     return _round_down(min(MAX_CHUNK_UNITS, max(1, rate * CHUNK_SECONDS)))
 
 

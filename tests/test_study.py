@@ -253,3 +253,14 @@ def test_a_chunk_dask_gives_up_on_ends_the_run_resumably(reference, tmp_path):
     resumed = batch(tmp_path, "--out", "dask", "--resume", "--quiet")
     assert resumed.returncode == 0, resumed.stderr
     pd.testing.assert_frame_equal(dataset(tmp_path / "dask"), dataset(study))
+
+
+def test_the_commands_run_on_dask_as_one_experiment_studies(tmp_path):
+    env = {"PYTHONPATH": str(REPO)}
+    command = ["compare", "expert", "greedy", "--players", "3", "--deals", "1500", "--seed", "3", "--json", "--quiet"]
+    here = json.loads(run_cli(*command, "--summary-only", env=env, cwd=tmp_path).stdout)
+    there = run_cli(*command, "--backend", "dask", "--workers", "2", env=env, cwd=tmp_path)
+    assert there.returncode == 0, there.stderr
+    assert json.loads(there.stdout) == here
+    study = sim.load(tmp_path / "results" / "compare_3p_expert-vs-greedy_seed3_1500deals")
+    assert study.names == ["compare"] and not study.partial and len(study.deals) == 3 * 1500
