@@ -618,8 +618,7 @@ class _progress:
 def main(argv: list[str] | None = None) -> int:
     """Entry point: runs the app and maps known errors to one line and an exit code
     (with ``BRISCOLA_DEBUG=1``, the traceback comes first, the exit code is the same)."""
-    from sim.config import ConfigError
-    from sim.study import ChunkFailed
+    from sim.config import ChunkFailed, ConfigError
 
     args = sys.argv[1:] if argv is None else list(argv)
     command = typer.main.get_command(app)

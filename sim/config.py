@@ -39,6 +39,11 @@ class ConfigError(ValueError):
     """Bad input from the user: the message is one line, fit to show as it is."""
 
 
+class ChunkFailed(RuntimeError):
+    """A chunk of a study could not be played (Dask gave up on it); the chunks done are
+    kept and the study can be resumed. The message is one line, fit to show as it is."""
+
+
 @dataclass(frozen=True)
 class Rules:
     """The rule options of a run (see the README for what each one does)."""

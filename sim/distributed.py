@@ -27,7 +27,7 @@ from distributed import Client, LocalCluster, WorkerPlugin, as_completed
 from sim.chunks import Chunk, ChunkResult, run_chunk
 from sim.config import default_threads
 from sim.experiments import Experiment, with_threads
-from sim.study import ChunkFailed
+from sim.config import ChunkFailed
 
 POLL_SECONDS = 0.2  # how often the waiting loop looks at Ctrl-C
 KILL_CHUNK = "BRISCOLA_TEST_KILL_CHUNK"  # tests: "EXPERIMENT|FIRST": the worker playing it exits,

@@ -45,11 +45,6 @@ MAX_CHUNK_UNITS = 2_000_000  # and at most this many deals (its rows are held in
 CALIBRATION_SECONDS = 0.5
 
 
-class ChunkFailed(RuntimeError):
-    """A chunk could not be played (Dask gave up on it); the chunks done are kept and the
-    study can be resumed."""
-
-
 def experiment_dir(folder: Path, name: str) -> Path:
     """An experiment's folder: ``experiment=NAME`` (NAME percent-encoded, as Parquet
     readers decode hive partitions, so the ``experiment`` column reads NAME itself)."""
