@@ -378,9 +378,7 @@ def _run_study(folder, study_plan, resume, backend, scheduler, workers, chunk_de
     try:
         with deferred_interrupt() as stop, _progress(total, not quiet and sys.stderr.isatty(), done) as advance:
             if backend == "dask":
-                from sim.distributed import run_on_dask
-
-                run_on_dask(study, stop, advance, scheduler=scheduler, workers=workers)
+                _dask_runner()(study, stop, advance, scheduler=scheduler, workers=workers)
             else:
                 run_locally(study, stop, advance)
     finally:
@@ -439,6 +437,17 @@ def _study_folder(experiment, out: str | None) -> Path:
     default = {"simulate": lambda: default_out_path(config), "compare": lambda: default_compare_path(config, *names),
                "tournament": lambda: default_tournament_path(config, names)}[experiment.kind]()  # fmt: skip
     return default.with_suffix("") if default.suffix == ".parquet" else default
+
+
+def _dask_runner():
+    from sim.config import ConfigError
+
+    try:
+        from sim.distributed import run_on_dask
+    except ImportError as error:
+        raise ConfigError(f"--backend dask needs Dask ({error}): pip install \"briscola-sim[dask]\", "
+                          "or pip install -e \".[dask]\" in a clone") from None  # fmt: skip
+    return run_on_dask
 
 
 def _check_backend(backend: str, scheduler, workers) -> None:

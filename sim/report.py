@@ -328,16 +328,33 @@ def show_study(outcome: dict) -> None:
     from rich.table import Table
 
     table = Table(title=f"Study {outcome['out']}: {outcome['status']}", title_justify="left")
-    for column in ("experiment", "kind", "status", "chunks", "deals", "work time", "result so far"):
-        table.add_column(column, justify="right" if column in ("chunks", "deals", "work time") else "left", no_wrap=True)
+    numbers = ("chunks", "deals", "work done", "work left")
+    for column in ("experiment", "kind", "status", *numbers, "result so far"):
+        table.add_column(column, justify="right" if column in numbers else "left", no_wrap=True)
     for experiment in outcome["experiments"]:
         table.add_row(
             experiment["name"], experiment["kind"], experiment["status"],
             f"{experiment['chunks_done']}/{experiment['chunks']}",
-            f"{experiment['units_done']:,}/{experiment['units']:,}", f"{experiment['seconds']:,.0f} s",
-            _headline(experiment["kind"], experiment["summary"]),
+            f"{experiment['units_done']:,}/{experiment['units']:,}", _duration(experiment["seconds"]),
+            _work_left(experiment), _headline(experiment["kind"], experiment["summary"]),
         )  # fmt: skip
-    _print_table(table, "deals count matches with a match format; a tournament's, those of every pair")
+    _print_table(table, "deals count matches with a match format, and a tournament's those of every pair; work is the "
+                        "chunks' time on one worker: with N workers, expect about 1/N of what is left")  # fmt: skip
+
+
+def _work_left(experiment: dict) -> str:
+    """The time the chunks left would take at the speed of those done."""
+    if experiment["status"] == "complete":
+        return "-"
+    if not experiment["units_done"]:
+        return "?"
+    per_unit = experiment["seconds"] / experiment["units_done"]
+    return _duration(per_unit * (experiment["units"] - experiment["units_done"]))
+
+
+def _duration(seconds: float) -> str:
+    hours, rest = divmod(int(round(seconds)), 3600)
+    return f"{hours}h{rest // 60:02d}m" if hours else f"{rest // 60}m{rest % 60:02d}s" if rest >= 60 else f"{rest}s"
 
 
 def _headline(kind: str, summary: dict | None) -> str:

@@ -264,3 +264,15 @@ def test_the_commands_run_on_dask_as_one_experiment_studies(tmp_path):
     assert json.loads(there.stdout) == here
     study = sim.load(tmp_path / "results" / "compare_3p_expert-vs-greedy_seed3_1500deals")
     assert study.names == ["compare"] and not study.partial and len(study.deals) == 3 * 1500
+
+
+def test_the_documented_study_plan_reads_as_the_docs_say():
+    from sim.plan import read_plan
+
+    plan = read_plan(REPO / "examples" / "pimc-study.toml")
+    names = [experiment.name for experiment in plan.experiments]
+    assert names == ["baseline-4p", "pimc-vs-expert/a=pimc:samples=16,players=2", "pimc-vs-expert/a=pimc:samples=16,players=4",
+                     "pimc-vs-expert/a=pimc:samples=64,players=2", "pimc-vs-expert/a=pimc:samples=64,players=4",
+                     "rule-based-2p"]  # fmt: skip
+    docs = (REPO / "docs" / "studies.md").read_text()
+    assert all(f"| {name} |" in docs for name in names)
