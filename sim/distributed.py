@@ -41,6 +41,9 @@ def run_on_dask(study, stop, on_progress=None, scheduler: str | None = None, wor
         return
     cluster = None
     if scheduler is None:
+        # Workers restarted after a death log to stderr unless told not to from their start:
+        # their failures reach the user as one line of ours.
+        os.environ.setdefault("DASK_LOGGING__DISTRIBUTED", "critical")
         cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None,
                                silence_logs=logging.CRITICAL)  # its failures reach the user as one line  # fmt: skip
     client = Client(scheduler or cluster)
