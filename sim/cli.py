@@ -395,8 +395,8 @@ def _as_study(experiment, out, summary_only, backend, scheduler, workers, thread
     import shutil
     import tempfile
 
-    from sim.config import ConfigError
-    from sim.plan import Plan
+    from sim.config import ChunkFailed, ConfigError
+    from sim.plan import Plan, plan_text
 
     if out is not None and summary_only:
         raise ConfigError("--summary-only writes no output; drop --out or --summary-only")
@@ -404,9 +404,12 @@ def _as_study(experiment, out, summary_only, backend, scheduler, workers, thread
 
     experiment = replace(experiment, name=experiment.kind)
     folder = Path(tempfile.mkdtemp(prefix="briscola-")) / "study" if summary_only else _study_folder(experiment, out)
-    plan = Plan(folder / "_plan.toml", f"# {experiment.kind}, run with --backend {backend}\n", None, (experiment,))
+    text = plan_text(experiment, f"briscola {experiment.kind}, run as a study: briscola batch _plan.toml --out FOLDER --resume continues it")
+    plan = Plan(folder / "_plan.toml", text, None, (experiment,))
     try:
         outcome, interrupted = _run_study(folder, plan, False, backend, scheduler, workers, None, threads, summary_only, quiet)
+    except ChunkFailed as error:
+        raise ChunkFailed(f"{error}: briscola batch {folder / '_plan.toml'} --out {folder} --resume") from None
     finally:
         if summary_only:
             shutil.rmtree(folder.parent, ignore_errors=True)

@@ -29,7 +29,7 @@ import hashlib
 import itertools
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from sim.config import ConfigError
@@ -192,11 +192,35 @@ def _list_of_strings(value, path: Path, key: str) -> list[str]:
     return value
 
 
+def plan_text(experiment: Experiment, comment: str) -> str:
+    """A plan of this one experiment, which ``read_plan`` reads back to the same (so
+    that a one-experiment study can be resumed with ``briscola batch``)."""
+    config = experiment.config
+    lines = [f"# {comment}", f"seed = {config.seed}", f"strategy_files = {json.dumps(list(config.strategy_files))}", "",
+             f"[[{experiment.kind}]]", f"name = {json.dumps(experiment.name)}", f"players = {config.players}",
+             f"deals = {config.deals}", f"match = {json.dumps(config.match)}",
+             "rules = { " + ", ".join(f"{k} = {json.dumps(v)}" for k, v in config.rules.for_table(config.players).items()) + " }"]  # fmt: skip
+    if experiment.kind == "compare":
+        lines += [f"a = {json.dumps(experiment.strategies[0])}", f"b = {json.dumps(experiment.strategies[1])}"]
+        if experiment.sprt is not None:
+            sprt = experiment.sprt
+            lines += [f"sprt = [{sprt.elo0}, {sprt.elo1}]", f"alpha = {sprt.alpha}", f"beta = {sprt.beta}"]
+    else:
+        lines.append(f"strategies = {json.dumps(list(experiment.strategies))}")
+    return "\n".join(lines) + "\n"
+
+
 def fingerprint(experiment: Experiment) -> dict:
     """Everything that decides an experiment's results, as JSON: a study remembers it,
-    and a resumed study checks that it has not changed. A plug-in file counts by its
-    contents."""
+    and a resumed study checks that it has not changed. A strategy counts with its
+    version, a plug-in file by its contents."""
+    from sim.engine import seat_specs
+
     config = experiment.config
+    versions = {}
+    for label in experiment.strategies:
+        spec = seat_specs(replace(config, strategies=(label,) * config.players))[0]
+        versions[spec.strategy.name] = spec.strategy.version
     return {
         "kind": experiment.kind, "strategies": list(experiment.strategies), "players": config.players,
         "deals": config.deals, "seed": config.seed, "rules": config.rules.for_table(config.players),
@@ -204,6 +228,7 @@ def fingerprint(experiment: Experiment) -> dict:
         "sprt": None if experiment.sprt is None else [experiment.sprt.elo0, experiment.sprt.elo1,
                                                       experiment.sprt.alpha, experiment.sprt.beta],
         "strategy_files": [hashlib.sha1(Path(file).read_bytes()).hexdigest() for file in config.strategy_files],
+        "versions": dict(sorted(versions.items())),
     }  # fmt: skip
 
 
