@@ -126,10 +126,8 @@ class StudyResults(Results):
         if name not in entries:
             raise KeyError(f"no experiment {name!r} in {self.folder}; its experiments: {', '.join(entries)}")
         entry, outcome = entries[name], {e["name"]: e for e in self.config["experiments"]}[name]
-        directory = self.folder / entry["directory"]
         columns = entry["columns"] + (["pair"] if entry["kind"] == "tournament" else [])  # the pair: from its folder's name
-        parts = any(directory.rglob("*.parquet"))
-        deals = pd.read_parquet(directory, columns=columns) if parts else pd.DataFrame(columns=columns)
+        deals = _read_parts(self.folder, [entry], columns)
         print_ = entry["fingerprint"]
         config = {"players": print_["players"], "seed": print_["seed"], "rules": print_["rules"], "match": print_["match"],
                   "status": outcome["status"], "summary": outcome["summary"] or {}}  # fmt: skip
@@ -147,9 +145,24 @@ def load_study(folder: Path) -> StudyResults:
     from sim.study import read_outcome
 
     outcome = read_outcome(folder)
-    parts = any(folder.rglob("*.parquet"))
-    deals = pd.read_parquet(folder) if parts else pd.DataFrame()
-    return StudyResults(deals, outcome, "study", folder=folder)
+    entries = json.loads((folder / STUDY_FILE).read_text())["experiments"]
+    return StudyResults(_read_parts(folder, entries), outcome, "study", folder=folder)
+
+
+def _read_parts(folder: Path, entries: list[dict], columns: list[str] | None = None) -> pd.DataFrame:
+    """The rows of the chunks done (those with a record) of some experiments of a study,
+    as ``pandas.read_parquet(folder)`` reads them: rows a crash left without their record
+    are not the study's yet."""
+    import pyarrow.dataset as ds
+
+    from sim.study import recorded_parts
+
+    files = [str(part) for entry in entries for part in recorded_parts(folder / entry["directory"])]
+    if not files:
+        return pd.DataFrame(columns=columns)
+    partitioning = ds.HivePartitioning.discover(infer_dictionary=True)
+    dataset = ds.dataset(files, format="parquet", partitioning=partitioning, partition_base_dir=str(folder))
+    return dataset.to_table(columns=columns).to_pandas()
 
 
 def side_scores(deals: pd.DataFrame, players: int) -> pd.DataFrame:

@@ -208,7 +208,7 @@ def simulate(
         from sim.config import ConfigError
 
         raise ConfigError("--trace is for --backend local: a trace is for auditing small runs")
-    if _as_study(experiment, out, summary_only, backend, scheduler, workers, threads, json_output, quiet):
+    if _as_study(experiment, out, summary_only, overwrite, backend, scheduler, workers, threads, json_output, quiet):
         return
     config = experiment.config
     from sim.runner import default_out_path, run_simulation
@@ -255,7 +255,7 @@ def compare(
     """Is A better than B? Duplicate deals from every seating, score and Elo with intervals, optional SPRT."""
     experiment = _experiment("compare", [a, b], players, deals, seed, rule, threads, strategy_file, match, quiet,
                              sprt=sprt, alpha=alpha, beta=beta)  # fmt: skip
-    if _as_study(experiment, out, summary_only, backend, scheduler, workers, threads, json_output, quiet):
+    if _as_study(experiment, out, summary_only, overwrite, backend, scheduler, workers, threads, json_output, quiet):
         return
     (a, b), base, test = experiment.strategies, experiment.config, experiment.sprt
     from sim.compare import default_compare_path, run_comparison
@@ -317,7 +317,7 @@ def tournament(
 ) -> None:
     """Every pair compared on the same duplicate deals: the score matrix and a rating per strategy."""
     experiment = _experiment("tournament", strategies, players, deals, seed, rule, threads, strategy_file, match, quiet)
-    if _as_study(experiment, out, summary_only, backend, scheduler, workers, threads, json_output, quiet):
+    if _as_study(experiment, out, summary_only, overwrite, backend, scheduler, workers, threads, json_output, quiet):
         return
     names, base = list(experiment.strategies), experiment.config
     from sim.tournament import default_tournament_path, run_tournament
@@ -372,38 +372,41 @@ def _run_study(folder, study_plan, resume, backend, scheduler, workers, chunk_de
     if not quiet and not resume and chunk_deals is None:
         print("briscola: sizing chunks: a few deals of every experiment", file=sys.stderr)
     study = Study.open(folder, study_plan, rows=not summary_only, resume=resume, chunk_units=chunk_deals, threads=threads)
-    lock = study.lock()
     total = sum(state.experiment.units for state in study.states)
     done = sum(state.units_done() for state in study.states)
     try:
         with deferred_interrupt() as stop, _progress(total, not quiet and sys.stderr.isatty(), done) as advance:
             if backend == "dask":
-                _dask_runner()(study, stop, advance, scheduler=scheduler, workers=workers)
+                _dask_runner()(study, stop, advance, scheduler=scheduler, workers=workers, threads=threads)
             else:
                 run_locally(study, stop, advance)
     finally:
-        study.save()
-        lock.close()
+        study.close()
     return study.outcome(), stop.is_set()
 
 
-def _as_study(experiment, out, summary_only, backend, scheduler, workers, threads, json_output, quiet) -> bool:
+def _as_study(experiment, out, summary_only, overwrite, backend, scheduler, workers, threads, json_output, quiet) -> bool:
     """Runs a command's experiment as a one-experiment study when a backend other than
     this process is asked for; prints the command's own summary. False if not asked."""
     if backend == "local" and scheduler is None and workers is None:
         return False
     import shutil
     import tempfile
+    from dataclasses import replace
 
     from sim.config import ChunkFailed, ConfigError
     from sim.plan import Plan, plan_text
 
     if out is not None and summary_only:
         raise ConfigError("--summary-only writes no output; drop --out or --summary-only")
-    from dataclasses import replace
-
     experiment = replace(experiment, name=experiment.kind)
     folder = Path(tempfile.mkdtemp(prefix="briscola-")) / "study" if summary_only else _study_folder(experiment, out)
+    if folder.exists() and not overwrite:
+        raise ConfigError(f"{folder} already exists; pass --overwrite to start again, or continue it with "
+                          f"briscola batch {folder / '_plan.toml'} --out {folder} --resume")  # fmt: skip
+    if folder.exists():
+        _check_backend(backend, scheduler, workers)  # nothing is removed for a mistyped option
+        shutil.rmtree(folder)
     text = plan_text(experiment, f"briscola {experiment.kind}, run as a study: briscola batch _plan.toml --out FOLDER --resume continues it")
     plan = Plan(folder / "_plan.toml", text, None, (experiment,))
     try:

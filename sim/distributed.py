@@ -24,18 +24,21 @@ from pathlib import Path
 
 from distributed import Client, LocalCluster, WorkerPlugin, as_completed
 
+from sim import __version__
 from sim.chunks import Chunk, ChunkResult, run_chunk
-from sim.config import default_threads
+from sim.config import ChunkFailed, default_threads
 from sim.experiments import Experiment, with_threads
-from sim.config import ChunkFailed
 
 POLL_SECONDS = 0.2  # how often the waiting loop looks at Ctrl-C
 KILL_CHUNK = "BRISCOLA_TEST_KILL_CHUNK"  # tests: "EXPERIMENT|FIRST": the worker playing it exits,
 KILL_ONCE = "BRISCOLA_TEST_KILL_ONCE"  # once if this file does not exist yet (it is made then); always without it
 
 
-def run_on_dask(study, stop, on_progress=None, scheduler: str | None = None, workers: int | None = None) -> None:
-    """Plays the study's pending chunks on a Dask cluster and records each as it comes."""
+def run_on_dask(study, stop, on_progress=None, scheduler: str | None = None, workers: int | None = None,
+                threads: int | None = None) -> None:  # fmt: skip
+    """Plays the study's pending chunks on a Dask cluster and records each as it comes.
+    ``threads``: Numba's threads per worker (default: a local cluster shares this
+    machine's cores among its workers; a remote worker uses its own machine's)."""
     pending = study.pending()
     if not pending:
         return
@@ -44,70 +47,81 @@ def run_on_dask(study, stop, on_progress=None, scheduler: str | None = None, wor
         # Workers restarted after a death log to stderr unless told not to from their start:
         # their failures reach the user as one line of ours.
         os.environ.setdefault("DASK_LOGGING__DISTRIBUTED", "critical")
-        cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None,
-                               silence_logs=logging.CRITICAL)  # its failures reach the user as one line  # fmt: skip
+        cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=":0",  # any free port
+                               silence_logs=logging.CRITICAL)  # fmt: skip
+        threads = threads or max(1, default_threads() // workers)
     client = Client(scheduler or cluster)
+    plugin = KernelsReady([_payload(e, Chunk(e.name, pair, 0, 1), False, threads) for e, pair in _kernels_to_ready(pending)])
     try:
-        threads = _threads_per_worker(client, workers)
-        payloads = {chunk: _payload(experiment, chunk, study.rows, threads) for experiment, chunk in pending}
-        client.register_plugin(KernelsReady([_payload(e, Chunk(c.experiment, c.pair, 0, 1), False, threads)
-                                             for e, c in _first_of_each(pending)]))  # fmt: skip
-        futures = dict(zip(payloads, client.map(play_chunk, list(payloads.values()), pure=False)))
-        _collect(study, client, futures, stop, on_progress)
+        client.register_plugin(plugin)
+        _collect(study, client, [_payload(e, c, study.rows, threads) for e, c in pending], stop, on_progress)
     finally:
+        if cluster is None:
+            client.unregister_worker_plugin(plugin.name)  # a shared cluster is left as it was
         client.close()
         if cluster is not None:
             cluster.close()
 
 
-def _collect(study, client: Client, futures: dict, stop, on_progress) -> None:
-    """Records results as they come; cancels the chunks an SPRT no longer needs."""
-    chunk_of = {future.key: chunk for chunk, future in futures.items()}
-    finished = as_completed(list(futures.values()))
-    failures = []
-    while not finished.is_empty() and not stop.is_set():
+def _collect(study, client: Client, payloads: list[dict], stop, on_progress) -> None:
+    """Keeps a window of chunks in flight (twice the cluster's threads: memory stays flat
+    however large the study), records results as they come, submits the next, and skips
+    the chunks an SPRT no longer needs. A chunk that fails or is cancelled by Dask (the
+    scheduler lost, say) ends the run with ChunkFailed once the others are in."""
+    waiting = list(reversed(payloads))  # popped from the end: in the plan's order
+    in_flight, failures = {}, []
+    finished = as_completed()
+
+    def submit():
+        while waiting and len(in_flight) < 2 * max(1, sum(client.nthreads().values())):
+            payload = waiting.pop()
+            chunk = payload["chunk"]
+            if chunk in study.by_name[chunk.experiment].pending():
+                future = client.submit(play_chunk, payload, pure=False)
+                in_flight[future.key] = (chunk, future)
+                finished.add(future)
+
+    submit()
+    while in_flight and not stop.is_set():
         if not finished.has_ready():
             time.sleep(POLL_SECONDS)
+            submit()  # workers may have joined
             continue
         for future in finished.next_batch(block=False):
-            chunk = chunk_of[future.key]
-            state = study.by_name[chunk.experiment]
-            if future.cancelled() or chunk not in state.pending():
-                continue
+            chunk, _ = in_flight.pop(future.key)
             try:
-                result: ChunkResult = future.result()
+                result: ChunkResult | None = None if future.cancelled() else future.result()
             except Exception as error:  # noqa: BLE001 - the worker's error, or KilledWorker
                 failures.append((chunk, error))
-                continue
-            study.record(result)
-            future.release()  # its rows are written: the cluster may forget them
-            if on_progress is not None:
-                on_progress(result.completed)
-            unneeded = [f for c, f in futures.items() if c.experiment == chunk.experiment and c not in state.pending()]
-            client.cancel(unneeded)
-    if stop.is_set():
-        client.cancel(list(futures.values()))
-    if failures:
-        chunk, error = failures[0]
-        reason = str(error).split(". ")[0].strip()
-        experiments = ", ".join(dict.fromkeys(repr(c.experiment) for c, _ in failures))
-        raise ChunkFailed(f"Dask gave up on {len(failures)} chunk(s) of {experiments} (first {chunk.label} of {chunk.experiment!r}: "
-                          f"{type(error).__name__}: {reason}); the chunks done are kept: run the batch again with --resume "
-                          "to finish the study")  # fmt: skip
+            else:
+                if result is None:
+                    failures.append((chunk, RuntimeError("cancelled by Dask")))
+                else:
+                    study.record(result)
+                    if on_progress is not None:
+                        on_progress(result.completed)
+            future.release()  # written, or not wanted: the cluster may forget it
+        submit()
+    client.cancel([future for _, future in in_flight.values()])  # stopped: what is still playing is not kept
+    if failures and not stop.is_set():
+        _raise_failures(failures)
 
 
-def _threads_per_worker(client: Client, workers: int | None) -> int | None:
-    """Numba threads per worker: this machine's cores shared by a local cluster's
-    workers; on a remote cluster, None: each worker uses its own machine's cores."""
-    if workers is None:
-        return None
-    return max(1, default_threads() // workers)
+def _raise_failures(failures) -> None:
+    chunk, error = failures[0]
+    reason = str(error).split(". ")[0].strip()
+    experiments = ", ".join(dict.fromkeys(repr(c.experiment) for c, _ in failures))
+    raise ChunkFailed(f"Dask gave up on {len(failures)} chunk(s) of {experiments} (first {chunk.label} of {chunk.experiment!r}: "
+                      f"{type(error).__name__}: {reason}); the chunks done are kept: run the batch again with --resume "
+                      "to finish the study")  # fmt: skip
 
 
-def _first_of_each(pending):
+def _kernels_to_ready(pending) -> list:
+    """One (experiment, pair) of every kind of game the pending chunks play: every pair
+    of a tournament (its strategies differ), one of anything else."""
     seen = {}
     for experiment, chunk in pending:
-        seen.setdefault(experiment.name, (experiment, chunk))
+        seen.setdefault((experiment.name, chunk.pair), (experiment, chunk.pair))
     return list(seen.values())
 
 
@@ -115,11 +129,14 @@ def _payload(experiment: Experiment, chunk: Chunk, rows: bool, threads: int | No
     """What a worker needs to play a chunk: the experiment (with its plug-in files'
     sources, as the worker may not see this machine's files) and the chunk."""
     sources = {path: Path(path).read_text() for path in experiment.config.strategy_files}
-    return {"experiment": experiment, "chunk": chunk, "rows": rows, "threads": threads, "sources": sources}
+    return {"experiment": experiment, "chunk": chunk, "rows": rows, "threads": threads, "sources": sources,
+            "version": __version__}  # fmt: skip
 
 
 def play_chunk(payload: dict) -> ChunkResult:
-    """Runs on a worker: plays one chunk."""
+    """Runs on a worker: plays one chunk (with the same version of briscola as the study)."""
+    if payload["version"] != __version__:
+        raise RuntimeError(f"this worker has briscola {__version__}, the study {payload['version']}: install the same on every worker")
     chunk = payload["chunk"]
     _maybe_die_for_a_test(chunk)
     experiment = _on_this_worker(payload)

@@ -158,9 +158,7 @@ def _show(value) -> str:
 
 def _experiment(path: Path, where: str, kind: str, name: str, values: dict, files) -> Experiment:
     """One checked experiment; a mistake names its key."""
-    for key in ("players", "deals", "seed"):
-        if key in values and (not isinstance(values[key], int) or isinstance(values[key], bool)):
-            raise PlanError(f"{path}: {where}, key {key!r}: {values[key]!r} is not a whole number")
+    _check_types(path, where, kind, values)
     rules = [f"{rule}={values.get(f'rules.{rule}', value)}" for rule, value in values.get("rules", {}).items()]
     rules += values.get("rule", [])
     strategies = [values["a"], values["b"]] if kind == "compare" else values["strategies"]
@@ -172,6 +170,37 @@ def _experiment(path: Path, where: str, kind: str, name: str, values: dict, file
         )  # fmt: skip
     except ConfigError as error:
         raise PlanError(f"{path}: {where}, key {_key_of(str(error), kind)!r}: {error}") from None
+
+
+def _check_types(path: Path, where: str, kind: str, values: dict) -> None:
+    """Each key's value of the right type (once the axes have chosen theirs)."""
+
+    def is_number(value, whole=False):
+        return isinstance(value, int if whole else (int, float)) and not isinstance(value, bool)
+
+    def is_names(value):
+        return isinstance(value, list) and value and all(isinstance(item, str) for item in value)
+
+    checks = {
+        "players": (lambda v: is_number(v, whole=True), "a whole number"),
+        "deals": (lambda v: is_number(v, whole=True), "a whole number"),
+        "seed": (lambda v: is_number(v, whole=True), "a whole number"),
+        "a": (lambda v: isinstance(v, str), "a strategy (a string)"), "b": (lambda v: isinstance(v, str), "a strategy (a string)"),
+        "match": (lambda v: isinstance(v, str), "a match format (a string)"),
+        "alpha": (is_number, "a number"), "beta": (is_number, "a number"),
+        "sprt": (lambda v: isinstance(v, str) or (isinstance(v, list) and len(v) == 2 and all(map(is_number, v))),
+                 "two numbers, e.g. [0, 10]"),
+        "rule": (lambda v: isinstance(v, list) and all(isinstance(item, str) for item in v), 'a list like ["trump_redeal=ace-three"]'),
+        "strategies": ((lambda v: isinstance(v, str) or is_names(v)) if kind == "simulate" else is_names,
+                       "a list of strategies" + (' (or one string "a,b")' if kind == "simulate" else "")),
+    }  # fmt: skip
+    for key, (valid, expected) in checks.items():
+        if key in values and not valid(values[key]):
+            raise PlanError(f"{path}: {where}, key {key!r}: {values[key]!r} is not {expected}")
+    for rule, value in values.get("rules", {}).items():
+        value = values.get(f"rules.{rule}", value)
+        if not isinstance(value, str):
+            raise PlanError(f"{path}: {where}, key 'rules': {rule} = {value!r} is not a rule value (a string)")
 
 
 def _key_of(message: str, kind: str) -> str:
@@ -232,8 +261,8 @@ def fingerprint(experiment: Experiment) -> dict:
     }  # fmt: skip
 
 
-def plan_hash(experiments) -> str:
-    """One hash of every experiment's fingerprint."""
-    canonical = json.dumps([[e.name, fingerprint(e)] for e in experiments], sort_keys=True)
+def plan_hash(fingerprints) -> str:
+    """One hash of every experiment's (name, fingerprint)."""
+    canonical = json.dumps([[name, print_] for name, print_ in fingerprints], sort_keys=True)
     return hashlib.sha256(canonical.encode()).hexdigest()[:16]
 

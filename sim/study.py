@@ -27,6 +27,7 @@ import socket
 import time
 import uuid
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from urllib.parse import quote
 
@@ -125,12 +126,17 @@ class ExperimentState:
     experiment: Experiment
     units_per_chunk: int
     directory: Path
+    fingerprint: dict  # what decides its results, as the study began
     records: dict = field(default_factory=dict)  # Chunk -> its record, for the chunks done
     sprt_stop: int | None = None  # the deal count where its SPRT decided
 
-    @property
+    @cached_property
     def chunks(self) -> list[Chunk]:
         return chunks_of(self.experiment, self.units_per_chunk)
+
+    @cached_property
+    def columns(self) -> list[str]:
+        return native_schema(self.experiment).names
 
     def needed(self) -> list[Chunk]:
         """The chunks its result needs: all of them, or those before its SPRT decided."""
@@ -178,31 +184,36 @@ class Study:
         self.folder, self.plan, self.rows, self.states = folder, plan, rows, states
         self.schema = study_schema([state.experiment for state in states])
         self.by_name = {state.experiment.name: state for state in states}
+        self.plan_hash = plan_hash([(state.experiment.name, state.fingerprint) for state in states])
 
     # -- opening
 
     @classmethod
     def open(cls, folder: Path, plan: Plan, rows: bool, resume: bool, chunk_units: int | None, threads: int | None) -> Study:
         """A new study in ``folder`` (which must not exist), or the one there to resume
-        (made by this plan: a changed plan is refused, saying what changed)."""
+        (made by this plan: a changed plan is refused, saying what changed). The study is
+        locked for this process until ``close``: two runs never write one study."""
         folder = Path(folder)
         if resume:
-            return cls._resume(folder, plan, rows, threads)
+            return cls._resume(folder, plan, rows, chunk_units, threads)
         if folder.exists():
             raise ConfigError(f"{folder} already exists; pass --resume to continue the study in it")
-        from sim.results import check_output_path
+        from sim.results import check_output_path, temporary_path
 
         check_output_path(folder, False, "--out", folder=True)
         experiments = [e if threads is None else with_threads(e, threads) for e in plan.experiments]
-        states = [ExperimentState(e, chunk_units or calibrate(e), experiment_dir(folder, e.name)) for e in experiments]
+        states = [ExperimentState(e, chunk_units or calibrate(e), experiment_dir(folder, e.name), fingerprint(e)) for e in experiments]
+        staging = temporary_path(folder)  # the folder appears with its plan and status, or not at all
+        staging.mkdir(parents=True)
+        (staging / PLAN_FILE).write_text(plan.text)
+        write_json(staging / STUDY_FILE, cls(staging, plan, rows, states).status())
+        os.replace(staging, folder)
         study = cls(folder, plan, rows, states)
-        folder.mkdir(parents=True)
-        (folder / PLAN_FILE).write_text(plan.text)
-        study.save()
+        study._lock()
         return study
 
     @classmethod
-    def _resume(cls, folder: Path, plan: Plan, rows: bool, threads: int | None) -> Study:
+    def _resume(cls, folder: Path, plan: Plan, rows: bool, chunk_units: int | None, threads: int | None) -> Study:
         status_file = folder / STUDY_FILE
         if not status_file.is_file():
             raise ConfigError(f"{folder} holds no study to resume (no {STUDY_FILE}); run without --resume")
@@ -218,14 +229,35 @@ class Study:
             raise ConfigError(f"the plan changed since {folder} began ({'; '.join(changes)}); "
                               "run it as a new study, or restore the plan (a copy is in " + PLAN_FILE + ")")  # fmt: skip
         recorded = {entry["name"]: entry for entry in status["experiments"]}
+        sizes = {entry["units_per_chunk"] for entry in status["experiments"]}
+        if chunk_units is not None and sizes != {chunk_units}:
+            raise ConfigError(f"{folder} is cut in chunks of {', '.join(map(str, sorted(sizes)))}: "
+                              "--chunk-deals cannot change when a study resumes")  # fmt: skip
         states = []
         for experiment in plan.experiments:
-            experiment = with_threads(experiment, threads or recorded[experiment.name]["threads"])
-            state = ExperimentState(experiment, recorded[experiment.name]["units_per_chunk"], experiment_dir(folder, experiment.name))
-            states.append(state)
+            entry = recorded[experiment.name]
+            experiment = with_threads(experiment, threads or entry["threads"])
+            states.append(ExperimentState(experiment, entry["units_per_chunk"], folder / entry["directory"], entry["fingerprint"]))
         study = cls(folder, plan, rows, states)
+        study._lock()
         study._load_records()
         return study
+
+    def _lock(self) -> None:
+        """Holds the study for this process (before anything in it is read or removed)."""
+        self._lock_file = open(self.folder / ".lock", "w")  # noqa: SIM115 - held until close
+        try:
+            fcntl.flock(self._lock_file, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            self._lock_file.close()
+            raise ConfigError(f"{self.folder} is being run by another briscola process; wait for it, or stop it") from None
+
+    def close(self) -> None:
+        """Saves the status and summaries, and lets other processes have the study."""
+        try:
+            self.save()
+        finally:
+            self._lock_file.close()
 
     def _load_records(self) -> None:
         """Reads what is done: every chunk whose record is whole and whose rows are there;
@@ -266,6 +298,8 @@ class Study:
         comparison, checks whether the test has decided."""
         state = self.by_name[result.chunk.experiment]
         chunk = result.chunk
+        if chunk not in state.pending():
+            return  # done already, or past where its SPRT decided
         rows = None
         if self.rows:
             table = conform(result.table, self.schema)
@@ -330,7 +364,7 @@ class Study:
 
     def status(self) -> dict:
         return {
-            "format": FORMAT, "version": __version__, "plan_hash": plan_hash(self.plan.experiments), "rows": self.rows,
+            "format": FORMAT, "version": __version__, "plan_hash": self.plan_hash, "rows": self.rows,
             "status": _overall([state.status for state in self.states]),
             "experiments": [_experiment_status(state) for state in self.states],
         }  # fmt: skip
@@ -338,16 +372,6 @@ class Study:
     def outcome(self) -> dict:
         """What ``briscola batch --json`` prints (once saved)."""
         return read_outcome(self.folder)
-
-    def lock(self):
-        """Holds the study for this process: two runs never write one study at once."""
-        handle = open(self.folder / ".lock", "w")  # noqa: SIM115 - held until the process ends or releases it
-        try:
-            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            raise ConfigError(f"{self.folder} is being run by another briscola process") from None
-        return handle
-
 
 def read_outcome(folder: Path) -> dict:
     """How far a study has come, from its folder alone (what ``batch --json`` and
@@ -375,6 +399,16 @@ def read_outcome(folder: Path) -> dict:
     return {"out": str(folder), "status": _overall([e["status"] for e in experiments]), "experiments": experiments}
 
 
+def recorded_parts(directory: Path) -> list[Path]:
+    """An experiment's part files whose chunks have their record, in order."""
+    parts = []
+    for record in sorted((directory / CHUNKS_DIR).glob("*.json")):
+        part = directory / f"{record.stem.replace('-part-', '/part-')}.parquet"
+        if part.exists():
+            parts.append(part)
+    return parts
+
+
 def _read_json(path: Path):
     try:
         return json.loads(path.read_text())
@@ -392,8 +426,8 @@ def _experiment_status(state: ExperimentState) -> dict:
     experiment = state.experiment
     return {
         "name": experiment.name, "kind": experiment.kind, "status": state.status,
-        "directory": state.directory.name, "fingerprint": fingerprint(experiment),
-        "columns": native_schema(experiment).names, "threads": experiment.config.threads,
+        "directory": state.directory.name, "fingerprint": state.fingerprint,
+        "columns": state.columns, "threads": experiment.config.threads,
         "units_per_chunk": state.units_per_chunk, "chunks": len(state.needed()),
         "chunks_done": sum(c in state.records for c in state.needed()), "units": experiment.units,
         "units_done": state.units_done(), "seconds": round(state.seconds(), 3), "sprt_stop": state.sprt_stop,
@@ -487,11 +521,13 @@ def calibrate(experiment: Experiment) -> int:
     of ten, at most MAX_CHUNK_UNITS. Measuring stops as soon as the answer is known: at
     CALIBRATION_SECONDS, or once even the fastest rate seen would fill the largest chunk."""
     chunk = chunks_of(experiment, experiment.config.deals)[0]
+    total = experiment.config.deals
+    run_chunk(experiment, Chunk(chunk.experiment, chunk.pair, 0, 1), rows=False)  # compiles or loads: not measured
     n, seconds, rate = 2, 0.0, 0.0
-    while seconds < CALIBRATION_SECONDS and n < experiment.config.deals and rate * CHUNK_SECONDS < MAX_CHUNK_UNITS:
-        n *= 4
+    while seconds < CALIBRATION_SECONDS and n < total and rate * CHUNK_SECONDS < MAX_CHUNK_UNITS:
+        n = min(4 * n, total)
         started = time.perf_counter()
-        run_chunk(experiment, Chunk(chunk.experiment, chunk.pair, 0, min(n, experiment.config.deals)), rows=False)
+        run_chunk(experiment, Chunk(chunk.experiment, chunk.pair, 0, n), rows=False)
         seconds = time.perf_counter() - started
         rate = n / max(seconds, 1e-6)
     return _round_down(min(MAX_CHUNK_UNITS, max(1, rate * CHUNK_SECONDS)))

@@ -64,8 +64,9 @@ def batch(folder: Path, *args, env=None):
 def dataset(study: Path) -> pd.DataFrame:
     """Every row of a study, in a canonical order (chunks may finish in any order)."""
     frame = pd.read_parquet(study)
-    frame["experiment"] = frame["experiment"].astype(str)
-    frame["pair"] = frame["pair"].astype(str)
+    for column in ("experiment", "pair"):
+        if column in frame:
+            frame[column] = frame[column].astype(str)
     order = [c for c in ("experiment", "pair", "deal", "game") if c in frame]
     return frame.sort_values(order).reset_index(drop=True)
 
@@ -207,6 +208,12 @@ BAD_PLANS = [
     ("seed = 1\n[[compare]]\nname = 'x'\na = []\nb = 'random'\ndeals = 10\n", "an empty list gives no experiment"),
     ("seed = 1\n[[compare]\n", "is not valid TOML"),
     ("seed = 1\n", "the plan has no experiment"),
+    ("seed = 1\n[[compare]]\nname = 'x'\na = 5\nb = 'random'\ndeals = 10\n", "key 'a': 5 is not a strategy (a string)"),
+    ("seed = 1\n[[compare]]\nname = 'x'\na = 'greedy'\nb = 'random'\ndeals = 10\nalpha = 'x'\n", "key 'alpha': 'x' is not a number"),
+    ("seed = 1\n[[simulate]]\nname = 'x'\nplayers = 2\nstrategies = 5\ndeals = 10\n", "key 'strategies': 5 is not a list"),
+    ("seed = 1\n[[simulate]]\nname = 'x'\nplayers = 2\nstrategies = 'greedy'\ndeals = 10\nrule = 'trump_redeal=off'\n",
+     "key 'rule': 'trump_redeal=off' is not a list"),
+    ("seed = 1\n[[simulate]]\nname = 'x'\nplayers = 2\nstrategies = 'greedy'\ndeals = 1.5\n", "key 'deals': 1.5 is not a whole number"),
 ]
 
 
@@ -276,3 +283,88 @@ def test_the_documented_study_plan_reads_as_the_docs_say():
                      "rule-based-2p"]  # fmt: skip
     docs = (REPO / "docs" / "studies.md").read_text()
     assert all(f"| {name} |" in docs for name in names)
+
+
+def wait_for_records(folder: Path, process: subprocess.Popen, at_least: int) -> None:
+    deadline = time.monotonic() + 120
+    while len(list(folder.rglob("_chunks/*.json"))) < at_least:
+        assert time.monotonic() < deadline and process.poll() is None, "the study never got going"
+        time.sleep(0.05)
+
+
+def test_ctrl_c_stops_a_study_which_then_resumes_to_the_same_dataset(reference, tmp_path):
+    from sim.interrupt import STOPPING
+
+    study, _ = reference
+    write_plan(tmp_path)
+    process = start_batch(tmp_path, "--out", "study", "--chunk-deals", "200")
+    wait_for_records(tmp_path / "study", process, 2)
+    process.send_signal(signal.SIGINT)
+    _, stderr = process.communicate(timeout=60)
+    assert process.returncode == 130 and STOPPING in stderr and "Traceback" not in stderr
+    assert sim.load(tmp_path / "study").partial
+    assert batch(tmp_path, "--out", "study", "--resume", "--quiet").returncode == 0
+    pd.testing.assert_frame_equal(dataset(tmp_path / "study"), dataset(study))
+
+
+def test_a_study_is_run_by_one_process_at_a_time(reference, tmp_path):
+    study, _ = reference
+    write_plan(tmp_path)
+    process = start_batch(tmp_path, "--out", "study", "--chunk-deals", "200", "--quiet")
+    wait_for_records(tmp_path / "study", process, 1)
+    second = batch(tmp_path, "--out", "study", "--resume", "--quiet")
+    assert second.returncode == 2 and "is being run by another briscola process" in second.stderr
+    process.communicate(timeout=300)
+    assert process.returncode == 0  # the second one touched nothing
+    pd.testing.assert_frame_equal(dataset(tmp_path / "study"), dataset(study))
+
+
+def test_an_edited_plug_in_is_a_changed_plan(tmp_path):
+    from tests.test_plugins import OUTSIDER
+
+    (tmp_path / "edge_file.py").write_text(OUTSIDER)
+    write_plan(tmp_path, 'seed = 2\nstrategy_files = ["edge_file.py"]\n[[compare]]\nname = "edge"\na = "edge"\nb = "random"\ndeals = 300\n')
+    assert batch(tmp_path, "--out", "study", "--chunk-deals", "100", "--quiet").returncode == 0
+    (tmp_path / "edge_file.py").write_text(OUTSIDER + "\n# edited\n")
+    again = batch(tmp_path, "--out", "study", "--resume", "--quiet")
+    assert again.returncode == 2 and "experiment 'edge': strategy_files" in again.stderr
+
+
+def test_chunks_recorded_in_any_order_give_the_same_study(tmp_path):
+    """Out-of-order completion (Dask) with an SPRT: chunks past its decision, recorded
+    before it was known, are dropped; the study ends as when recorded in order."""
+    from sim.chunks import run_chunk
+    from sim.plan import read_plan
+    from sim.study import Study, read_outcome
+
+    plan = read_plan(write_plan(tmp_path, 'seed = 11\n[[compare]]\nname = "duel"\na = "expert"\nb = "greedy"\n'
+                                          'deals = 3000\nsprt = [0, 40]\n'))  # fmt: skip
+    outcomes = []
+    for folder, order in (("forward", 1), ("backward", -1)):
+        study = Study.open(tmp_path / folder, plan, rows=True, resume=False, chunk_units=1000, threads=None)
+        results = [run_chunk(experiment, chunk, rows=True) for experiment, chunk in study.pending()][::order]
+        for result in results:
+            study.record(result)
+        study.close()
+        outcome = read_outcome(tmp_path / folder)
+        outcome["experiments"][0]["summary"].pop("seconds", None)
+        outcomes.append({**outcome, "out": None, "experiments": [{**e, "seconds": None} for e in outcome["experiments"]]})
+    assert outcomes[0] == outcomes[1] and outcomes[0]["experiments"][0]["summary"]["deals"] < 3000
+    pd.testing.assert_frame_equal(dataset(tmp_path / "forward"), dataset(tmp_path / "backward"))
+
+
+def test_chunk_sizes_do_not_count_compiling(monkeypatch):
+    """The first call of a run compiles its kernels (seconds, with a cold cache); sizing
+    chunks must not mistake that for the speed of play."""
+    import sim.study
+    from sim.experiments import make_experiment
+
+    calls = []
+
+    def run_chunk(experiment, chunk, rows):
+        time.sleep(2.0 if not calls else chunk.n * 1e-7)  # 10M deals/s once compiled
+        calls.append(chunk.n)
+
+    monkeypatch.setattr(sim.study, "run_chunk", run_chunk)
+    experiment = make_experiment("simulate", players=2, strategies="greedy,random", deals=20_000_000, seed=1)
+    assert sim.study.calibrate(experiment) == sim.study.MAX_CHUNK_UNITS
