@@ -128,14 +128,16 @@ class StudyResults(Results):
         entry, outcome = entries[name], {e["name"]: e for e in self.config["experiments"]}[name]
         columns = entry["columns"] + (["pair"] if entry["kind"] == "tournament" else [])  # the pair: from its folder's name
         deals = _read_parts(self.folder, [entry], columns)
-        print_ = entry["fingerprint"]
+        print_, summary = entry["fingerprint"], outcome["summary"] or {}
         config = {"players": print_["players"], "seed": print_["seed"], "rules": print_["rules"], "match": print_["match"],
-                  "status": outcome["status"], "summary": outcome["summary"] or {}}  # fmt: skip
+                  "deals": print_["deals"], "strategies": print_["strategies"], "versions": print_.get("versions", {}),
+                  "version": json.loads((self.folder / STUDY_FILE).read_text())["version"],
+                  "status": outcome["status"], "summary": summary, "study": str(self.folder), "experiment": name}  # fmt: skip
         if entry["kind"] == "compare":
-            config["compare"] = {"a": print_["strategies"][0], "b": print_["strategies"][1]}
+            config["compare"] = {"a": print_["strategies"][0], "b": print_["strategies"][1], "sprt": summary.get("sprt")}
         if entry["kind"] == "tournament":
-            config.update({key: value for key, value in (outcome["summary"] or {}).items() if key in ("matrix", "ratings", "anchor")},
-                          strategies=print_["strategies"])  # fmt: skip
+            config.update({key: value for key, value in summary.items() if key in ("matrix", "ratings", "anchor")})
+            deals["pair"] = deals["pair"].astype(str)  # as a tournament's folder gives it
         deals.attrs["match"] = print_["match"]
         return Results(deals, config, entry["kind"])
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import itertools
 import json
-import math
 import os
 import shlex
 import signal
@@ -95,13 +94,13 @@ def _root(
 
 def parse_count(text: str) -> int:
     """A count of deals as people write it: ``1000000``, ``1_000_000`` or ``1e6``."""
+    from sim.config import ConfigError
+    from sim.config import parse_count as count
+
     try:
-        value = float(text.replace("_", "")) if any(c in text for c in ".eE") else int(text)
-    except ValueError:
-        value = None
-    if value is None or not math.isfinite(value) or value != int(value):
-        raise typer.BadParameter(f"{text!r} is not a whole number; write e.g. 1000000, 1_000_000 or 1e6")
-    return int(value)
+        return count(text)
+    except ConfigError as error:
+        raise typer.BadParameter(str(error)) from None
 
 
 def _complete_strategies(incomplete: str) -> list[str]:
@@ -363,19 +362,23 @@ def _run_study(folder, study_plan, resume, backend, scheduler, workers, chunk_de
     """Opens (or resumes) the study, plays what is missing; returns its outcome (what
     ``batch --json`` prints) and whether Ctrl-C stopped it."""
     from sim.config import ConfigError
-    from sim.interrupt import deferred_interrupt
+    from sim.interrupt import STUDY_STOPPING, deferred_interrupt
     from sim.study import Study, run_locally
 
     _check_backend(backend, scheduler, workers)
     if chunk_deals is not None and chunk_deals < 1:
         raise ConfigError(f"--chunk-deals {chunk_deals} must be at least 1")
+    if not resume and Path(folder).exists():
+        raise ConfigError(f"{folder} already exists; pass --resume to continue the study in it")
+    if scheduler is not None:
+        _reach(scheduler)
     if not quiet and not resume and chunk_deals is None:
         print("briscola: sizing chunks: a few deals of every experiment", file=sys.stderr)
     study = Study.open(folder, study_plan, rows=not summary_only, resume=resume, chunk_units=chunk_deals, threads=threads)
     total = sum(state.experiment.units for state in study.states)
     done = sum(state.units_done() for state in study.states)
     try:
-        with deferred_interrupt() as stop, _progress(total, not quiet and sys.stderr.isatty(), done) as advance:
+        with deferred_interrupt(STUDY_STOPPING) as stop, _progress(total, not quiet and sys.stderr.isatty(), done) as advance:
             if backend == "dask":
                 _dask_runner()(study, stop, advance, scheduler=scheduler, workers=workers, threads=threads)
             else:
@@ -443,6 +446,19 @@ def _study_folder(experiment, out: str | None) -> Path:
     default = {"simulate": lambda: default_out_path(config), "compare": lambda: default_compare_path(config, *names),
                "tournament": lambda: default_tournament_path(config, names)}[experiment.kind]()  # fmt: skip
     return default.with_suffix("") if default.suffix == ".parquet" else default
+
+
+def _reach(scheduler: str) -> None:
+    """Makes sure a Dask scheduler answers at the address, before anything is written."""
+    from sim.config import ConfigError
+
+    run_on_dask = _dask_runner()  # noqa: F841 - Dask is there
+    from distributed import Client
+
+    try:
+        Client(scheduler, timeout="10s").close()
+    except (OSError, TimeoutError) as error:
+        raise ConfigError(f"--scheduler {scheduler}: no Dask scheduler answers there ({error})") from None
 
 
 def _dask_runner():
@@ -526,6 +542,9 @@ def diff(
     from sim.report import paired_dict, show_paired
 
     for path in (first, second):
+        if (path / "_study.json").exists():
+            raise ConfigError(f"{path} is a study: pair one of its experiments in a notebook, "
+                              f"sim.paired(sim.load({str(path)!r}).experiment(NAME), ...)")  # fmt: skip
         if not path.is_file():
             what = "is a folder" if path.is_dir() else "does not exist"
             raise ConfigError(f"{path} {what}; give two result files (simulate or compare)")
@@ -614,10 +633,10 @@ class _progress:
         if not self.enabled:
             return None
         from rich.console import Console
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+        from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 
         self._bar = Progress(
-            TextColumn("deals"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
+            TextColumn("deals"), BarColumn(), TextColumn("{task.completed:,.0f}/{task.total:,.0f}"), TimeRemainingColumn(),
             console=Console(stderr=True), transient=True,
         )  # fmt: skip
         self._bar.start()

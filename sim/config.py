@@ -15,6 +15,7 @@ sim.config.ConfigError: unknown rule 'colour'; valid rules: trump_redeal, remove
 
 from __future__ import annotations
 
+import math
 import os
 from dataclasses import dataclass, field
 
@@ -74,6 +75,21 @@ class Rules:
     def changed(self) -> dict:
         """The rules set away from their defaults."""
         return {key: value for key, value in vars(self).items() if value != RULE_VALUES[key][0]}
+
+
+def parse_count(text: str) -> int:
+    """A count as people write it: ``1000000``, ``1_000_000`` or ``1e6``.
+
+    >>> [parse_count(text) for text in ("1000000", "1_000_000", "1e6", "2.5e3")]
+    [1000000, 1000000, 1000000, 2500]
+    """
+    try:
+        value = float(text.replace("_", "")) if any(c in text for c in ".eE") else int(text)
+    except ValueError:
+        value = None
+    if value is None or not math.isfinite(value) or value != int(value):
+        raise ConfigError(f"{text!r} is not a whole number; write e.g. 1000000, 1_000_000 or 1e6")
+    return int(value)
 
 
 def check_players(players: int) -> int:

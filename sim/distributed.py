@@ -76,7 +76,7 @@ def _collect(study, client: Client, payloads: list[dict], stop, on_progress) -> 
         while waiting and len(in_flight) < 2 * max(1, sum(client.nthreads().values())):
             payload = waiting.pop()
             chunk = payload["chunk"]
-            if chunk in study.by_name[chunk.experiment].pending():
+            if study.by_name[chunk.experiment].wants(chunk):
                 future = client.submit(play_chunk, payload, pure=False)
                 in_flight[future.key] = (chunk, future)
                 finished.add(future)

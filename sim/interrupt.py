@@ -17,6 +17,8 @@ import numpy as np
 
 STOPPING = "briscola: stopping: keeping every deal done so far (Ctrl-C again to quit at once, keeping nothing)"
 QUITTING = "briscola: quitting at once; this run's files are removed"
+STUDY_STOPPING = ("briscola: stopping: every chunk done is kept, those in progress are played again by --resume "
+                  "(Ctrl-C again to quit at once)")  # fmt: skip
 
 
 class StopFlag:
@@ -33,10 +35,11 @@ class StopFlag:
 
 
 @contextmanager
-def deferred_interrupt():
+def deferred_interrupt(stopping: str = STOPPING):
     """Yields the run's StopFlag. A first Ctrl-C sets it (the run ends its batch early,
-    and its files are closed as partial); a second raises KeyboardInterrupt (temporary
-    files are removed). Outside the main thread, signals cannot be caught: no handler."""
+    and its files are closed as partial) and says ``stopping``; a second raises
+    KeyboardInterrupt (temporary files are removed). Outside the main thread, signals
+    cannot be caught: no handler."""
     stop = StopFlag()
     if threading.current_thread() is not threading.main_thread():
         yield stop
@@ -47,7 +50,7 @@ def deferred_interrupt():
             print(QUITTING, file=sys.stderr, flush=True)
             raise KeyboardInterrupt
         stop.set()
-        print(STOPPING, file=sys.stderr, flush=True)
+        print(stopping, file=sys.stderr, flush=True)
 
     previous = signal.signal(signal.SIGINT, request_stop)
     try:

@@ -32,7 +32,7 @@ import re
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from sim.config import ConfigError
+from sim.config import ConfigError, parse_count
 from sim.experiments import KINDS, Experiment, make_experiment
 
 TOP_KEYS = ("seed", "out", "strategy_files", *KINDS)
@@ -75,6 +75,12 @@ def read_plan(path: str | Path) -> Plan:
         raise PlanError(f"{path}: unknown key or section {unknown[0]!r}; valid: seed, out, strategy_files, "
                         "[[simulate]], [[compare]], [[tournament]]")  # fmt: skip
     files = [str((path.parent / file).resolve()) for file in _list_of_strings(data.get("strategy_files", []), path, "strategy_files")]
+    try:
+        from strategies.registry import available_strategies
+
+        available_strategies(tuple(files))  # every plug-in loads, and no name is taken twice
+    except ConfigError as error:
+        raise PlanError(f"{path}: key 'strategy_files': {error}") from None
     experiments = []
     for kind in KINDS:
         entries = data.get(kind, [])
@@ -169,7 +175,7 @@ def _experiment(path: Path, where: str, kind: str, name: str, values: dict, file
             alpha=values.get("alpha", 0.05), beta=values.get("beta", 0.05), name=name,
         )  # fmt: skip
     except ConfigError as error:
-        raise PlanError(f"{path}: {where}, key {_key_of(str(error), kind)!r}: {error}") from None
+        raise PlanError(f"{path}: {where}, key {_key_of(str(error), kind, values)!r}: {error}") from None
 
 
 def _check_types(path: Path, where: str, kind: str, values: dict) -> None:
@@ -181,6 +187,12 @@ def _check_types(path: Path, where: str, kind: str, values: dict) -> None:
     def is_names(value):
         return isinstance(value, list) and value and all(isinstance(item, str) for item in value)
 
+    for key in ("deals", "seed"):  # counts as on the command line: 1_000_000, "1e6", 1e6
+        if isinstance(values.get(key), (str, float)):
+            try:
+                values[key] = parse_count(values[key] if isinstance(values[key], str) else repr(values[key]))
+            except ConfigError as error:
+                raise PlanError(f"{path}: {where}, key {key!r}: {error}") from None
     checks = {
         "players": (lambda v: is_number(v, whole=True), "a whole number"),
         "deals": (lambda v: is_number(v, whole=True), "a whole number"),
@@ -203,14 +215,18 @@ def _check_types(path: Path, where: str, kind: str, values: dict) -> None:
             raise PlanError(f"{path}: {where}, key 'rules': {rule} = {value!r} is not a rule value (a string)")
 
 
-def _key_of(message: str, kind: str) -> str:
+def _key_of(message: str, kind: str, values: dict) -> str:
     """Which key a configuration error is about, from the option or thing it names."""
     for option in ("players", "deals", "seed", "match", "sprt", "alpha", "beta"):
         if f"--{option}" in message:
             return option
     if "rule" in message:
-        return "rules"
+        return "rule" if "rule" in values and "rules" not in values else "rules"
     if kind == "compare":
+        named = re.search(r"(?:strategy|parameter) '?([\w-]+)", message)
+        for key in ("a", "b"):
+            if named and values[key].split(":")[0] == named.group(1):
+                return key
         return "a, b"
     return "strategies"
 

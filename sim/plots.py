@@ -35,6 +35,9 @@ def load_report(path: Path) -> tuple[analysis.Results, dict]:
     report``, less where it was written)."""
     if not path.exists():
         raise ConfigError(f"{path} does not exist; give a result file or a tournament folder")
+    if (path / "_study.json").exists():
+        raise ConfigError(f"{path} is a study: briscola status {path} shows its summaries, sim.load({str(path)!r}) "
+                          "reads it, and .experiment(NAME) each experiment")  # fmt: skip
     try:
         run = analysis.load(path)
     except (ValueError, OSError) as error:

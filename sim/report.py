@@ -324,22 +324,38 @@ def _print_table(table, facts: str) -> None:
 
 
 def show_study(outcome: dict) -> None:
-    """The table of a study: per experiment how far it is and what it found so far."""
+    """A study: per experiment how far it is (a table that fits the terminal), then what
+    each has found so far, a line each."""
+    from rich.console import Console
     from rich.table import Table
 
-    table = Table(title=f"Study {outcome['out']}: {outcome['status']}", title_justify="left")
-    numbers = ("chunks", "deals", "work done", "work left")
-    for column in ("experiment", "kind", "status", *numbers, "result so far"):
+    state = outcome["status"]
+    if state != "complete":
+        state += ", running now" if outcome.get("running") else ", not running: resume it with briscola batch PLAN --resume"
+    table = Table(title=f"Study {outcome['out']}: {state}", title_justify="left")
+    numbers = ("chunks", "deals", "work", "left")
+    table.add_column("experiment", overflow="fold", min_width=20)
+    for column in ("status", *numbers):
         table.add_column(column, justify="right" if column in numbers else "left", no_wrap=True)
-    for experiment in outcome["experiments"]:
+    experiments = outcome["experiments"]
+    for experiment in experiments:
         table.add_row(
-            experiment["name"], experiment["kind"], experiment["status"],
-            f"{experiment['chunks_done']}/{experiment['chunks']}",
-            f"{experiment['units_done']:,}/{experiment['units']:,}", _duration(experiment["seconds"]),
-            _work_left(experiment), _headline(experiment["kind"], experiment["summary"]),
+            experiment["name"], experiment["status"], f"{experiment['chunks_done']}/{experiment['chunks']}",
+            f"{experiment['units_done']:,}/{experiment['units']:,}", _duration(experiment["seconds"]), _work_left(experiment),
         )  # fmt: skip
-    _print_table(table, "deals count matches with a match format, and a tournament's those of every pair; work is the "
-                        "chunks' time on one worker: with N workers, expect about 1/N of what is left")  # fmt: skip
+    console = Console()
+    console.print(table)
+    done, total = sum(e["chunks_done"] for e in experiments), sum(e["chunks"] for e in experiments)
+    left = [e for e in experiments if e["status"] != "complete"]
+    guess = sum(e["seconds"] / e["units_done"] * (e["units"] - e["units_done"]) for e in left if e["units_done"])
+    unknown = " (and more: experiments not begun)" if any(not e["units_done"] for e in left) else ""
+    console.print(f"in all: {done}/{total} chunks, work done {_duration(sum(e['seconds'] for e in experiments))}, "
+                  f"work left {_duration(guess)}{unknown} (work: the chunks' time on one worker; with N workers, "
+                  "about 1/N of it; deals count matches with a match format, and a tournament's those of every pair)",
+                  highlight=False)  # fmt: skip
+    for experiment in experiments:
+        headline = _headline(experiment["kind"], experiment["summary"])
+        console.print(f"{experiment['name']} ({experiment['kind']}): {headline}", highlight=False)
 
 
 def _work_left(experiment: dict) -> str:

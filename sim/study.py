@@ -43,7 +43,10 @@ FORMAT = 1
 STUDY_FILE, PLAN_FILE, SUMMARY_FILE, CHUNKS_DIR = "_study.json", "_plan.toml", "_summary.json", "_chunks"
 CHUNK_SECONDS = 60.0  # a chunk is about this much work: a crash loses little, overhead stays small
 MAX_CHUNK_UNITS = 2_000_000  # and at most this many deals (its rows are held in memory once)
+MAX_SPRT_CHUNK_UNITS = 10 * SPRT_CHECK_DEALS  # an SPRT may decide early: at most this much is played past it
+SAVE_SECONDS = 2.0  # how stale the status and summaries of a study in progress may get
 CALIBRATION_SECONDS = 0.5
+MAX_CHANGES = 3  # changes of a plan named in a refusal
 
 
 def experiment_dir(folder: Path, name: str) -> Path:
@@ -146,6 +149,10 @@ class ExperimentState:
     def pending(self) -> list[Chunk]:
         return [c for c in self.needed() if c not in self.records]
 
+    def wants(self, chunk: Chunk) -> bool:
+        """Whether the chunk is still to be played (at once: no list is built)."""
+        return chunk not in self.records and (self.sprt_stop is None or chunk.first < self.sprt_stop)
+
     @property
     def status(self) -> str:
         done = sum(c in self.records for c in self.needed())
@@ -185,6 +192,7 @@ class Study:
         self.schema = study_schema([state.experiment for state in states])
         self.by_name = {state.experiment.name: state for state in states}
         self.plan_hash = plan_hash([(state.experiment.name, state.fingerprint) for state in states])
+        self._saved_at = time.monotonic()
 
     # -- opening
 
@@ -298,7 +306,7 @@ class Study:
         comparison, checks whether the test has decided."""
         state = self.by_name[result.chunk.experiment]
         chunk = result.chunk
-        if chunk not in state.pending():
+        if not state.wants(chunk):
             return  # done already, or past where its SPRT decided
         rows = None
         if self.rows:
@@ -309,7 +317,8 @@ class Study:
         write_json(state.record_path(chunk), record)
         state.records[chunk] = record
         self._check_sprt(state)
-        self.save(state)
+        if time.monotonic() - self._saved_at > SAVE_SECONDS or state.status == "complete":
+            self.save(state)
 
     def _check_sprt(self, state: ExperimentState) -> None:
         """Runs the SPRT over the chunks done from the first on, at its checkpoints, as
@@ -355,12 +364,14 @@ class Study:
 
     def save(self, *changed: ExperimentState) -> None:
         """Writes ``_study.json`` and the ``_summary.json`` of the ``changed`` experiments
-        (of every one when none is named)."""
+        (of every one when none is named). The records are what counts: this is what
+        ``briscola status`` shows of a study in progress, kept at most SAVE_SECONDS old."""
         for state in changed or self.states:
             summary = experiment_summary(state)
             if summary is not None:
                 write_json(state.directory / SUMMARY_FILE, summary)
         write_json(self.folder / STUDY_FILE, self.status())
+        self._saved_at = time.monotonic()
 
     def status(self) -> dict:
         return {
@@ -396,7 +407,21 @@ def read_outcome(folder: Path) -> dict:
             "units_done": sum(min(r["n"], stop - r["first"]) for r in records),
             "seconds": round(sum(r["seconds"] for r in records), 3), "summary": _read_json(directory / SUMMARY_FILE),
         })  # fmt: skip
-    return {"out": str(folder), "status": _overall([e["status"] for e in experiments]), "experiments": experiments}
+    status = _overall([e["status"] for e in experiments])
+    return {"out": str(folder), "status": status, "running": _running(folder), "experiments": experiments}
+
+
+def _running(folder: Path) -> bool:
+    """Whether a briscola process holds the study now (else a partial study was stopped)."""
+    try:
+        with open(folder / ".lock", "a") as handle:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            fcntl.flock(handle, fcntl.LOCK_UN)
+    except BlockingIOError:
+        return True
+    except OSError:
+        return False
+    return False
 
 
 def recorded_parts(directory: Path) -> list[Path]:
@@ -435,16 +460,22 @@ def _experiment_status(state: ExperimentState) -> dict:
 
 
 def _changes(recorded: list[dict], experiments) -> list[str]:
-    """What differs between the experiments a study began with and a plan's."""
+    """What differs between the experiments a study began with and a plan's (at most
+    MAX_CHANGES of them named)."""
     before = {entry["name"]: entry["fingerprint"] for entry in recorded}
     after = {e.name: fingerprint(e) for e in experiments}
     changes = [f"experiment {name!r} is new" for name in after if name not in before]
     changes += [f"experiment {name!r} is gone" for name in before if name not in after]
-    for name in before.keys() & after.keys():
+    for name in sorted(before.keys() & after.keys()):
         for key in before[name]:
-            if before[name][key] != after[name].get(key):
+            if before[name][key] == after[name].get(key):
+                continue
+            if key == "strategy_files":
+                changes.append(f"experiment {name!r}: a --strategy-file's contents changed (restore the file, or start a new study)")
+            else:
                 changes.append(f"experiment {name!r}: {key} {before[name][key]} -> {after[name].get(key)}")
-    return sorted(changes)
+    changes = sorted(changes)
+    return changes if len(changes) <= MAX_CHANGES else [*changes[:MAX_CHANGES], f"and {len(changes) - MAX_CHANGES} more"]
 
 
 # ------------------------------------------------------------------ summaries
@@ -504,7 +535,7 @@ def run_locally(study: Study, stop, on_progress=None) -> None:
     for experiment, chunk in study.pending():
         if stop.is_set():
             return
-        if chunk not in study.by_name[experiment.name].pending():
+        if not study.by_name[experiment.name].wants(chunk):
             continue  # its SPRT has decided meanwhile
         result = run_chunk(experiment, chunk, study.rows, stop, on_progress)
         if result.completed < chunk.n:
@@ -530,7 +561,8 @@ def calibrate(experiment: Experiment) -> int:
         run_chunk(experiment, Chunk(chunk.experiment, chunk.pair, 0, n), rows=False)
         seconds = time.perf_counter() - started
         rate = n / max(seconds, 1e-6)
-    return _round_down(min(MAX_CHUNK_UNITS, max(1, rate * CHUNK_SECONDS)))
+    largest = MAX_SPRT_CHUNK_UNITS if experiment.sprt is not None else MAX_CHUNK_UNITS
+    return _round_down(min(largest, max(1, rate * CHUNK_SECONDS)))
 
 
 def _round_down(units: float) -> int:

@@ -191,7 +191,7 @@ BAD_PLANS = [
     ("seed = 1\n[[compare]]\nname = 'x'\na = 'greedy'\ndeals = 10\n", "[[compare]] entry 1 ('x'): key 'b' is missing"),
     ("[[compare]]\nname = 'x'\na = 'greedy'\nb = 'random'\ndeals = 10\n", "key 'seed' is missing"),
     ("seed = 1\n[[compare]]\nname = 'x'\na = 'greedy'\nb = 'nosuch'\ndeals = 10\n",
-     "key 'a, b': unknown strategy 'nosuch'; valid strategies: expert"),
+     "key 'b': unknown strategy 'nosuch'; valid strategies: expert"),
     ("seed = 1\n[[compare]]\nname = 'x'\na = 'pimc:samples=0'\nb = 'random'\ndeals = 10\n", "out of range; valid: int in [1, 4096]"),
     ("seed = 1\n[[simulate]]\nname = 'x'\nplayers = 2\nstrategies = ['greedy']\ndeals = 10\nrules = { colour = 'red' }\n",
      "key 'rules': unknown rule 'colour'"),
@@ -213,7 +213,7 @@ BAD_PLANS = [
     ("seed = 1\n[[simulate]]\nname = 'x'\nplayers = 2\nstrategies = 5\ndeals = 10\n", "key 'strategies': 5 is not a list"),
     ("seed = 1\n[[simulate]]\nname = 'x'\nplayers = 2\nstrategies = 'greedy'\ndeals = 10\nrule = 'trump_redeal=off'\n",
      "key 'rule': 'trump_redeal=off' is not a list"),
-    ("seed = 1\n[[simulate]]\nname = 'x'\nplayers = 2\nstrategies = 'greedy'\ndeals = 1.5\n", "key 'deals': 1.5 is not a whole number"),
+    ("seed = 1\n[[simulate]]\nname = 'x'\nplayers = 2\nstrategies = 'greedy'\ndeals = 1.5\n", "key 'deals': '1.5' is not a whole number"),
 ]
 
 
@@ -293,7 +293,7 @@ def wait_for_records(folder: Path, process: subprocess.Popen, at_least: int) -> 
 
 
 def test_ctrl_c_stops_a_study_which_then_resumes_to_the_same_dataset(reference, tmp_path):
-    from sim.interrupt import STOPPING
+    from sim.interrupt import STUDY_STOPPING
 
     study, _ = reference
     write_plan(tmp_path)
@@ -301,7 +301,7 @@ def test_ctrl_c_stops_a_study_which_then_resumes_to_the_same_dataset(reference, 
     wait_for_records(tmp_path / "study", process, 2)
     process.send_signal(signal.SIGINT)
     _, stderr = process.communicate(timeout=60)
-    assert process.returncode == 130 and STOPPING in stderr and "Traceback" not in stderr
+    assert process.returncode == 130 and STUDY_STOPPING in stderr and "Traceback" not in stderr
     assert sim.load(tmp_path / "study").partial
     assert batch(tmp_path, "--out", "study", "--resume", "--quiet").returncode == 0
     pd.testing.assert_frame_equal(dataset(tmp_path / "study"), dataset(study))
@@ -327,7 +327,7 @@ def test_an_edited_plug_in_is_a_changed_plan(tmp_path):
     assert batch(tmp_path, "--out", "study", "--chunk-deals", "100", "--quiet").returncode == 0
     (tmp_path / "edge_file.py").write_text(OUTSIDER + "\n# edited\n")
     again = batch(tmp_path, "--out", "study", "--resume", "--quiet")
-    assert again.returncode == 2 and "experiment 'edge': strategy_files" in again.stderr
+    assert again.returncode == 2 and "experiment 'edge': a --strategy-file's contents changed" in again.stderr
 
 
 def test_chunks_recorded_in_any_order_give_the_same_study(tmp_path):
@@ -368,3 +368,16 @@ def test_chunk_sizes_do_not_count_compiling(monkeypatch):
     monkeypatch.setattr(sim.study, "run_chunk", run_chunk)
     experiment = make_experiment("simulate", players=2, strategies="greedy,random", deals=20_000_000, seed=1)
     assert sim.study.calibrate(experiment) == sim.study.MAX_CHUNK_UNITS
+
+
+def test_status_says_whether_a_study_is_running(reference, tmp_path):
+    write_plan(tmp_path)
+    process = start_batch(tmp_path, "--out", "study", "--chunk-deals", "200", "--quiet")
+    wait_for_records(tmp_path / "study", process, 1)
+    running = json.loads(run_cli("status", "study", "--json", env={"PYTHONPATH": str(REPO)}, cwd=tmp_path).stdout)
+    process.kill()
+    process.communicate()
+    stopped = json.loads(run_cli("status", "study", "--json", env={"PYTHONPATH": str(REPO)}, cwd=tmp_path).stdout)
+    assert running["running"] and not stopped["running"] and stopped["status"] == "partial"
+    table = run_cli("status", "study", env={"PYTHONPATH": str(REPO), "COLUMNS": "80"}, cwd=tmp_path).stdout
+    assert "not running: resume it" in table and max(map(len, table.splitlines())) <= 80
