@@ -18,11 +18,10 @@ import hashlib
 import logging
 import os
 import tempfile
-import time
 from dataclasses import replace
 from pathlib import Path
 
-from distributed import Client, LocalCluster, WorkerPlugin, as_completed
+from distributed import Client, LocalCluster, WorkerPlugin, wait
 
 from sim import __version__
 from sim.chunks import Chunk, ChunkResult, run_chunk
@@ -30,6 +29,7 @@ from sim.config import ChunkFailed, default_threads
 from sim.experiments import Experiment, with_threads
 
 POLL_SECONDS = 0.2  # how often the waiting loop looks at Ctrl-C
+CHUNKS_PER_THREAD = 4  # chunks in flight per thread of the cluster: none idles, memory stays flat
 KILL_CHUNK = "BRISCOLA_TEST_KILL_CHUNK"  # tests: "EXPERIMENT|FIRST": the worker playing it exits,
 KILL_ONCE = "BRISCOLA_TEST_KILL_ONCE"  # once if this file does not exist yet (it is made then); always without it
 
@@ -64,47 +64,53 @@ def run_on_dask(study, stop, on_progress=None, scheduler: str | None = None, wor
 
 
 def _collect(study, client: Client, payloads: list[dict], stop, on_progress) -> None:
-    """Keeps a window of chunks in flight (twice the cluster's threads: memory stays flat
-    however large the study), records results as they come, submits the next, and skips
-    the chunks an SPRT no longer needs. A chunk that fails or is cancelled by Dask (the
-    scheduler lost, say) ends the run with ChunkFailed once the others are in."""
+    """Keeps a window of chunks in flight (a few per thread of the cluster: memory stays
+    flat however large the study), records results as they come, submits the next, and
+    skips the chunks an SPRT no longer needs. A chunk that fails or is cancelled by Dask
+    (the scheduler lost, say) ends the run with ChunkFailed once the others are in."""
     waiting = list(reversed(payloads))  # popped from the end: in the plan's order
     in_flight, failures = {}, []
-    finished = as_completed()
 
     def submit():
-        while waiting and len(in_flight) < 2 * max(1, sum(client.nthreads().values())):
+        window = max(8, CHUNKS_PER_THREAD * sum(client.nthreads().values()))
+        while waiting and len(in_flight) < window:
             payload = waiting.pop()
             chunk = payload["chunk"]
             if study.by_name[chunk.experiment].wants(chunk):
                 future = client.submit(play_chunk, payload, pure=False)
                 in_flight[future.key] = (chunk, future)
-                finished.add(future)
 
     submit()
     while in_flight and not stop.is_set():
-        if not finished.has_ready():
-            time.sleep(POLL_SECONDS)
-            submit()  # workers may have joined
+        try:  # wakes at the first result, or to look at Ctrl-C and new workers
+            wait([future for _, future in in_flight.values()], timeout=POLL_SECONDS, return_when="FIRST_COMPLETED")
+        except TimeoutError:
+            submit()
             continue
-        for future in finished.next_batch(block=False):
-            chunk, _ = in_flight.pop(future.key)
-            try:
-                result: ChunkResult | None = None if future.cancelled() else future.result()
-            except Exception as error:  # noqa: BLE001 - the worker's error, or KilledWorker
-                failures.append((chunk, error))
-            else:
-                if result is None:
-                    failures.append((chunk, RuntimeError("cancelled by Dask")))
-                else:
-                    study.record(result)
-                    if on_progress is not None:
-                        on_progress(result.completed)
-            future.release()  # written, or not wanted: the cluster may forget it
+        for key, (chunk, future) in list(in_flight.items()):
+            if future.done():
+                del in_flight[key]
+                _take(study, chunk, future, failures, on_progress)
         submit()
     client.cancel([future for _, future in in_flight.values()])  # stopped: what is still playing is not kept
     if failures and not stop.is_set():
         _raise_failures(failures)
+
+
+def _take(study, chunk: Chunk, future, failures: list, on_progress) -> None:
+    """Records a finished chunk, or notes its failure; the cluster may then forget it."""
+    try:
+        result: ChunkResult | None = None if future.cancelled() else future.result()
+    except Exception as error:  # noqa: BLE001 - the worker's error, or KilledWorker
+        failures.append((chunk, error))
+    else:
+        if result is None:
+            failures.append((chunk, RuntimeError("cancelled by Dask")))
+        else:
+            study.record(result)
+            if on_progress is not None:
+                on_progress(result.completed)
+    future.release()
 
 
 def _raise_failures(failures) -> None:
