@@ -34,6 +34,7 @@ sys.path.insert(0, str(REPO))
 import numba  # noqa: E402
 import numpy as np  # noqa: E402
 
+from kernels.engine_nb import simulate_nb  # noqa: E402
 from kernels.enums import (  # noqa: E402
     DEAL_DTYPE,
     ILLEGAL_DTYPE,
@@ -43,7 +44,6 @@ from kernels.enums import (  # noqa: E402
     RESULT_DTYPE,
     TRUMP_REDEAL_OFF,
 )
-from kernels.engine_nb import simulate_nb  # noqa: E402
 from sim.config import RunConfig  # noqa: E402
 from sim.engine import kernel_strategies  # noqa: E402
 

@@ -18,11 +18,11 @@ deal ends exactly as on the general path: the tests check it deal by deal.
 import numpy as np
 from numba import njit
 
+from kernels.dispatch_nb import FIRST_PLUGIN_ID
 from kernels.enums import CARD_POINTS, CARD_SUIT, HAND_SIZE, N_CARDS
+from kernels.inlined_strategies_nb import greedy_follow_key_nb, greedy_lead_key_nb
 from kernels.rng_nb import bounded_local_nb, next_local_nb
 from kernels.rules_nb import beats_nb
-from strategies.builtin_nb import greedy_follow_key_nb, greedy_lead_key_nb
-from strategies.dispatch_nb import FIRST_PLUGIN_ID
 
 TRICKS = N_CARDS // 2
 DRAW_TRICKS = TRICKS - HAND_SIZE  # tricks after which both players draw

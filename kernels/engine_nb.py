@@ -13,6 +13,8 @@ Untraced 2-player deals between ``random`` and ``greedy`` take the fast path of
 import numpy as np
 from numba import njit, prange
 
+from kernels.dispatch_nb import RANDOM_ID, choose_card_nb
+from kernels.duel_nb import is_duel_nb, play_duel_nb
 from kernels.enums import (
     CARD_SUIT,
     DEAL_DTYPE,
@@ -29,7 +31,6 @@ from kernels.enums import (
     TOTAL_POINTS,
     VIEW_DTYPE,
 )
-from kernels.duel_nb import is_duel_nb, play_duel_nb
 from kernels.rng_nb import seed_key_nb, start_streams_nb
 from kernels.rules_nb import (
     deal_nb,
@@ -38,7 +39,6 @@ from kernels.rules_nb import (
     winner_side_nb,
     winning_position_nb,
 )
-from strategies.dispatch_nb import RANDOM_ID, choose_card_nb
 
 DEALS_PER_BLOCK = 256  # deals one thread plays with one set of work arrays, at most
 MIN_BLOCKS = 64  # a batch is cut into this many blocks at least, where it can be

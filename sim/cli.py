@@ -16,7 +16,7 @@ import signal
 import sys
 import traceback
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 from typer.core import TyperArgument, TyperCommand, TyperGroup
@@ -123,12 +123,12 @@ def _flag(name: str, help: str):
 
 
 StrategyFileOption = Annotated[
-    Optional[list[Path]],
+    list[Path] | None,
     typer.Option(help="A Python file of strategies to add (repeatable); see docs/strategies.md.", metavar="PATH"),
 ]
-ThreadsOption = Annotated[Optional[int], typer.Option(help="Threads to use (default: all cores).", metavar="T")]
+ThreadsOption = Annotated[int | None, typer.Option(help="Threads to use (default: all cores).", metavar="T")]
 RuleOption = Annotated[
-    Optional[list[str]],
+    list[str] | None,
     typer.Option(help="A rule option (repeatable): trump_redeal, removed_two or partner_view.", metavar="KEY=VALUE",
                  autocompletion=_complete_from(RULE_CHOICES)),
 ]
@@ -154,10 +154,10 @@ BackendOption = Annotated[
                       autocompletion=_complete_from(("local", "dask")))  # fmt: skip
 ]
 SchedulerOption = Annotated[
-    Optional[str], typer.Option(help="With --backend dask: the address of a running scheduler.", metavar="ADDRESS")
+    str | None, typer.Option(help="With --backend dask: the address of a running scheduler.", metavar="ADDRESS")
 ]
 WorkersOption = Annotated[
-    Optional[int], typer.Option(help="With --backend dask: start a local cluster of N worker processes.", metavar="N")
+    int | None, typer.Option(help="With --backend dask: start a local cluster of N worker processes.", metavar="N")
 ]
 
 
@@ -188,8 +188,8 @@ def simulate(
     deals: Annotated[int, _deals_option("Deals to play (1e6 and 1_000_000 are fine).")],
     seed: SeedOption,
     threads: ThreadsOption = None,
-    out: Annotated[Optional[str], _out_option("Result file, or a folder/ for the default name (default: under results/).")] = None,
-    trace: Annotated[Optional[Path], _out_option("Also write every deal move by move, for audits.")] = None,
+    out: Annotated[str | None, _out_option("Result file, or a folder/ for the default name (default: under results/).")] = None,
+    trace: Annotated[Path | None, _out_option("Also write every deal move by move, for audits.")] = None,
     rule: RuleOption = None,
     summary_only: SummaryOnlyOption = False,
     match: MatchOption = "deal",
@@ -233,10 +233,10 @@ def compare(
     seed: SeedOption,
     players: TablePlayersOption = 2,
     threads: ThreadsOption = None,
-    out: Annotated[Optional[str], _out_option("Result file, a row per game, or a folder/ (default: under results/).")] = None,
+    out: Annotated[str | None, _out_option("Result file, a row per game, or a folder/ (default: under results/).")] = None,
     rule: RuleOption = None,
     sprt: Annotated[
-        Optional[str],
+        str | None,
         typer.Option(help="Stop once the SPRT accepts Elo <= ELO0 or >= ELO1.", metavar="ELO0,ELO1", show_default=False),
     ] = None,
     alpha: Annotated[float, typer.Option(help="SPRT: chance of accepting ELO1 wrongly.", metavar="P")] = 0.05,
@@ -302,7 +302,7 @@ def tournament(
     seed: SeedOption,
     players: TablePlayersOption = 2,
     threads: ThreadsOption = None,
-    out: Annotated[Optional[str], _out_option("Dataset folder (a file per pair), or parent/ (default: under results/).")] = None,
+    out: Annotated[str | None, _out_option("Dataset folder (a file per pair), or parent/ (default: under results/).")] = None,
     rule: RuleOption = None,
     summary_only: SummaryOnlyOption = False,
     match: MatchOption = "deal",
@@ -333,13 +333,13 @@ def tournament(
 @app.command(cls=_Command)
 def batch(
     plan: Annotated[Path, typer.Argument(help="The study's plan (TOML); see docs/studies.md.", metavar="PLAN", show_default=False)],
-    out: Annotated[Optional[Path], _out_option("The study's folder (default: the plan's out, or results/PLAN).")] = None,
+    out: Annotated[Path | None, _out_option("The study's folder (default: the plan's out, or results/PLAN).")] = None,
     resume: Annotated[bool, _flag("--resume", "Continue the study in --out: play only what is missing.")] = False,
     backend: BackendOption = "local",
     scheduler: SchedulerOption = None,
     workers: WorkersOption = None,
     chunk_deals: Annotated[
-        Optional[int], typer.Option(help="Deals (or matches) per chunk (default: about a minute of work).", parser=parse_count, metavar="N")
+        int | None, typer.Option(help="Deals (or matches) per chunk (default: about a minute of work).", parser=parse_count, metavar="N")
     ] = None,
     threads: ThreadsOption = None,
     summary_only: Annotated[bool, _flag("--summary-only", "Keep the summaries only, no rows.")] = False,
@@ -652,7 +652,7 @@ class _progress:
 def main(argv: list[str] | None = None) -> int:
     """Entry point: runs the app and maps known errors to one line and an exit code
     (with ``BRISCOLA_DEBUG=1``, the traceback comes first, the exit code is the same)."""
-    from sim.config import ChunkFailed, ConfigError
+    from sim.config import BAD_INPUT, ChunkFailed
 
     args = sys.argv[1:] if argv is None else list(argv)
     command = typer.main.get_command(app)
@@ -667,7 +667,7 @@ def main(argv: list[str] | None = None) -> int:
             return 0
         message = error.format_message() + _spaced_list_hint(args)
         return _fail(message, getattr(error, "exit_code", EXIT_BAD_INPUT) or EXIT_BAD_INPUT)
-    except ConfigError as error:  # bad input: usage or configuration
+    except BAD_INPUT as error:  # bad input: usage, configuration or a strategy
         return _fail(str(error), EXIT_BAD_INPUT)
     except (typer.Abort, KeyboardInterrupt):
         return _fail("interrupted", EXIT_INTERRUPTED)

@@ -20,10 +20,10 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Callable
 from contextlib import nullcontext
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Callable
 
 import numpy as np
 
@@ -31,8 +31,8 @@ from kernels.enums import MAX_PLAYERS
 from sim.compiling import warm_up
 from sim.config import RunConfig, n_sides
 from sim.engine import play_batch, seat_specs
-from sim.results import AtomicParquetWriter, arrow_column, make_parent, match_table, results_schema, results_table
 from sim.interrupt import deferred_interrupt
+from sim.results import AtomicParquetWriter, arrow_column, make_parent, match_table, results_schema, results_table
 from sim.runner import Pace, batches, default_path, final_metadata, prepare_outputs
 from sim.stats import Z_95, elo_from_score, normal_cdf, score_against_copies, sprt_llr
 

@@ -19,6 +19,8 @@ import math
 import os
 from dataclasses import dataclass, field
 
+from strategies.errors import StrategyError
+
 PLAYER_COUNTS = (2, 3, 4, 6)
 MATCH_FORMATS = ("deal", "best-of-3", "best-of-5", "two-deals-120")  # see sim/matches.py
 SUIT_NAMES = ("denari", "coppe", "spade", "bastoni")
@@ -38,6 +40,10 @@ RULE_TABLES = {
 
 class ConfigError(ValueError):
     """Bad input from the user: the message is one line, fit to show as it is."""
+
+
+# Every error that is the user's input, not a fault: shown as one line, exit code 2.
+BAD_INPUT = (ConfigError, StrategyError)
 
 
 class ChunkFailed(RuntimeError):

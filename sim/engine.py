@@ -21,13 +21,13 @@ import numba
 import numpy as np
 from numba.core.errors import NumbaExperimentalFeatureWarning
 
+from kernels.dispatch_nb import FIRST_PLUGIN_ID, no_decision_nb
 from kernels.engine_nb import replay_nb, simulate_nb
 from kernels.enums import DEAL_DTYPE, DECISION_OK, ILLEGAL_DTYPE, MAX_PLAYERS, PLAY_DTYPE, RESULT_DTYPE
 from sim.cards import SUITS_ITALIAN, short_name
 from sim.config import RunConfig
 from sim.interrupt import StopFlag
 from strategies.api import MAX_PARAMS, StrategySpec, compile_decision, parse_spec
-from strategies.dispatch_nb import FIRST_PLUGIN_ID, no_decision_nb
 from strategies.registry import available_strategies
 
 # The plug-in tuple is a tuple of Numba's first-class functions, which it still calls
@@ -64,7 +64,7 @@ class Batch:
         return Batch(self.results[:n], self.deals[:n] if traced else self.deals, self.records[:n] if traced else self.records)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _strategies(strategy_files: tuple[str, ...]) -> dict:
     return available_strategies(strategy_files)
 

@@ -32,7 +32,7 @@ import re
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from sim.config import ConfigError, parse_count
+from sim.config import BAD_INPUT, ConfigError, parse_count
 from sim.experiments import KINDS, Experiment, make_experiment
 
 TOP_KEYS = ("seed", "out", "strategy_files", *KINDS)
@@ -79,7 +79,7 @@ def read_plan(path: str | Path) -> Plan:
         from strategies.registry import available_strategies
 
         available_strategies(tuple(files))  # every plug-in loads, and no name is taken twice
-    except ConfigError as error:
+    except BAD_INPUT as error:
         raise PlanError(f"{path}: key 'strategy_files': {error}") from None
     experiments = []
     for kind in KINDS:
@@ -174,7 +174,7 @@ def _experiment(path: Path, where: str, kind: str, name: str, values: dict, file
             rules=rules, strategy_files=files, match=values.get("match", "deal"), sprt=values.get("sprt"),
             alpha=values.get("alpha", 0.05), beta=values.get("beta", 0.05), name=name,
         )  # fmt: skip
-    except ConfigError as error:
+    except BAD_INPUT as error:
         raise PlanError(f"{path}: {where}, key {_key_of(str(error), kind, values)!r}: {error}") from None
 
 

@@ -18,12 +18,16 @@ import shutil
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
 from sim.config import ConfigError, RunConfig, n_sides
+
+if TYPE_CHECKING:  # pandas only where a notebook reads results: runs start faster without it
+    import pandas
 
 METADATA_KEY = "briscola"
 FORMAT_VERSION = 1
@@ -199,7 +203,7 @@ class AtomicParquetWriter:
 class RunResults:
     """A result file read back: one row per deal, and the run's configuration."""
 
-    deals: "pandas.DataFrame"
+    deals: pandas.DataFrame
     config: dict
 
     @property

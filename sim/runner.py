@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import hashlib
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 from sim import __version__
-from sim.config import ConfigError, RunConfig, n_sides, side_of_seat
 from sim.compiling import warm_up
+from sim.config import ConfigError, RunConfig, n_sides, side_of_seat
 from sim.engine import Batch, effective_threads, play_batch, seat_specs
 from sim.interrupt import StopFlag, deferred_interrupt
 from sim.results import (

@@ -11,20 +11,21 @@ than for independent games), and enters through a sandwich estimate of the covar
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import os
 import shutil
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from functools import cached_property
 from pathlib import Path
-from typing import Callable
 
 import numpy as np
 
 from sim.compare import CompareTally, run_comparison
-from sim.config import ConfigError, RunConfig
+from sim.config import RunConfig
 from sim.engine import seat_specs
 from sim.interrupt import deferred_interrupt
 from sim.results import check_output_path, temporary_path
@@ -218,7 +219,7 @@ def _play_pairs(base, names, staging, pairs: list, command, on_progress) -> bool
     """Plays every pair into ``pairs`` (and pair files in ``staging``); True if Ctrl-C
     stopped the tournament, during a pair (which then ends its batch) or between two."""
     with deferred_interrupt() as stop:
-        for i, j in [(i, j) for i in range(len(names)) for j in range(i + 1, len(names))]:
+        for i, j in itertools.combinations(range(len(names)), 2):
             if stop.is_set():
                 return True
             pair_out = None if staging is None else staging / f"pair_{i}_{j}.parquet"

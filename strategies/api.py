@@ -34,7 +34,7 @@ from typing import Any
 
 import numpy as np
 
-from sim.config import ConfigError
+from strategies.errors import StrategyError
 
 MAX_PARAMS = 8  # parameter slots per seat in the kernels' float64 ``params`` array
 KINDS = {int: "int", float: "float", bool: "bool"}
@@ -58,7 +58,7 @@ class Param:
         self.check(self.default)
 
     def parse(self, text: str, strategy: str):
-        """The value of ``text``, or ConfigError naming what is valid."""
+        """The value of ``text``, or StrategyError naming what is valid."""
         try:
             if self.kind is bool:
                 lowered = text.strip().lower()
@@ -68,7 +68,7 @@ class Param:
             else:
                 value = self.kind(text)
         except ValueError:
-            raise ConfigError(
+            raise StrategyError(
                 f"parameter {strategy}:{self.name}={text!r} is not {'an' if self.kind is int else 'a'} "
                 f"{KINDS[self.kind]}; valid: {self.describe_range()}"
             ) from None
@@ -78,7 +78,7 @@ class Param:
         too_low = self.low is not None and value < self.low
         too_high = self.high is not None and value > self.high
         if too_low or too_high:
-            raise ConfigError(f"parameter {strategy}:{self.name}={value} is out of range; valid: {self.describe_range()}")
+            raise StrategyError(f"parameter {strategy}:{self.name}={value} is out of range; valid: {self.describe_range()}")
         return value
 
     def describe_range(self) -> str:
@@ -156,7 +156,7 @@ def parse_spec(text: str, strategies: dict) -> StrategySpec:
     """``NAME[:key=value...]`` against the available ``strategies`` (name -> Strategy)."""
     name, *items = [part.strip() for part in text.split(":")]
     if name not in strategies:
-        raise ConfigError(f"unknown strategy {name!r}; valid strategies: {', '.join(sorted(strategies))}")
+        raise StrategyError(f"unknown strategy {name!r}; valid strategies: {', '.join(sorted(strategies))}")
     strategy = strategies[name]
     declared = {p.name: p for p in strategy.params}
     values = {p.name: p.default for p in strategy.params}
@@ -165,7 +165,7 @@ def parse_spec(text: str, strategies: dict) -> StrategySpec:
         if not sep or key not in declared:
             valid = ", ".join(declared) if declared else "none"
             what = f"unknown parameter {key!r}" if sep else f"{item!r} is not key=value"
-            raise ConfigError(f"strategy {name}: {what}; valid parameters: {valid}")
+            raise StrategyError(f"strategy {name}: {what}; valid parameters: {valid}")
         values[key] = declared[key].parse(raw, name)
     return StrategySpec(strategy, values)
 
@@ -186,21 +186,21 @@ def decision_signature():
 
 
 def compile_decision(choose, name: str):
-    """``choose`` compiled for the plug-in signature; ConfigError (one line) if it fails,
+    """``choose`` compiled for the plug-in signature; StrategyError (one line) if it fails,
     naming the strategy, the file and line, and Numba's reason (the whole of Numba's
     message is the error's cause: ``BRISCOLA_DEBUG=1`` shows it)."""
     from numba import njit
 
     python_function = getattr(choose, "py_func", choose)
     if not callable(python_function):
-        raise ConfigError(f"strategy {name!r}: its decision function is not callable")
+        raise StrategyError(f"strategy {name!r}: its decision function is not callable")
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # Numba's "first-class functions are experimental"
             return njit(decision_signature(), cache=True, nogil=True)(python_function)
     except Exception as error:  # Numba's errors, and the bare ones its typing lets out (KeyError, ...)
         where = _error_location(error)
-        raise ConfigError(
+        raise StrategyError(
             f"strategy {name!r}{where} does not compile for the kernels: {_compile_reason(error)} "
             "(BRISCOLA_DEBUG=1 shows Numba's whole message)"
         ) from error

@@ -1,9 +1,9 @@
 """The built-in strategies, as ``Strategy`` objects (their jitted code is in the
 ``*_nb.py`` modules beside this one)."""
 
+from kernels.dispatch_nb import GREEDY_ID, RANDOM_ID
+from kernels.inlined_strategies_nb import greedy_nb, random_nb
 from strategies.api import Param, Strategy
-from strategies.builtin_nb import greedy_nb, random_nb
-from strategies.dispatch_nb import GREEDY_ID, RANDOM_ID
 from strategies.expert_nb import expert_nb
 from strategies.pimc_nb import pimc_nb
 from strategies.styles_nb import highest_nb, hoarder_nb, lowest_nb

@@ -16,8 +16,8 @@ import sys
 from importlib.metadata import entry_points
 from pathlib import Path
 
-from sim.config import ConfigError
 from strategies.api import Strategy
+from strategies.errors import StrategyError
 
 ENTRY_POINT_GROUP = "briscola.strategies"
 
@@ -41,7 +41,7 @@ def available_strategies(strategy_files: tuple[str, ...] | list[str] = ()) -> di
 
 def _add(found: dict, strategy: Strategy) -> None:
     if strategy.name in found:
-        raise ConfigError(
+        raise StrategyError(
             f"strategy name {strategy.name!r} is taken twice: by {found[strategy.name].source} "
             f"and by {strategy.source}; rename one"
         )
@@ -54,7 +54,7 @@ def _entry_point_strategies():
         try:
             loaded = point.load()
         except Exception as error:  # noqa: BLE001 - a broken plug-in is named, not a traceback
-            raise ConfigError(f"{source} failed to load: {type(error).__name__}: {error}") from None
+            raise StrategyError(f"{source} failed to load: {type(error).__name__}: {error}") from None
         yield from _strategies_in(loaded, source)
 
 
@@ -62,7 +62,7 @@ def load_strategy_file(path: str | Path) -> list[Strategy]:
     """The module-level Strategy objects of a Python file."""
     path = Path(path)
     if not path.is_file():
-        raise ConfigError(f"--strategy-file {path}: no such file")
+        raise StrategyError(f"--strategy-file {path}: no such file")
     digest = hashlib.sha1(str(path.resolve()).encode()).hexdigest()[:16]
     module_name = f"briscola_strategy_file_{digest}"  # stable: Numba's cache finds it again by name
     spec = importlib.util.spec_from_file_location(module_name, path)
@@ -71,17 +71,17 @@ def load_strategy_file(path: str | Path) -> list[Strategy]:
     try:
         spec.loader.exec_module(module)
     except Exception as error:  # noqa: BLE001
-        raise ConfigError(f"--strategy-file {path} failed to load: {type(error).__name__}: {error}") from None
+        raise StrategyError(f"--strategy-file {path} failed to load: {type(error).__name__}: {error}") from None
     found = [value for value in vars(module).values() if isinstance(value, Strategy)]
     if not found:
-        raise ConfigError(f"--strategy-file {path} defines no Strategy object")
+        raise StrategyError(f"--strategy-file {path} defines no Strategy object")
     return [_with_source(s, f"file {path}") for s in found]
 
 
 def _strategies_in(loaded, source: str) -> list[Strategy]:
     items = loaded if isinstance(loaded, (list, tuple)) else [loaded]
     if not items or not all(isinstance(item, Strategy) for item in items):
-        raise ConfigError(f"{source} is not a Strategy object or a list of them")
+        raise StrategyError(f"{source} is not a Strategy object or a list of them")
     return [_with_source(s, source) for s in items]
 
 

@@ -197,9 +197,8 @@ def test_help_lists_the_simulate_options():
 
 def test_result_files_do_not_depend_on_the_batches(tmp_path, capsys, monkeypatch):
     """Row groups have a fixed size: the data bytes of a file depend on its rows alone."""
-    from tests.test_compare import data_bytes, fixed_batches
-
     import sim.results
+    from tests.test_compare import data_bytes, fixed_batches
 
     monkeypatch.setattr(sim.results, "RESULT_ROW_GROUP", 500)
     files = []

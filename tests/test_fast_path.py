@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kernels.duel_nb import is_duel_nb
-from sim.config import RunConfig, Rules
+from sim.config import Rules, RunConfig
 from sim.engine import kernel_strategies, play_batch
 
 PAIRS = [("random", "random"), ("greedy", "random"), ("random", "greedy"), ("greedy", "greedy")]

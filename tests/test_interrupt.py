@@ -93,7 +93,7 @@ def test_ctrl_c_stops_a_comparison_with_a_partial_file(tmp_path):
     assert run.config["status"] == "partial" and run.config["compare"]["a"] == "greedy"
     per_game = run.deals.groupby("game")["deal"]
     assert (per_game.count() == run.config["deals_completed"]).all()  # every deal from both seatings
-    assert '"deals": %d' % run.config["deals_completed"] in stdout
+    assert f'"deals": {run.config["deals_completed"]}' in stdout
 
 
 SLOW_FILE = str(REPO / "tests" / "slow_strategy.py")

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sim.config import RunConfig, Rules
+from sim.config import Rules, RunConfig
 from sim.engine import play_batch, replay
 
 # Points of each card code (suit * 10 + face), written out from the rules:

@@ -7,9 +7,9 @@ import textwrap
 
 import pytest
 
-from sim.config import ConfigError
 from sim.results import read_results
 from strategies.api import Param, Strategy, parse_spec
+from strategies.errors import StrategyError
 from tests.test_cli import REPO, run_cli
 
 GUIDE = REPO / "docs" / "strategies.md"
@@ -147,7 +147,7 @@ def test_spec_labels_keep_only_changed_parameters_in_declared_order():
     assert parse_spec("s:b=0.25:a=1", {"s": strategy}).label == "s:b=0.25"
     assert parse_spec("s:a=2:b=0.5", {"s": strategy}).label == "s:a=2"
     assert list(parse_spec("s:a=3", {"s": strategy}).param_vector()[:3]) == [3.0, 0.5, 0.0]
-    with pytest.raises(ConfigError):
+    with pytest.raises(StrategyError):
         parse_spec("s:a=1.5", {"s": strategy})
 
 

@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sim import reference
-from sim.config import RunConfig, Rules
+from sim.config import Rules, RunConfig
 from sim.engine import play_batch
 from sim.trace import trace_rows
 

@@ -8,13 +8,12 @@ were worked out by hand from the rules and greedy's definition. The reference en
 
 from __future__ import annotations
 
-
 import numpy as np
 import pytest
 
 from kernels.enums import DEAL_DTYPE
 from sim import reference
-from sim.config import RunConfig, Rules
+from sim.config import Rules, RunConfig
 from sim.engine import play_batch, replay
 from sim.reference import card
 from sim.trace import trace_rows
@@ -53,7 +52,10 @@ def make_deal(hands, briscola, stock_top=(), removed=()) -> np.ndarray:
     return deal
 
 
-def play_greedy(deal: np.ndarray, rules: Rules = Rules()):
+DEFAULT_RULES = Rules()
+
+
+def play_greedy(deal: np.ndarray, rules: Rules = DEFAULT_RULES):
     """Plays a hand-made deal with greedy on every seat; checks it against the reference
     engine (which plays the same deal by itself) and returns its trace row and result."""
     players = int(deal["players"][0])

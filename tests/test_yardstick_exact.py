@@ -8,8 +8,8 @@ same points as in C. The C stays outside the product: this file only runs it.
 
 from __future__ import annotations
 
-import re
 import os
+import re
 import shutil
 import subprocess
 from pathlib import Path

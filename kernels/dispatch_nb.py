@@ -14,7 +14,7 @@ The engine calls ``choose_card_nb`` and never names a strategy. Two paths:
 from numba import njit
 
 from kernels.enums import NO_CARD
-from strategies.builtin_nb import greedy_nb, random_nb
+from kernels.inlined_strategies_nb import greedy_nb, random_nb
 
 RANDOM_ID = 0
 GREEDY_ID = 1

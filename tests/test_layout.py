@@ -1,0 +1,54 @@
+"""The house's rules, checked like behaviour: the layers go one way (kernels, then
+strategies, then sim), and the code passes the linter and the formatter."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def tool(name: str) -> str:
+    """A tool installed beside this Python (the test extra installs them)."""
+    path = Path(sys.executable).parent / name
+    found = str(path) if path.exists() else shutil.which(name)
+    if found is None:
+        pytest.fail(f"{name} is not installed: pip install -e '.[test]'")
+    return found
+
+
+def run(*command: str) -> subprocess.CompletedProcess:
+    return subprocess.run(command, cwd=REPO, capture_output=True, text=True)
+
+
+def test_layers_go_one_way():
+    result = run(tool("lint-imports"), "--no-cache")
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_the_layer_contract_would_catch_an_import_upwards(tmp_path):
+    """The contract names the real packages: in a copy of them, a kernel importing sim
+    breaks it."""
+    for package in ("kernels", "strategies", "sim"):
+        shutil.copytree(REPO / package, tmp_path / package, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(REPO / "pyproject.toml", tmp_path)
+    (tmp_path / "kernels" / "probe.py").write_text("import sim.config  # noqa: F401\n")
+    result = subprocess.run([tool("lint-imports"), "--no-cache"], cwd=tmp_path, capture_output=True, text=True,
+                            env={**os.environ, "PYTHONPATH": str(tmp_path)})  # fmt: skip
+    assert result.returncode != 0 and "kernels.probe -> sim.config" in result.stdout, result.stdout
+
+
+def test_lint_passes():
+    result = run(tool("ruff"), "check", ".")
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_code_is_formatted():
+    result = run(tool("ruff"), "format", "--check", ".")
+    assert result.returncode == 0, "run `ruff format .`:\n" + result.stdout
