@@ -49,7 +49,9 @@ def main() -> None:
     parser.add_argument("--deals", type=int, default=100_000)
     args = parser.parse_args()
     print(f"{args.deals:,} deals per pair and table; games for a 95% interval of +-{HALF_WIDTH} on the score")
-    print("| players | A vs B | score | variance per game, independent | duplicate | reduction | games needed, independent | duplicate |")
+    print(
+        "| players | A vs B | score | variance per game, independent | duplicate | reduction | games needed, independent | duplicate |"
+    )
     print("|---|---|---|---|---|---|---|---|")
     for players in TABLES:
         for a, b in PAIRS:

@@ -22,7 +22,11 @@ import numba  # noqa: E402
 from sim.config import RunConfig  # noqa: E402
 from sim.engine import play_batch  # noqa: E402
 
-PAIRS = {"random-random": ("random", "random"), "greedy-random": ("greedy", "random"), "greedy-greedy": ("greedy", "greedy")}
+PAIRS = {
+    "random-random": ("random", "random"),
+    "greedy-random": ("greedy", "random"),
+    "greedy-greedy": ("greedy", "greedy"),
+}
 
 
 def deals_per_second(players: int, pair: tuple[str, str], threads: int, n_deals: int, repeats: int) -> float:

@@ -59,7 +59,11 @@ def main() -> None:
     parser.add_argument("--search-deals", type=int, default=500, help="deals per seating, search-based strategies")
     parser.add_argument("--only", nargs="*", help="strategies to measure (default: all)")
     args = parser.parse_args()
-    header = ["strategy"] + [f"{p}p vs {o}" for p in TABLES for o in OPPONENTS] + [f"{p}p deals/s (1 thread)" for p in TABLES]
+    header = (
+        ["strategy"]
+        + [f"{p}p vs {o}" for p in TABLES for o in OPPONENTS]
+        + [f"{p}p deals/s (1 thread)" for p in TABLES]
+    )
     print("| " + " | ".join(header) + " |")
     print("|" + "---|" * len(header))
     for strategy in BUILTIN:

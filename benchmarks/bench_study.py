@@ -75,12 +75,27 @@ def main() -> None:
         folder = Path(tmp)
         (folder / "greedy.toml").write_text(SIMULATE_PLAN.format(deals=args.deals))
         (folder / "pimc.toml").write_text(PIMC_PLAN.format(deals=args.pimc_deals))
-        seconds(["simulate", "--players", "2", "--strategies", "greedy,random", "--deals", "1000", "--seed", "1",
-                 "--summary-only"], folder)  # fmt: skip  (kernels compiled or loaded into the cache first)
+        seconds(
+            [
+                "simulate",
+                "--players",
+                "2",
+                "--strategies",
+                "greedy,random",
+                "--deals",
+                "1000",
+                "--seed",
+                "1",
+                "--summary-only",
+            ],
+            folder,
+        )  # fmt: skip  (kernels compiled or loaded into the cache first)
         simulate = ["simulate", "--players", "2", "--strategies", "greedy,random", "--deals", str(args.deals), "--seed", "1",
                     "--threads", "2", "--quiet"]  # fmt: skip
         batch = ["batch", "greedy.toml", "--out", "study", "--threads", "2", "--quiet"]
-        print(f"command: {' '.join(BRISCOLA)}; {args.deals:,} deals of greedy against random, 2 players; best of {args.rounds}")
+        print(
+            f"command: {' '.join(BRISCOLA)}; {args.deals:,} deals of greedy against random, 2 players; best of {args.rounds}"
+        )
         for mode, extra in (("--summary-only", ["--summary-only"]), ("per-deal rows", [])):
             out = [] if extra else ["--out", "out/run.parquet"]
             best = best_of(args.rounds, {"simulate": simulate + extra + out, "batch": batch + extra}, folder)
@@ -89,7 +104,19 @@ def main() -> None:
         for plan, chunk, label in (("greedy.toml", [], f"greedy-random, {args.deals:,} deals"),
                                    ("pimc.toml", ["--chunk-deals", "50"], f"pimc:samples=16 vs expert, {args.pimc_deals} duplicate deals")):  # fmt: skip
             local = ["batch", plan, "--out", "study", "--threads", "2", "--summary-only", "--quiet", *chunk]
-            dask = ["batch", plan, "--out", "study", "--backend", "dask", "--workers", "2", "--summary-only", "--quiet", *chunk]
+            dask = [
+                "batch",
+                plan,
+                "--out",
+                "study",
+                "--backend",
+                "dask",
+                "--workers",
+                "2",
+                "--summary-only",
+                "--quiet",
+                *chunk,
+            ]
             best = best_of(args.rounds, {"local": local, "dask": dask}, folder)
             print(f"  {label}: local backend (2 threads) {best['local']:6.2f} s, Dask LocalCluster (2 workers x 1 thread) "
                   f"{best['dask']:6.2f} s: throughput {best['local'] / best['dask']:.2f}x (target >= 0.85x)")  # fmt: skip

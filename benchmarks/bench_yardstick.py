@@ -72,7 +72,9 @@ def build_yardstick(folder):
 
 def c_games_per_s(binary, pair, n_games):
     """Games/s that the yardstick reports for ``n_games`` games of ``pair``."""
-    out = subprocess.run([str(binary), str(n_games), pair, "1", "--no-alt"], capture_output=True, text=True, check=True).stdout
+    out = subprocess.run(
+        [str(binary), str(n_games), pair, "1", "--no-alt"], capture_output=True, text=True, check=True
+    ).stdout
     return float(re.search(r"games/s=([0-9.]+)", out).group(1))
 
 
@@ -85,8 +87,22 @@ def our_deals_per_s(pair, n_deals, threads, seed=1):
     results = np.zeros(n_deals, dtype=RESULT_DTYPE)
     illegal = np.zeros(n_deals, dtype=ILLEGAL_DTYPE)
     start = time.perf_counter()
-    simulate_nb(seed, 0, 1, 2, rules, ids, params, plugins, config.seat_streams(), results, illegal,
-                np.zeros(0, dtype=DEAL_DTYPE), np.zeros(0, dtype=PLAY_DTYPE), np.zeros(1, dtype=np.int8))
+    simulate_nb(
+        seed,
+        0,
+        1,
+        2,
+        rules,
+        ids,
+        params,
+        plugins,
+        config.seat_streams(),
+        results,
+        illegal,
+        np.zeros(0, dtype=DEAL_DTYPE),
+        np.zeros(0, dtype=PLAY_DTYPE),
+        np.zeros(1, dtype=np.int8),
+    )
     return n_deals / (time.perf_counter() - start)
 
 

@@ -49,7 +49,9 @@ def play_duel_nb(deal, counter0, counter1, random0, random1):
     trump = CARD_SUIT[deal.briscola]
     state = (_pack_nb(deal.hands[0]), _pack_nb(deal.hands[1]), counter0, counter1, np.int64(0), np.int64(0))
     for trick in range(TRICKS):  # state: hands and streams by position, leader, seat 0's points
-        lead_hand, follow_hand, counter_l, counter_f, leader, points0 = _trick_nb(state, min(HAND_SIZE, TRICKS - trick), trump, random0, random1)
+        lead_hand, follow_hand, counter_l, counter_f, leader, points0 = _trick_nb(
+            state, min(HAND_SIZE, TRICKS - trick), trump, random0, random1
+        )
         if trick < DRAW_TRICKS:  # the winner, now leading, draws first
             lead_hand |= np.uint64(deal.stock[2 * trick]) << np.uint64(16)
             follow_hand |= np.uint64(deal.stock[2 * trick + 1]) << np.uint64(16)

@@ -124,7 +124,23 @@ def seat_after_nb(seat, steps, players):
 
 
 @njit(cache=True, _nrt=False)
-def play_deal_nb(deal, strategy_ids, params, plugins, rules, states, work_view, hands, n_hand, table, points, result, record, illegal, stop):
+def play_deal_nb(
+    deal,
+    strategy_ids,
+    params,
+    plugins,
+    rules,
+    states,
+    work_view,
+    hands,
+    n_hand,
+    table,
+    points,
+    result,
+    record,
+    illegal,
+    stop,
+):
     """Plays one dealt deal to the end and writes how it ended into ``result``.
 
     ``record`` (PLAY_DTYPE) receives every card and trick winner. A decision that is not
@@ -139,28 +155,98 @@ def play_deal_nb(deal, strategy_ids, params, plugins, rules, states, work_view, 
     view = work_view[0]
     start_view_nb(view, deal, hands, n_hand, points)
     players = deal.players
-    done = _play_any_nb(deal, strategy_ids, params, plugins, rules, states, view, hands, n_hand, table, points, record, illegal, players, stop)
+    done = _play_any_nb(
+        deal,
+        strategy_ids,
+        params,
+        plugins,
+        rules,
+        states,
+        view,
+        hands,
+        n_hand,
+        table,
+        points,
+        record,
+        illegal,
+        players,
+        stop,
+    )
     if done:
         _score_nb(points, players, result)
     return done
 
 
 @njit(cache=True, inline="always")
-def _play_any_nb(deal, strategy_ids, params, plugins, rules, states, view, hands, n_hand, table, points, record, illegal, players, stop):
+def _play_any_nb(
+    deal,
+    strategy_ids,
+    params,
+    plugins,
+    rules,
+    states,
+    view,
+    hands,
+    n_hand,
+    table,
+    points,
+    record,
+    illegal,
+    players,
+    stop,
+):
     """The tricks of a deal for any table; False after an illegal decision or a stop."""
     trump = view.trump_suit
     partner_view = players >= 4 and rules[RULE_PARTNER_VIEW] == PARTNER_VIEW_LAST3
     n_tricks = (HAND_SIZE * players + deal.n_stock) // players
     leader = 0
     for trick in range(n_tricks):
-        leader = _play_trick_nb(deal, strategy_ids, params, plugins, states, view, hands, n_hand, table, points, record, illegal, trump, partner_view, trick, leader, players, stop)
+        leader = _play_trick_nb(
+            deal,
+            strategy_ids,
+            params,
+            plugins,
+            states,
+            view,
+            hands,
+            n_hand,
+            table,
+            points,
+            record,
+            illegal,
+            trump,
+            partner_view,
+            trick,
+            leader,
+            players,
+            stop,
+        )
         if leader == NO_SEAT:
             return False
     return True
 
 
 @njit(cache=True, inline="always")
-def _play_trick_nb(deal, strategy_ids, params, plugins, states, view, hands, n_hand, table, points, record, illegal, trump, partner_view, trick, leader, players, stop):
+def _play_trick_nb(
+    deal,
+    strategy_ids,
+    params,
+    plugins,
+    states,
+    view,
+    hands,
+    n_hand,
+    table,
+    points,
+    record,
+    illegal,
+    trump,
+    partner_view,
+    trick,
+    leader,
+    players,
+    stop,
+):
     """Plays trick ``trick`` led by ``leader``: first everyone draws for the previous trick
     (its winner, now the leader, first), then each seat plays a card. Returns the
     trick's winner, or NO_SEAT after an illegal decision or a stop request."""
@@ -238,7 +324,22 @@ def _clear_record_nb(record):
 
 
 @njit(cache=True, nogil=True)
-def simulate_nb(seed, first_deal, deal_step, players, rules, strategy_ids, params, plugins, seat_streams, results, illegal, deals, records, stop):
+def simulate_nb(
+    seed,
+    first_deal,
+    deal_step,
+    players,
+    rules,
+    strategy_ids,
+    params,
+    plugins,
+    seat_streams,
+    results,
+    illegal,
+    deals,
+    records,
+    stop,
+):
     """Deals and plays deals ``first_deal + i * deal_step`` for i in ``range(len(results))``
     (a step above 1 picks, e.g., the k-th deal of every match).
 
@@ -251,21 +352,83 @@ def simulate_nb(seed, first_deal, deal_step, players, rules, strategy_ids, param
     an illegal decision or because ``stop[0]`` was set (from another thread: the GIL
     is released), keeps the value the caller gave it.
     """
-    _play_blocks_nb(seed, first_deal, deal_step, players, rules, strategy_ids, params, plugins, seat_streams, False, results, illegal, deals, records, stop)
+    _play_blocks_nb(
+        seed,
+        first_deal,
+        deal_step,
+        players,
+        rules,
+        strategy_ids,
+        params,
+        plugins,
+        seat_streams,
+        False,
+        results,
+        illegal,
+        deals,
+        records,
+        stop,
+    )
 
 
 @njit(cache=True, nogil=True)
-def replay_nb(seed, first_deal, deal_step, rules, strategy_ids, params, plugins, seat_streams, deals, results, illegal, records, stop):
+def replay_nb(
+    seed,
+    first_deal,
+    deal_step,
+    rules,
+    strategy_ids,
+    params,
+    plugins,
+    seat_streams,
+    deals,
+    results,
+    illegal,
+    records,
+    stop,
+):
     """Plays the given ``deals`` (DEAL_DTYPE) instead of dealing them, and records every
     move into ``records``. Deal i gets the strategies' random streams of deal index
     ``first_deal + i * deal_step``. Used to audit deals and to play the same cards twice.
     ``results`` and ``stop`` as in ``simulate_nb``.
     """
-    _play_blocks_nb(seed, first_deal, deal_step, 0, rules, strategy_ids, params, plugins, seat_streams, True, results, illegal, deals, records, stop)
+    _play_blocks_nb(
+        seed,
+        first_deal,
+        deal_step,
+        0,
+        rules,
+        strategy_ids,
+        params,
+        plugins,
+        seat_streams,
+        True,
+        results,
+        illegal,
+        deals,
+        records,
+        stop,
+    )
 
 
 @njit(cache=True, parallel=True)
-def _play_blocks_nb(seed, first_deal, deal_step, players, rules, strategy_ids, params, plugins, seat_streams, dealt, results, illegal, deals, records, stop):
+def _play_blocks_nb(
+    seed,
+    first_deal,
+    deal_step,
+    players,
+    rules,
+    strategy_ids,
+    params,
+    plugins,
+    seat_streams,
+    dealt,
+    results,
+    illegal,
+    deals,
+    records,
+    stop,
+):
     """Spreads blocks of deals over the threads; each block gets its own work arrays.
     Results do not depend on the blocks: deal i's randomness comes from (seed, i) alone."""
     n_deals = results.shape[0]
@@ -327,6 +490,22 @@ def _play_block_nb(
             _score_nb(points, 2, results[i])
             done = True
         else:
-            done = play_deal_nb(deal, strategy_ids, params, plugins, rules, states, view, hands, n_hand, table, points, results[i], record, illegal[i], stop)
+            done = play_deal_nb(
+                deal,
+                strategy_ids,
+                params,
+                plugins,
+                rules,
+                states,
+                view,
+                hands,
+                n_hand,
+                table,
+                points,
+                results[i],
+                record,
+                illegal[i],
+                stop,
+            )
         if done:
             results[i].deal = deal_index

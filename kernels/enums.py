@@ -36,7 +36,6 @@ CARD_POINTS = FACE_POINTS[CARD_FACE]
 TOTAL_POINTS = 120  # in every pack: only twos, worth nothing, are ever removed
 
 
-
 def record_dtype(fields):
     """A structured dtype whose elements are ``np.record`` (fields readable as attributes),
     so the kernels also run as plain Python (NUMBA_DISABLE_JIT=1) for debugging."""

@@ -126,7 +126,9 @@ class StudyResults(Results):
         if name not in entries:
             raise KeyError(f"no experiment {name!r} in {self.folder}; its experiments: {', '.join(entries)}")
         entry, outcome = entries[name], {e["name"]: e for e in self.config["experiments"]}[name]
-        columns = entry["columns"] + (["pair"] if entry["kind"] == "tournament" else [])  # the pair: from its folder's name
+        columns = entry["columns"] + (
+            ["pair"] if entry["kind"] == "tournament" else []
+        )  # the pair: from its folder's name
         deals = _read_parts(self.folder, [entry], columns)
         print_, summary = entry["fingerprint"], outcome["summary"] or {}
         config = {"players": print_["players"], "seed": print_["seed"], "rules": print_["rules"], "match": print_["match"],
@@ -134,7 +136,11 @@ class StudyResults(Results):
                   "version": json.loads((self.folder / STUDY_FILE).read_text())["version"],
                   "status": outcome["status"], "summary": summary, "study": str(self.folder), "experiment": name}  # fmt: skip
         if entry["kind"] == "compare":
-            config["compare"] = {"a": print_["strategies"][0], "b": print_["strategies"][1], "sprt": summary.get("sprt")}
+            config["compare"] = {
+                "a": print_["strategies"][0],
+                "b": print_["strategies"][1],
+                "sprt": summary.get("sprt"),
+            }
         if entry["kind"] == "tournament":
             config.update({key: value for key, value in summary.items() if key in ("matrix", "ratings", "anchor")})
             deals["pair"] = deals["pair"].astype(str)  # as a tournament's folder gives it
@@ -204,7 +210,10 @@ def side_strategy_scores(deals: pd.DataFrame, players: int) -> pd.DataFrame:
     as the run's summary names them."""
     if "match_deal" in deals:
         first_deals = deals["match_deal"] == 0
-        scores = {f"side_{s}": _match_scores(_with_attrs(deals.assign(a_side=s), deals), players) for s in range(n_sides(players))}
+        scores = {
+            f"side_{s}": _match_scores(_with_attrs(deals.assign(a_side=s), deals), players)
+            for s in range(n_sides(players))
+        }
         scores = pd.DataFrame(scores, index=deals.index)[first_deals]
         deals = deals[first_deals]
     else:
@@ -369,7 +378,9 @@ def _with_a_scores(deals: pd.DataFrame) -> pd.DataFrame:
     if "match" in deals:
         a_score = _match_scores(deals, players)
     elif players == 3:
-        a_score = score_against_copies(deals[[f"side_points_{s}" for s in range(3)]].to_numpy(), deals["a_side"].to_numpy())
+        a_score = score_against_copies(
+            deals[[f"side_points_{s}" for s in range(3)]].to_numpy(), deals["a_side"].to_numpy()
+        )
     else:
         a_score = side_scores(deals, players).to_numpy()[np.arange(len(deals)), deals["a_side"].to_numpy()]
     return deals.assign(a_score=a_score, a=_strategy_of(deals, "a"), b=_strategy_of(deals, "b"))

@@ -80,7 +80,9 @@ class _Rows:
         return pa.concat_tables(self.tables).combine_chunks() if self.tables else None
 
 
-def run_chunk(experiment: Experiment, chunk: Chunk, rows: bool, stop: StopFlag | None = None, on_progress=None) -> ChunkResult:
+def run_chunk(
+    experiment: Experiment, chunk: Chunk, rows: bool, stop: StopFlag | None = None, on_progress=None
+) -> ChunkResult:
     """Plays one chunk (on this machine's threads, as ``experiment.config.threads`` says)."""
     stop = stop or StopFlag()
     started = time.perf_counter()

@@ -86,7 +86,8 @@ def _show_version(asked: bool) -> None:  # noqa: FBT001 - typer passes the switc
 @app.callback()
 def _root(
     version: Annotated[
-        bool, typer.Option("--version", callback=_show_version, is_eager=True, help="Show the version and exit.", metavar="")
+        bool,
+        typer.Option("--version", callback=_show_version, is_eager=True, help="Show the version and exit.", metavar=""),
     ] = False,
 ) -> None:
     """Monte Carlo simulator of Briscola: compare strategies over millions of deals."""
@@ -129,8 +130,11 @@ StrategyFileOption = Annotated[
 ThreadsOption = Annotated[int | None, typer.Option(help="Threads to use (default: all cores).", metavar="T")]
 RuleOption = Annotated[
     list[str] | None,
-    typer.Option(help="A rule option (repeatable): trump_redeal, removed_two or partner_view.", metavar="KEY=VALUE",
-                 autocompletion=_complete_from(RULE_CHOICES)),
+    typer.Option(
+        help="A rule option (repeatable): trump_redeal, removed_two or partner_view.",
+        metavar="KEY=VALUE",
+        autocompletion=_complete_from(RULE_CHOICES),
+    ),
 ]
 OverwriteOption = Annotated[bool, _flag("--overwrite", "Replace an existing output.")]
 JsonOption = Annotated[bool, _flag("--json", "Print the summary as one JSON object.")]
@@ -144,14 +148,21 @@ SeedOption = Annotated[
 ]
 MatchOption = Annotated[
     str,
-    typer.Option(help="deal, best-of-3, best-of-5 or two-deals-120 (then --deals counts matches).", metavar="FORMAT",
-                 autocompletion=_complete_from(MATCH_FORMATS)),
+    typer.Option(
+        help="deal, best-of-3, best-of-5 or two-deals-120 (then --deals counts matches).",
+        metavar="FORMAT",
+        autocompletion=_complete_from(MATCH_FORMATS),
+    ),
 ]
 
 
 BackendOption = Annotated[
-    str, typer.Option(help="local (this machine) or dask (a Dask cluster: --scheduler or --workers).", metavar="NAME",
-                      autocompletion=_complete_from(("local", "dask")))  # fmt: skip
+    str,
+    typer.Option(
+        help="local (this machine) or dask (a Dask cluster: --scheduler or --workers).",
+        metavar="NAME",
+        autocompletion=_complete_from(("local", "dask")),
+    ),  # fmt: skip
 ]
 SchedulerOption = Annotated[
     str | None, typer.Option(help="With --backend dask: the address of a running scheduler.", metavar="ADDRESS")
@@ -173,7 +184,10 @@ def _out_option(help: str):
 def simulate(
     ctx: typer.Context,
     players: Annotated[
-        int, typer.Option(help="Table size: 2, 3, 4 or 6.", metavar="P", show_default=False, autocompletion=_complete_from(TABLES))
+        int,
+        typer.Option(
+            help="Table size: 2, 3, 4 or 6.", metavar="P", show_default=False, autocompletion=_complete_from(TABLES)
+        ),
     ],
     strategies: Annotated[
         str,
@@ -188,7 +202,9 @@ def simulate(
     deals: Annotated[int, _deals_option("Deals to play (1e6 and 1_000_000 are fine).")],
     seed: SeedOption,
     threads: ThreadsOption = None,
-    out: Annotated[str | None, _out_option("Result file, or a folder/ for the default name (default: under results/).")] = None,
+    out: Annotated[
+        str | None, _out_option("Result file, or a folder/ for the default name (default: under results/).")
+    ] = None,
     trace: Annotated[Path | None, _out_option("Also write every deal move by move, for audits.")] = None,
     rule: RuleOption = None,
     summary_only: SummaryOnlyOption = False,
@@ -224,20 +240,33 @@ def simulate(
 def compare(
     ctx: typer.Context,
     a: Annotated[
-        str, typer.Argument(help="Strategy A: NAME[:key=value...].", metavar="A", show_default=False, autocompletion=_complete_strategies)
+        str,
+        typer.Argument(
+            help="Strategy A: NAME[:key=value...].",
+            metavar="A",
+            show_default=False,
+            autocompletion=_complete_strategies,
+        ),
     ],
     b: Annotated[
-        str, typer.Argument(help="Strategy B, A's opponent.", metavar="B", show_default=False, autocompletion=_complete_strategies)
+        str,
+        typer.Argument(
+            help="Strategy B, A's opponent.", metavar="B", show_default=False, autocompletion=_complete_strategies
+        ),
     ],
     deals: Annotated[int, _deals_option("Duplicate deals to play (the most, with --sprt).")],
     seed: SeedOption,
     players: TablePlayersOption = 2,
     threads: ThreadsOption = None,
-    out: Annotated[str | None, _out_option("Result file, a row per game, or a folder/ (default: under results/).")] = None,
+    out: Annotated[
+        str | None, _out_option("Result file, a row per game, or a folder/ (default: under results/).")
+    ] = None,
     rule: RuleOption = None,
     sprt: Annotated[
         str | None,
-        typer.Option(help="Stop once the SPRT accepts Elo <= ELO0 or >= ELO1.", metavar="ELO0,ELO1", show_default=False),
+        typer.Option(
+            help="Stop once the SPRT accepts Elo <= ELO0 or >= ELO1.", metavar="ELO0,ELO1", show_default=False
+        ),
     ] = None,
     alpha: Annotated[float, typer.Option(help="SPRT: chance of accepting ELO1 wrongly.", metavar="P")] = 0.05,
     beta: Annotated[float, typer.Option(help="SPRT: chance of accepting ELO0 wrongly.", metavar="P")] = 0.05,
@@ -287,7 +316,10 @@ def _note_threads(config, quiet: bool) -> None:
     cores = default_threads()
     if config.threads > cores and not quiet:
         used = effective_threads(config)
-        print(f"briscola: note: --threads {config.threads} is more than the {cores} cores here; using {used}", file=sys.stderr)
+        print(
+            f"briscola: note: --threads {config.threads} is more than the {cores} cores here; using {used}",
+            file=sys.stderr,
+        )
 
 
 @app.command(cls=_Command)
@@ -295,14 +327,20 @@ def tournament(
     ctx: typer.Context,
     strategies: Annotated[
         list[str],
-        typer.Argument(help="Two or more strategies: NAME[:key=value...].", metavar="STRATEGY", show_default=False,
-                       autocompletion=_complete_strategies),  # fmt: skip
+        typer.Argument(
+            help="Two or more strategies: NAME[:key=value...].",
+            metavar="STRATEGY",
+            show_default=False,
+            autocompletion=_complete_strategies,
+        ),  # fmt: skip
     ],
     deals: Annotated[int, _deals_option("Duplicate deals per pair.")],
     seed: SeedOption,
     players: TablePlayersOption = 2,
     threads: ThreadsOption = None,
-    out: Annotated[str | None, _out_option("Dataset folder (a file per pair), or parent/ (default: under results/).")] = None,
+    out: Annotated[
+        str | None, _out_option("Dataset folder (a file per pair), or parent/ (default: under results/).")
+    ] = None,
     rule: RuleOption = None,
     summary_only: SummaryOnlyOption = False,
     match: MatchOption = "deal",
@@ -332,14 +370,19 @@ def tournament(
 
 @app.command(cls=_Command)
 def batch(
-    plan: Annotated[Path, typer.Argument(help="The study's plan (TOML); see docs/studies.md.", metavar="PLAN", show_default=False)],
+    plan: Annotated[
+        Path, typer.Argument(help="The study's plan (TOML); see docs/studies.md.", metavar="PLAN", show_default=False)
+    ],
     out: Annotated[Path | None, _out_option("The study's folder (default: the plan's out, or results/PLAN).")] = None,
     resume: Annotated[bool, _flag("--resume", "Continue the study in --out: play only what is missing.")] = False,
     backend: BackendOption = "local",
     scheduler: SchedulerOption = None,
     workers: WorkersOption = None,
     chunk_deals: Annotated[
-        int | None, typer.Option(help="Deals (or matches) per chunk (default: about a minute of work).", parser=parse_count, metavar="N")
+        int | None,
+        typer.Option(
+            help="Deals (or matches) per chunk (default: about a minute of work).", parser=parse_count, metavar="N"
+        ),
     ] = None,
     threads: ThreadsOption = None,
     summary_only: Annotated[bool, _flag("--summary-only", "Keep the summaries only, no rows.")] = False,
@@ -374,11 +417,16 @@ def _run_study(folder, study_plan, resume, backend, scheduler, workers, chunk_de
         _reach(scheduler)
     if not quiet and not resume and chunk_deals is None:
         print("briscola: sizing chunks: a few deals of every experiment", file=sys.stderr)
-    study = Study.open(folder, study_plan, rows=not summary_only, resume=resume, chunk_units=chunk_deals, threads=threads)
+    study = Study.open(
+        folder, study_plan, rows=not summary_only, resume=resume, chunk_units=chunk_deals, threads=threads
+    )
     total = sum(state.experiment.units for state in study.states)
     done = sum(state.units_done() for state in study.states)
     try:
-        with deferred_interrupt(STUDY_STOPPING) as stop, _progress(total, not quiet and sys.stderr.isatty(), done) as advance:
+        with (
+            deferred_interrupt(STUDY_STOPPING) as stop,
+            _progress(total, not quiet and sys.stderr.isatty(), done) as advance,
+        ):
             if backend == "dask":
                 _dask_runner()(study, stop, advance, scheduler=scheduler, workers=workers, threads=threads)
             else:
@@ -388,7 +436,9 @@ def _run_study(folder, study_plan, resume, backend, scheduler, workers, chunk_de
     return study.outcome(), stop.is_set()
 
 
-def _as_study(experiment, out, summary_only, overwrite, backend, scheduler, workers, threads, json_output, quiet) -> bool:
+def _as_study(
+    experiment, out, summary_only, overwrite, backend, scheduler, workers, threads, json_output, quiet
+) -> bool:
     """Runs a command's experiment as a one-experiment study when a backend other than
     this process is asked for; prints the command's own summary. False if not asked."""
     if backend == "local" and scheduler is None and workers is None:
@@ -410,10 +460,15 @@ def _as_study(experiment, out, summary_only, overwrite, backend, scheduler, work
     if folder.exists():
         _check_backend(backend, scheduler, workers)  # nothing is removed for a mistyped option
         shutil.rmtree(folder)
-    text = plan_text(experiment, f"briscola {experiment.kind}, run as a study: briscola batch _plan.toml --out FOLDER --resume continues it")
+    text = plan_text(
+        experiment,
+        f"briscola {experiment.kind}, run as a study: briscola batch _plan.toml --out FOLDER --resume continues it",
+    )
     plan = Plan(folder / "_plan.toml", text, None, (experiment,))
     try:
-        outcome, interrupted = _run_study(folder, plan, False, backend, scheduler, workers, None, threads, summary_only, quiet)
+        outcome, interrupted = _run_study(
+            folder, plan, False, backend, scheduler, workers, None, threads, summary_only, quiet
+        )
     except ChunkFailed as error:
         raise ChunkFailed(f"{error}: briscola batch {folder / '_plan.toml'} --out {folder} --resume") from None
     finally:
@@ -480,14 +535,18 @@ def _check_backend(backend: str, scheduler, workers) -> None:
     if backend == "local" and (scheduler or workers):
         raise ConfigError("--scheduler and --workers are for --backend dask")
     if backend == "dask" and bool(scheduler) == bool(workers):
-        raise ConfigError("--backend dask takes --scheduler ADDRESS (a running cluster) or --workers N (a local one), one of them")
+        raise ConfigError(
+            "--backend dask takes --scheduler ADDRESS (a running cluster) or --workers N (a local one), one of them"
+        )
     if workers is not None and workers < 1:
         raise ConfigError(f"--workers {workers} must be at least 1")
 
 
 @app.command(cls=_Command)
 def status(
-    folder: Annotated[Path, typer.Argument(help="A study's folder (briscola batch).", metavar="FOLDER", show_default=False)],
+    folder: Annotated[
+        Path, typer.Argument(help="A study's folder (briscola batch).", metavar="FOLDER", show_default=False)
+    ],
     json_output: JsonOption = False,
 ) -> None:
     """Show how far a study has come: chunks, deals, time, what is left."""
@@ -510,7 +569,10 @@ def _show_study(outcome: dict, json_output: bool, quiet: bool) -> None:
 @app.command(cls=_Command)
 def report(
     path: Annotated[
-        Path, typer.Argument(help="A result file (simulate, compare) or a tournament folder.", metavar="PATH", show_default=False)
+        Path,
+        typer.Argument(
+            help="A result file (simulate, compare) or a tournament folder.", metavar="PATH", show_default=False
+        ),
     ],
     overwrite: OverwriteOption = False,
     json_output: JsonOption = False,
@@ -531,9 +593,14 @@ def report(
 
 @app.command(cls=_Command)
 def diff(
-    first: Annotated[Path, typer.Argument(help="A result file (simulate or compare).", metavar="FIRST", show_default=False)],
+    first: Annotated[
+        Path, typer.Argument(help="A result file (simulate or compare).", metavar="FIRST", show_default=False)
+    ],
     second: Annotated[
-        Path, typer.Argument(help="Another of the same seed and table, e.g. with another rule.", metavar="SECOND", show_default=False)
+        Path,
+        typer.Argument(
+            help="Another of the same seed and table, e.g. with another rule.", metavar="SECOND", show_default=False
+        ),
     ],
     json_output: JsonOption = False,
 ) -> None:

@@ -134,7 +134,11 @@ class CompareTally:
 
     def to_dict(self) -> dict:
         counts = ("wins", "draws", "losses", "margin_units", "margin_unit_squares")
-        return {"n_games": self.n_games, "score_counts": self.score_counts.tolist(), **{k: getattr(self, k) for k in counts}}
+        return {
+            "n_games": self.n_games,
+            "score_counts": self.score_counts.tolist(),
+            **{k: getattr(self, k) for k in counts},
+        }
 
     @classmethod
     def from_dict(cls, data: dict) -> CompareTally:
@@ -256,7 +260,9 @@ def run_comparison(
             # With an SPRT, batches end on every multiple of SPRT_CHECK_DEALS: the test is
             # checked there, at deal counts that do not depend on speed or threads.
             for first, n in batches(base.deals, stop, SPRT_CHECK_DEALS if sprt is not None else None):
-                done = _play_duplicates(configs, seating_list, first, n, tally, writer, schema if writer else None, stop)
+                done = _play_duplicates(
+                    configs, seating_list, first, n, tally, writer, schema if writer else None, stop
+                )
                 if on_progress is not None:
                     on_progress(done)
                 at_checkpoint = (first + done) % SPRT_CHECK_DEALS == 0

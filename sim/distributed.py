@@ -51,7 +51,9 @@ def run_on_dask(study, stop, on_progress=None, scheduler: str | None = None, wor
                                silence_logs=logging.CRITICAL)  # fmt: skip
         threads = threads or max(1, default_threads() // workers)
     client = Client(scheduler or cluster)
-    plugin = KernelsReady([_payload(e, Chunk(e.name, pair, 0, 1), False, threads) for e, pair in _kernels_to_ready(pending)])
+    plugin = KernelsReady(
+        [_payload(e, Chunk(e.name, pair, 0, 1), False, threads) for e, pair in _kernels_to_ready(pending)]
+    )
     try:
         client.register_plugin(plugin)
         _collect(study, client, [_payload(e, c, study.rows, threads) for e, c in pending], stop, on_progress)
@@ -142,7 +144,9 @@ def _payload(experiment: Experiment, chunk: Chunk, rows: bool, threads: int | No
 def play_chunk(payload: dict) -> ChunkResult:
     """Runs on a worker: plays one chunk (with the same version of briscola as the study)."""
     if payload["version"] != __version__:
-        raise RuntimeError(f"this worker has briscola {__version__}, the study {payload['version']}: install the same on every worker")
+        raise RuntimeError(
+            f"this worker has briscola {__version__}, the study {payload['version']}: install the same on every worker"
+        )
     chunk = payload["chunk"]
     _maybe_die_for_a_test(chunk)
     experiment = _on_this_worker(payload)

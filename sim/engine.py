@@ -61,7 +61,9 @@ class Batch:
     def head(self, n: int) -> Batch:
         """The first ``n`` deals."""
         traced = len(self.records) > 0
-        return Batch(self.results[:n], self.deals[:n] if traced else self.deals, self.records[:n] if traced else self.records)
+        return Batch(
+            self.results[:n], self.deals[:n] if traced else self.deals, self.records[:n] if traced else self.records
+        )
 
 
 @functools.cache
@@ -114,7 +116,12 @@ def effective_threads(config: RunConfig) -> int:
 
 
 def play_batch(
-    config: RunConfig, first_deal: int, n_deals: int, trace: bool = False, deal_step: int = 1, stop: StopFlag | None = None
+    config: RunConfig,
+    first_deal: int,
+    n_deals: int,
+    trace: bool = False,
+    deal_step: int = 1,
+    stop: StopFlag | None = None,
 ) -> Batch:
     """Deals and plays ``n_deals`` deals of the run: deal indices ``first_deal``,
     ``first_deal + deal_step``, ... (a step above 1 picks, e.g., one deal of each match).
@@ -249,7 +256,13 @@ def _serve(jobs: queue.SimpleQueue) -> None:
 
 
 def _raise_on_illegal(
-    config: RunConfig, batch: Batch, illegal: np.ndarray, first_deal: int, deal_step: int, stop: StopFlag, dealt: bool = True
+    config: RunConfig,
+    batch: Batch,
+    illegal: np.ndarray,
+    first_deal: int,
+    deal_step: int,
+    stop: StopFlag,
+    dealt: bool = True,
 ) -> None:
     """Raises IllegalDecisionError for the first illegal decision of a batch, naming the
     strategy, seat, card, deal and the view the strategy was shown. The view is rebuilt

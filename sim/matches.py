@@ -46,7 +46,9 @@ class MatchBatch:
 
     def head(self, n: int) -> MatchBatch:
         """The first ``n`` matches."""
-        return MatchBatch([b.head(n) for b in self.batches], self.played[:n], self.winner[:n], self.points[:n], self.standing[:n])
+        return MatchBatch(
+            [b.head(n) for b in self.batches], self.played[:n], self.winner[:n], self.points[:n], self.standing[:n]
+        )
 
 
 def rotated(config: RunConfig, k: int) -> RunConfig:
@@ -54,10 +56,14 @@ def rotated(config: RunConfig, k: int) -> RunConfig:
     players = config.players
     streams = config.seat_streams()
     order = [(seat + k) % players for seat in range(players)]
-    return replace(config, strategies=tuple(config.strategies[p] for p in order), streams=tuple(int(streams[p]) for p in order))
+    return replace(
+        config, strategies=tuple(config.strategies[p] for p in order), streams=tuple(int(streams[p]) for p in order)
+    )
 
 
-def play_matches(config: RunConfig, first: int, n: int, trace: bool = False, stop: StopFlag | None = None) -> MatchBatch:
+def play_matches(
+    config: RunConfig, first: int, n: int, trace: bool = False, stop: StopFlag | None = None
+) -> MatchBatch:
     """Plays ``n`` matches of the run's format from match index ``first`` (fewer, the
     first of them, once ``stop`` is set: only matches whose deals were all played)."""
     match = config.match

@@ -74,7 +74,10 @@ def read_plan(path: str | Path) -> Plan:
     if unknown:
         raise PlanError(f"{path}: unknown key or section {unknown[0]!r}; valid: seed, out, strategy_files, "
                         "[[simulate]], [[compare]], [[tournament]]")  # fmt: skip
-    files = [str((path.parent / file).resolve()) for file in _list_of_strings(data.get("strategy_files", []), path, "strategy_files")]
+    files = [
+        str((path.parent / file).resolve())
+        for file in _list_of_strings(data.get("strategy_files", []), path, "strategy_files")
+    ]
     try:
         from strategies.registry import available_strategies
 
@@ -145,7 +148,9 @@ def _axes(path: Path, where: str, values: dict) -> list[tuple[str, list]]:
     for key, value in values.items():
         if key == "rules":
             if not isinstance(value, dict):
-                raise PlanError(f"{path}: {where}, key 'rules': give a table, e.g. rules = {{ trump_redeal = \"ace-three\" }}")
+                raise PlanError(
+                    f"{path}: {where}, key 'rules': give a table, e.g. rules = {{ trump_redeal = \"ace-three\" }}"
+                )
             axes += [(f"rules.{rule}", option) for rule, option in value.items() if isinstance(option, list)]
         elif key in LIST_VALUED:
             if isinstance(value, list) and value and all(isinstance(item, list) for item in value):
@@ -281,4 +286,3 @@ def plan_hash(fingerprints) -> str:
     """One hash of every experiment's (name, fingerprint)."""
     canonical = json.dumps([[name, print_] for name, print_ in fingerprints], sort_keys=True)
     return hashlib.sha256(canonical.encode()).hexdigest()[:16]
-

@@ -120,7 +120,9 @@ def show_report(found: dict) -> None:
         show(summary, partial)
     print("score (win 1, draw 1/2) by strategy and side, 95% intervals:")
     for row in found["scores"]:
-        print(f"  {row['strategy']:<28} side {row['side']}  {row['score']:.4f} ({row['ci_low']:.4f} to {row['ci_high']:.4f})")
+        print(
+            f"  {row['strategy']:<28} side {row['side']}  {row['score']:.4f} ({row['ci_low']:.4f} to {row['ci_high']:.4f})"
+        )
     print(_first_lead_text(found))
 
 

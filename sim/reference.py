@@ -243,6 +243,7 @@ def greedy_choice(hand: list[int], table: list[int], trump_suit: int) -> int:
     >>> greedy_choice([card("Ace", "Spade"), card("King", "Coppe")], [card("Jack", "Denari")], spade)
     19
     """
+
     def is_trump(c):
         return suit(c) == trump_suit
 

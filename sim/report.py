@@ -83,7 +83,9 @@ def summary_dict(outcome) -> dict:
     if config.match != "deal":
         summary["matches"] = outcome.deals_done
     deals_per_second = outcome.tally.deals_played / outcome.seconds if outcome.seconds > 0 else 0.0
-    summary.update(seconds=round(outcome.seconds, 3), deals_per_second=round(deals_per_second, 1), sides=side_rows(outcome))
+    summary.update(
+        seconds=round(outcome.seconds, 3), deals_per_second=round(deals_per_second, 1), sides=side_rows(outcome)
+    )
     return summary
 
 
@@ -185,7 +187,10 @@ def tournament_dict(outcome) -> dict:
     from sim.tournament import anchor_of
 
     deals = outcome.pairs[0].tally.deals if outcome.pairs else 0
-    ratings = [{**r, "rating": rounded(r["rating"], ELO_DIGITS), "ci95": rounded(r["ci95"], ELO_DIGITS)} for r in outcome.ratings]
+    ratings = [
+        {**r, "rating": rounded(r["rating"], ELO_DIGITS), "ci95": rounded(r["ci95"], ELO_DIGITS)}
+        for r in outcome.ratings
+    ]
     return {
         "players": outcome.config.players,
         **run_keys(outcome.config),
@@ -260,7 +265,10 @@ def show_paired(row: dict) -> None:
     table = Table(title=f"Second run less first, {row['unit']} by {row['unit']}", title_justify="left")
     for column in ("figure", "first", "second", "difference", "95% interval"):
         table.add_column(column, justify="left" if column == "figure" else "right", no_wrap=True)
-    for key, label, form in (("score", f"score of {row['who']}", "{:.4f}"), ("mean_margin", "mean point margin", "{:+.2f}")):
+    for key, label, form in (
+        ("score", f"score of {row['who']}", "{:.4f}"),
+        ("mean_margin", "mean point margin", "{:+.2f}"),
+    ):
         figures = row[key]
         table.add_row(label, form.format(figures["first"]), form.format(figures["second"]),
                       form.replace(":", ":+").replace("++", "+").format(figures["difference"]),
@@ -289,9 +297,7 @@ def print_strategies(described: list[dict]) -> None:
     for column in ("name", "version", "parameters", "description"):
         table.add_column(column, no_wrap=column in ("name", "version"))
     for item in described:
-        params = "\n".join(
-            f"{p['name']} ({p['type']}, default {p['default']}{_range(p)})" for p in item["params"]
-        )
+        params = "\n".join(f"{p['name']} ({p['type']}, default {p['default']}{_range(p)})" for p in item["params"])
         source = "" if item["source"] == "built-in" else f"\n[dim]from {item['source']}[/dim]"
         table.add_row(item["name"], str(item["version"]), params or "-", item["description"] + source)
     Console(soft_wrap=False).print(table)
@@ -331,7 +337,9 @@ def show_study(outcome: dict) -> None:
 
     state = outcome["status"]
     if state != "complete":
-        state += ", running now" if outcome.get("running") else ", not running: resume it with briscola batch PLAN --resume"
+        state += (
+            ", running now" if outcome.get("running") else ", not running: resume it with briscola batch PLAN --resume"
+        )
     table = Table(title=f"Study {outcome['out']}: {state}", title_justify="left")
     numbers = ("chunks", "deals", "work", "left")
     table.add_column("experiment", overflow="fold", min_width=20)

@@ -47,7 +47,9 @@ def arrow_strings(texts: list[str]) -> pa.Array:
     """Python strings as an Arrow string array (as ``arrow_column``, without pandas)."""
     encoded = [text.encode() for text in texts]
     offsets = np.cumsum([0, *map(len, encoded)]).astype(np.int32)
-    return pa.Array.from_buffers(pa.string(), len(texts), [None, pa.py_buffer(offsets), pa.py_buffer(b"".join(encoded))])
+    return pa.Array.from_buffers(
+        pa.string(), len(texts), [None, pa.py_buffer(offsets), pa.py_buffer(b"".join(encoded))]
+    )
 
 
 def results_schema(config: RunConfig) -> pa.Schema:

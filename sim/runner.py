@@ -110,7 +110,9 @@ def run_metadata(config: RunConfig, command: str | None) -> dict:
 def final_metadata(config: RunConfig, command: str | None, stop: StopFlag, completed: int, seconds: float) -> dict:
     """``run_metadata`` plus how the run ended: complete or partial (Ctrl-C), how far, how long."""
     metadata = run_metadata(config, command)
-    metadata.update(status="partial" if stop.is_set() else "complete", deals_completed=completed, seconds=round(seconds, 3))
+    metadata.update(
+        status="partial" if stop.is_set() else "complete", deals_completed=completed, seconds=round(seconds, 3)
+    )
     return metadata
 
 
@@ -149,7 +151,9 @@ def run_simulation(
         with deferred_interrupt() as stop:
             _open_writers(writers, config, out, trace)
             _play_all(config, writers, tally, on_progress, stop)
-            outcome = RunOutcome(config, tally, time.perf_counter() - started, stop.is_set(), out, trace, warm_up_seconds)
+            outcome = RunOutcome(
+                config, tally, time.perf_counter() - started, stop.is_set(), out, trace, warm_up_seconds
+            )
             metadata = final_metadata(config, command, stop, tally.deals, outcome.seconds)
             metadata["summary"] = summary_dict(outcome)  # what the command prints, for briscola report
             for writer in writers.values():  # every file complete before any is renamed
@@ -227,7 +231,9 @@ def _play_matches(config, first, n, writers, schema, tally, stop) -> int:
     if "trace" in writers:
         for k, batch in enumerate(matches.batches):
             played = matches.played[:, k]
-            writers["trace"].write(trace_table(Batch(batch.results[played], batch.deals[played], batch.records[played])))
+            writers["trace"].write(
+                trace_table(Batch(batch.results[played], batch.deals[played], batch.records[played]))
+            )
     tally.add_outcomes(matches.winner, matches.points, matches.standing)
     tally.deals_played += int(matches.played.sum())
     return matches.completed

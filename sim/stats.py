@@ -93,6 +93,7 @@ class RunTally:
             tally.losses += len(winner) - won - shared
             tally.points += int(points[:, side].sum(dtype=np.int64))
 
+
 def score_against_copies(standing: np.ndarray, a: np.ndarray) -> np.ndarray:
     """With 3 players: A's score against each copy of B apart (a higher standing wins,
     equal ones draw), averaged; ``a`` is A's column in each row of ``standing``."""

@@ -69,7 +69,9 @@ def native_schema(experiment: Experiment):
         from sim.results import results_schema
 
         return results_schema(config)
-    return compare_schema(seating_config(config, experiment.strategies[0], experiment.strategies[1], seatings(config.players)[0]))
+    return compare_schema(
+        seating_config(config, experiment.strategies[0], experiment.strategies[1], seatings(config.players)[0])
+    )
 
 
 def study_schema(experiments):
@@ -87,7 +89,9 @@ def conform(table, schema):
     """``table`` with the study's columns: its own, and empty ones for the rest."""
     import pyarrow as pa
 
-    columns = [table.column(f.name) if f.name in table.column_names else pa.nulls(table.num_rows, f.type) for f in schema]
+    columns = [
+        table.column(f.name) if f.name in table.column_names else pa.nulls(table.num_rows, f.type) for f in schema
+    ]
     return pa.Table.from_arrays(columns, schema=schema)
 
 
@@ -116,7 +120,9 @@ def write_parquet(path: Path, table) -> None:
 
     from sim.results import RESULT_ROW_GROUP
 
-    write_atomically(path, lambda temporary: pq.write_table(table, temporary, compression="zstd", row_group_size=RESULT_ROW_GROUP))
+    write_atomically(
+        path, lambda temporary: pq.write_table(table, temporary, compression="zstd", row_group_size=RESULT_ROW_GROUP)
+    )
 
 
 # ------------------------------------------------------------------ one experiment's state
@@ -197,7 +203,9 @@ class Study:
     # -- opening
 
     @classmethod
-    def open(cls, folder: Path, plan: Plan, rows: bool, resume: bool, chunk_units: int | None, threads: int | None) -> Study:
+    def open(
+        cls, folder: Path, plan: Plan, rows: bool, resume: bool, chunk_units: int | None, threads: int | None
+    ) -> Study:
         """A new study in ``folder`` (which must not exist), or the one there to resume
         (made by this plan: a changed plan is refused, saying what changed). The study is
         locked for this process until ``close``: two runs never write one study."""
@@ -210,7 +218,10 @@ class Study:
 
         check_output_path(folder, False, "--out", folder=True)
         experiments = [e if threads is None else with_threads(e, threads) for e in plan.experiments]
-        states = [ExperimentState(e, chunk_units or calibrate(e), experiment_dir(folder, e.name), fingerprint(e)) for e in experiments]
+        states = [
+            ExperimentState(e, chunk_units or calibrate(e), experiment_dir(folder, e.name), fingerprint(e))
+            for e in experiments
+        ]
         staging = temporary_path(folder)  # the folder appears with its plan and status, or not at all
         staging.mkdir(parents=True)
         (staging / PLAN_FILE).write_text(plan.text)
@@ -231,7 +242,9 @@ class Study:
                               "its chunks may differ; start a new study")  # fmt: skip
         if status["rows"] != rows:
             keeps = "rows" if status["rows"] else "summaries only"
-            raise ConfigError(f"{folder} keeps {keeps}: resume it {'without' if status['rows'] else 'with'} --summary-only")
+            raise ConfigError(
+                f"{folder} keeps {keeps}: resume it {'without' if status['rows'] else 'with'} --summary-only"
+            )
         changes = _changes(status["experiments"], plan.experiments)
         if changes:
             raise ConfigError(f"the plan changed since {folder} began ({'; '.join(changes)}); "
@@ -245,7 +258,9 @@ class Study:
         for experiment in plan.experiments:
             entry = recorded[experiment.name]
             experiment = with_threads(experiment, threads or entry["threads"])
-            states.append(ExperimentState(experiment, entry["units_per_chunk"], folder / entry["directory"], entry["fingerprint"]))
+            states.append(
+                ExperimentState(experiment, entry["units_per_chunk"], folder / entry["directory"], entry["fingerprint"])
+            )
         study = cls(folder, plan, rows, states)
         study._lock()
         study._load_records()
@@ -258,7 +273,9 @@ class Study:
             fcntl.flock(self._lock_file, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             self._lock_file.close()
-            raise ConfigError(f"{self.folder} is being run by another briscola process; wait for it, or stop it") from None
+            raise ConfigError(
+                f"{self.folder} is being run by another briscola process; wait for it, or stop it"
+            ) from None
 
     def close(self) -> None:
         """Saves the status and summaries, and lets other processes have the study."""
@@ -384,6 +401,7 @@ class Study:
         """What ``briscola batch --json`` prints (once saved)."""
         return read_outcome(self.folder)
 
+
 def read_outcome(folder: Path) -> dict:
     """How far a study has come, from its folder alone (what ``batch --json`` and
     ``status --json`` print): per experiment its status, chunks and deals (done and in
@@ -471,11 +489,15 @@ def _changes(recorded: list[dict], experiments) -> list[str]:
             if before[name][key] == after[name].get(key):
                 continue
             if key == "strategy_files":
-                changes.append(f"experiment {name!r}: a --strategy-file's contents changed (restore the file, or start a new study)")
+                changes.append(
+                    f"experiment {name!r}: a --strategy-file's contents changed (restore the file, or start a new study)"
+                )
             else:
                 changes.append(f"experiment {name!r}: {key} {before[name][key]} -> {after[name].get(key)}")
     changes = sorted(changes)
-    return changes if len(changes) <= MAX_CHANGES else [*changes[:MAX_CHANGES], f"and {len(changes) - MAX_CHANGES} more"]
+    return (
+        changes if len(changes) <= MAX_CHANGES else [*changes[:MAX_CHANGES], f"and {len(changes) - MAX_CHANGES} more"]
+    )
 
 
 # ------------------------------------------------------------------ summaries
@@ -500,7 +522,11 @@ def experiment_summary(state: ExperimentState) -> dict | None:
         return summary_dict(RunOutcome(experiment.config, tally, seconds, partial, None, None))
     if experiment.kind == "compare":
         a, b = experiment.strategies
-        return compare_dict(CompareOutcome(experiment.config, a, b, _compare_tally(state, None), experiment.sprt, seconds, partial, None))
+        return compare_dict(
+            CompareOutcome(
+                experiment.config, a, b, _compare_tally(state, None), experiment.sprt, seconds, partial, None
+            )
+        )
     from sim.tournament import PairResult, TournamentOutcome
 
     pairs = [PairResult(i, j, _compare_tally(state, (i, j))) for i, j in experiment.pairs]
@@ -568,4 +594,3 @@ def calibrate(experiment: Experiment) -> int:
 def _round_down(units: float) -> int:
     power = 10 ** int(math.floor(math.log10(units)))
     return max(step * power for step in (1, 2, 5) if step * power <= units)
-

@@ -98,7 +98,13 @@ def fit_ratings(names: list[str], pairs: list[PairResult]) -> list[dict]:
             rows.append({"strategy": name, "rating": None, "ci95": None})
             continue
         half = 0.0 if k == anchor else Z_95 * math.sqrt(max(0.0, covariance[free.index(k), free.index(k)]))
-        rows.append({"strategy": name, "rating": float(ratings[k]), "ci95": [float(ratings[k] - half), float(ratings[k] + half)]})
+        rows.append(
+            {
+                "strategy": name,
+                "rating": float(ratings[k]),
+                "ci95": [float(ratings[k] - half), float(ratings[k] + half)],
+            }
+        )
     return rows
 
 
@@ -223,7 +229,9 @@ def _play_pairs(base, names, staging, pairs: list, command, on_progress) -> bool
             if stop.is_set():
                 return True
             pair_out = None if staging is None else staging / f"pair_{i}_{j}.parquet"
-            outcome = run_comparison(base, names[i], names[j], pair_out, command=command, on_progress=on_progress, stop=stop)
+            outcome = run_comparison(
+                base, names[i], names[j], pair_out, command=command, on_progress=on_progress, stop=stop
+            )
             if outcome.deals_done == 0:  # stopped before its first deal was done: nothing to keep
                 if pair_out is not None:
                     pair_out.unlink(missing_ok=True)
@@ -236,5 +244,3 @@ def _play_pairs(base, names, staging, pairs: list, command, on_progress) -> bool
 
 def replace_strategies(base: RunConfig, name: str) -> RunConfig:
     return replace(base, strategies=(name,) * base.players)
-
-

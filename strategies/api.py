@@ -78,7 +78,9 @@ class Param:
         too_low = self.low is not None and value < self.low
         too_high = self.high is not None and value > self.high
         if too_low or too_high:
-            raise StrategyError(f"parameter {strategy}:{self.name}={value} is out of range; valid: {self.describe_range()}")
+            raise StrategyError(
+                f"parameter {strategy}:{self.name}={value} is out of range; valid: {self.describe_range()}"
+            )
         return value
 
     def describe_range(self) -> str:

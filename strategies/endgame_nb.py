@@ -62,7 +62,12 @@ def search_nb(hands, n_hand, plays, ply, trick_start, leader, players, trump, st
                 hands[seat, k] = hands[seat, n - 1]  # the last card fills the slot
                 n_hand[seat] = n - 1
                 child = ply + 1
-                starts[child], leaders[child], draws[child], gained[child] = starts[ply], leaders[ply], draws[ply], gained[ply]
+                starts[child], leaders[child], draws[child], gained[child] = (
+                    starts[ply],
+                    leaders[ply],
+                    draws[ply],
+                    gained[ply],
+                )
                 alpha[child], beta[child], drew[child] = alpha[ply], beta[ply], 0
                 ply = child
                 state = ENTER
@@ -113,7 +118,9 @@ def card_values_nb(hands, n_hand, table, n_table, leader, players, trump, stock,
         hands[seat, k] = hands[seat, n - 1]
         n_hand[seat] = n - 1
         plays[n_table] = card
-        values[k] = search_nb(hands, n_hand, plays, n_table + 1, 0, leader, players, trump, stock, 0, n_stock, max_side, stack)
+        values[k] = search_nb(
+            hands, n_hand, plays, n_table + 1, 0, leader, players, trump, stock, 0, n_stock, max_side, stack
+        )
         hands[seat, n - 1] = hands[seat, k]
         hands[seat, k] = card
         n_hand[seat] = n

@@ -62,7 +62,11 @@ def _lead_nb(view, places):
     for k in range(view.n_hand):
         card = view.hand[k]
         key = lead_key_nb(card, trump)
-        if CARD_SUIT[card] != trump and CARD_POINTS[card] == 0 and not _unseen_loads_in_suit_nb(places, CARD_SUIT[card]):
+        if (
+            CARD_SUIT[card] != trump
+            and CARD_POINTS[card] == 0
+            and not _unseen_loads_in_suit_nb(places, CARD_SUIT[card])
+        ):
             key -= 8  # nobody can load on it in its own suit
         if key < best_key:
             best, best_key = card, key

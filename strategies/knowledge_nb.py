@@ -62,7 +62,19 @@ def exact_2p_values_nb(view, places, values):
     points this seat takes from now on playing its k-th card, then best play by both."""
     hands, n_hand = _known_2p_hands_nb(view, places, NO_HIDDEN)
     stock = np.empty(0, dtype=np.int64)
-    card_values_nb(hands, n_hand, view.table, view.n_table, view.leader, view.players, view.trump_suit, stock, stock.shape[0], view.seat, values)
+    card_values_nb(
+        hands,
+        n_hand,
+        view.table,
+        view.n_table,
+        view.leader,
+        view.players,
+        view.trump_suit,
+        stock,
+        stock.shape[0],
+        view.seat,
+        values,
+    )
 
 
 @njit(cache=True)
@@ -82,7 +94,19 @@ def last_draw_2p_values_nb(view, places, values):
         cases += 1
         stock[0] = hidden
         hands, n_hand = _known_2p_hands_nb(view, places, hidden)
-        card_values_nb(hands, n_hand, view.table, view.n_table, view.leader, view.players, view.trump_suit, stock, stock.shape[0], view.seat, one)
+        card_values_nb(
+            hands,
+            n_hand,
+            view.table,
+            view.n_table,
+            view.leader,
+            view.players,
+            view.trump_suit,
+            stock,
+            stock.shape[0],
+            view.seat,
+            one,
+        )
         for k in range(view.n_hand):
             values[k] += one[k]
     for k in range(view.n_hand):

@@ -49,7 +49,9 @@ def pimc_nb(view, params, rng):
             if rollout > 0:
                 _shuffle_nb(stock, n_stock - 1, rng)  # another order of the face-down stock
             for k in range(view.n_hand):
-                totals[k] += _try_card_nb(view, k, hands, n_hand, stock, n_stock, work, points_weight, opponent_random, rng)
+                totals[k] += _try_card_nb(
+                    view, k, hands, n_hand, stock, n_stock, work, points_weight, opponent_random, rng
+                )
     best, best_key = 0, -1e300
     for k in range(view.n_hand):
         key = totals[k] - 1e-9 * throw_cost_nb(view.hand[k], view.trump_suit)  # ties: the cheapest
@@ -128,11 +130,27 @@ def _try_card_nb(view, k, hands, n_hand, stock, n_stock, work, points_weight, op
     w_n_hand[me] -= 1
     plays[view.n_table] = card
     drawn = 0
-    return _play_out_nb(view, w_hands, w_n_hand, plays, view.n_table + 1, stock, drawn, n_stock, points, points_weight, stack, opponent_random, rng)
+    return _play_out_nb(
+        view,
+        w_hands,
+        w_n_hand,
+        plays,
+        view.n_table + 1,
+        stock,
+        drawn,
+        n_stock,
+        points,
+        points_weight,
+        stack,
+        opponent_random,
+        rng,
+    )
 
 
 @njit(cache=True)
-def _play_out_nb(view, hands, n_hand, plays, n_table, stock, drawn, n_stock, points, points_weight, stack, opponent_random, rng):
+def _play_out_nb(
+    view, hands, n_hand, plays, n_table, stock, drawn, n_stock, points, points_weight, stack, opponent_random, rng
+):
     """Plays the deal to its end (greedy, then exact search) and scores it for this seat.
     An opponent plays a card at random with probability ``opponent_random``."""
     players, trump, me = view.players, view.trump_suit, view.seat
@@ -161,7 +179,9 @@ def _play_out_nb(view, hands, n_hand, plays, n_table, stock, drawn, n_stock, poi
         if left == 0:
             break
         if two_sides and drawn == n_stock and left <= SEARCH_CARDS:
-            points[me] += search_nb(hands, n_hand, plays, 0, 0, leader, players, trump, stock, drawn, n_stock, me % 2, stack)
+            points[me] += search_nb(
+                hands, n_hand, plays, 0, 0, leader, players, trump, stock, drawn, n_stock, me % 2, stack
+            )
             break  # the points the side of ``me`` takes with best play from here, its opponents the rest
     return _score_points_nb(points, players, me, points_weight)
 
@@ -239,4 +259,3 @@ def _score_points_nb(points, players, me, points_weight):
     for seat in range(players):
         mine += points[seat] if seat % 2 == me % 2 else 0
     return _score_nb(mine, TOTAL_POINTS - mine, points_weight)
-

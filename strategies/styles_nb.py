@@ -60,4 +60,3 @@ def hoarder_nb(view, params, rng):
         if key > best_key:
             best_card, best_key = card, key
     return best_card
-

@@ -38,7 +38,9 @@ def simulate(capsys, *args):
     return command(capsys, "simulate", *args)
 
 
-@pytest.mark.parametrize("players, strategies", [(2, "greedy,random"), (3, "greedy"), (4, "greedy,random"), (6, "random")])
+@pytest.mark.parametrize(
+    "players, strategies", [(2, "greedy,random"), (3, "greedy"), (4, "greedy,random"), (6, "random")]
+)
 def test_json_summary_agrees_with_the_result_file(tmp_path, capsys, players, strategies):
     out = tmp_path / "run.parquet"
     code, stdout, _ = simulate(
@@ -190,8 +192,20 @@ def test_existing_output_is_refused_and_left_untouched(tmp_path, capsys):
 def test_help_lists_the_simulate_options():
     result = run_cli("simulate", "--help", env={"PYTHONPATH": str(REPO)})
     assert result.returncode == 0
-    for option in ("--players", "--strategies", "--deals", "--seed", "--threads", "--out", "--trace", "--rule",
-                   "--summary-only", "--overwrite", "--json", "--quiet"):
+    for option in (
+        "--players",
+        "--strategies",
+        "--deals",
+        "--seed",
+        "--threads",
+        "--out",
+        "--trace",
+        "--rule",
+        "--summary-only",
+        "--overwrite",
+        "--json",
+        "--quiet",
+    ):
         assert option in result.stdout
 
 
@@ -235,7 +249,9 @@ def test_rules_are_in_every_default_name_summary_and_json(tmp_path, run):
     assert "rules: trump_redeal=ace-three, partner_view=none" in ruled.stdout
     names = sorted(path.name for path in (tmp_path / "results").iterdir())
     assert len(set(names)) == 2
-    assert names[1].endswith("_trump_redeal=ace-three_partner_view=none" + ("" if run[0] == "tournament" else ".parquet"))
+    assert names[1].endswith(
+        "_trump_redeal=ace-three_partner_view=none" + ("" if run[0] == "tournament" else ".parquet")
+    )
     if run[0] == "tournament":
         assert names[0].startswith("tournament_4p_greedy-random-highest_seed8_")
     as_json = json.loads(run_cli(*common, "--rule", "trump_redeal=ace-three", "--summary-only", "--json",
@@ -319,7 +335,9 @@ def test_counts_that_are_not_whole_are_refused(capsys):
 
 
 def test_a_spaced_strategy_list_gets_the_comma_suggested(capsys):
-    code, _, err = simulate(capsys, "--players", "4", "--strategies", "greedy", "random", "--deals", "10", "--seed", "1")
+    code, _, err = simulate(
+        capsys, "--players", "4", "--strategies", "greedy", "random", "--deals", "10", "--seed", "1"
+    )
     assert code == 2 and "--strategies greedy,random" in err and len(err.strip().splitlines()) == 1
 
 
@@ -337,8 +355,23 @@ def test_a_run_and_help_do_not_import_what_they_do_not_need(tmp_path):
     """pandas (a quarter of a second) is for reading results, not for running."""
     probe = ("import sys; from sim.cli import main; code = main(sys.argv[1:]); "
              "print(code, 'pandas' in sys.modules, 'numba' in sys.modules)")  # fmt: skip
-    run = ["simulate", "--players", "3", "--strategies", "greedy,random,random", "--deals", "1000", "--seed", "1", "--quiet"]
-    runs = ((["--help"], False), ([*run, "--out", "a.parquet"], True), ([*run, "--out", "b.parquet", "--trace", "t.parquet"], True))
+    run = [
+        "simulate",
+        "--players",
+        "3",
+        "--strategies",
+        "greedy,random,random",
+        "--deals",
+        "1000",
+        "--seed",
+        "1",
+        "--quiet",
+    ]
+    runs = (
+        (["--help"], False),
+        ([*run, "--out", "a.parquet"], True),
+        ([*run, "--out", "b.parquet", "--trace", "t.parquet"], True),
+    )
     for args, numba_expected in runs:
         result = subprocess.run([sys.executable, "-c", probe, *args], capture_output=True, text=True, cwd=tmp_path,
                                 env={**os.environ, "PYTHONPATH": str(REPO)})  # fmt: skip
@@ -366,7 +399,10 @@ def test_out_may_name_a_folder_for_the_default_name(tmp_path):
                                                                       "2p_random-random_seed6_10deals.parquet"]  # fmt: skip
     result = run_cli("tournament", "greedy", "random", "--deals", "10", "--seed", "1", "--out", "study/", "--quiet",
                      env=env, cwd=tmp_path)  # fmt: skip
-    assert result.returncode == 0 and (tmp_path / "study" / "tournament_2p_greedy-random_seed1_10deals" / "_tournament.json").exists()
+    assert (
+        result.returncode == 0
+        and (tmp_path / "study" / "tournament_2p_greedy-random_seed1_10deals" / "_tournament.json").exists()
+    )
 
 
 def test_more_bad_input_gets_one_line_and_exit_2(tmp_path):
@@ -378,7 +414,9 @@ def test_more_bad_input_gets_one_line_and_exit_2(tmp_path):
     ]  # fmt: skip
     for args, message in cases:
         result = run_cli(*args, "--deals", "10", "--seed", "1", env={"PYTHONPATH": str(REPO)}, cwd=tmp_path)
-        assert result.returncode == 2 and message in result.stderr and len(result.stderr.strip().splitlines()) == 1, args
+        assert result.returncode == 2 and message in result.stderr and len(result.stderr.strip().splitlines()) == 1, (
+            args
+        )
         assert list(tmp_path.iterdir()) == []
 
 

@@ -27,7 +27,16 @@ FRESH = textwrap.dedent(
 def test_second_process_fills_the_cache_this_one_reads(tmp_path):
     path = tmp_path / "fresh_strategy.py"
     path.write_text(FRESH)
-    config = RunConfig(players=2, strategies=("first", "random", ), deals=10, seed=1, strategy_files=(str(path),))
+    config = RunConfig(
+        players=2,
+        strategies=(
+            "first",
+            "random",
+        ),
+        deals=10,
+        seed=1,
+        strategy_files=(str(path),),
+    )
     assert [s.name for s in _cold_strategies(config)] == ["first"]  # a new file: nothing cached
     command = [sys.executable, "-m", "sim.compiling", "--strategy-file", str(path), "first"]
     subprocess.run(command, check=True, cwd=REPO, capture_output=True)

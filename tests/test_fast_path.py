@@ -44,6 +44,11 @@ def test_fast_path_for_any_seed(pair, seed, first_deal):
 
 
 def test_other_strategies_and_tables_take_the_general_path():
-    for players, strategies in [(2, ("expert", "random")), (2, ("random", "highest")), (4, ("random",) * 4), (3, ("greedy",) * 3)]:
+    for players, strategies in [
+        (2, ("expert", "random")),
+        (2, ("random", "highest")),
+        (4, ("random",) * 4),
+        (3, ("greedy",) * 3),
+    ]:
         config = RunConfig(players=players, strategies=strategies, deals=10, seed=1)
         assert not takes_fast_path(config, traced=False), (players, strategies)

@@ -204,5 +204,7 @@ def test_a_stop_keeps_whole_matches_and_whole_duplicate_deals_only():
     arrangement = seatings(2)
     configs = [seating_config(base, "slow:seconds=0.02", "random", seating) for seating in arrangement]
     tally = CompareTally(len(configs))
-    played = _play_duplicates(configs, arrangement, 0, 24, tally, None, None, stopped_after(2.5))  # during the second seating
+    played = _play_duplicates(
+        configs, arrangement, 0, 24, tally, None, None, stopped_after(2.5)
+    )  # during the second seating
     assert 0 <= played < 24 and tally.deals == played

@@ -156,6 +156,7 @@ def test_different_seeds_give_different_deals():
 def test_the_deal_does_not_depend_on_the_strategies(players):
     """The dealer has its own random stream: the same seed deals the same cards whoever
     plays them."""
+
     def deals(strategies):
         config = RunConfig(players=players, strategies=strategies, deals=300, seed=31)
         return play_batch(config, 0, 300, trace=True).deals

@@ -54,7 +54,9 @@ def test_best_of_files_hold_exactly_the_deals_each_match_needed(capsys, tmp_path
         final = [w[-1] for w in wins]
         expected = -1 if final[0] == final[1] else int(np.argmax(final))
         assert (deals["match_winner_side"] == expected).all()
-        assert (deals["strategy_0"].astype(str).to_numpy() == np.where(deals["match_deal"] % 2 == 0, "greedy", "random")).all()
+        assert (
+            deals["strategy_0"].astype(str).to_numpy() == np.where(deals["match_deal"] % 2 == 0, "greedy", "random")
+        ).all()
     sides = summary["sides"]
     assert sum(sides[0][key] for key in ("wins", "draws", "losses")) == 3000
     assert sides[0]["wins"] == frame.groupby("match")["match_winner_side"].first().eq(0).sum()
@@ -65,7 +67,9 @@ def test_two_deals_to_120_are_won_on_points_over_both(capsys, tmp_path):
     frame = run.deals
     assert len(frame) == 2 * 3000
     side0 = np.where(frame["match_deal"] == 0, frame["side_points_0"], frame["side_points_1"])  # team 0's points
-    totals = frame.assign(team0=side0).groupby("match").agg(team0=("team0", "sum"), winner=("match_winner_side", "first"))
+    totals = (
+        frame.assign(team0=side0).groupby("match").agg(team0=("team0", "sum"), winner=("match_winner_side", "first"))
+    )
     expected = np.where(totals["team0"] > 120, 0, np.where(totals["team0"] < 120, 1, -1))
     assert (totals["winner"] == expected).all()
     assert summary["sides"][0]["wins"] == int((expected == 0).sum())

@@ -116,7 +116,10 @@ def test_builtin_list_names_every_strategy_with_versions_and_parameters():
 @pytest.mark.parametrize(
     "spec, message",
     [
-        ("pimc:depth=3", "strategy pimc: unknown parameter 'depth'; valid parameters: samples, rollouts, points_weight, opponent_random"),
+        (
+            "pimc:depth=3",
+            "strategy pimc: unknown parameter 'depth'; valid parameters: samples, rollouts, points_weight, opponent_random",
+        ),
         ("pimc:samples=many", "parameter pimc:samples='many' is not an int; valid: int in [1, 4096]"),
         ("pimc:samples=0", "parameter pimc:samples=0 is out of range; valid: int in [1, 4096]"),
         ("pimc:samples", "strategy pimc: 'samples' is not key=value"),
@@ -154,7 +157,10 @@ def test_spec_labels_keep_only_changed_parameters_in_declared_order():
 BROKEN_BODIES = [
     ("return helper(view)", "NameError: name 'helper' is not defined"),
     ("return view.hands[0]", "the view has no field 'hands'; its fields: seat, players, "),
-    ('return view.hand["x"]', "No implementation of function Function(<built-in function getitem>) found for signature"),
+    (
+        'return view.hand["x"]',
+        "No implementation of function Function(<built-in function getitem>) found for signature",
+    ),
 ]
 
 
@@ -168,7 +174,9 @@ def test_a_strategy_that_does_not_compile_is_named_with_its_file_line_and_reason
     result = run_cli(*args, env={"PYTHONPATH": str(REPO)}, cwd=tmp_path)
     assert result.returncode == 2 and result.stderr.count("\n") == 1, result.stderr
     assert f"strategy 'edge' (broken_edge.py, line {line}) does not compile for the kernels: {reason}" in result.stderr
-    assert sorted(p.name for p in tmp_path.iterdir() if p.suffix != ".pyc" and p.name != "__pycache__") == ["broken_edge.py"]
+    assert sorted(p.name for p in tmp_path.iterdir() if p.suffix != ".pyc" and p.name != "__pycache__") == [
+        "broken_edge.py"
+    ]
     debug = run_cli(*args, env={"PYTHONPATH": str(REPO), "BRISCOLA_DEBUG": "1"}, cwd=tmp_path)
     assert debug.returncode == 2 and "The above exception was the direct cause" in debug.stderr
     assert debug.stderr.strip().splitlines()[-1] == result.stderr.strip()  # the traceback, then the same line

@@ -154,7 +154,10 @@ def test_the_documented_calls_work_on_every_kind_of_file(results, tmp_path):
             assert set(rated.index) == set(run.strategies) and rated["rating"].notna().all(), kind
         assert not sim.side_strategy_scores(run.deals, run.players).empty
     teams = sim.load(paths["teams_matches"])
-    assert teams.strategies == ["greedy", "random"] and sim.ratings(teams.deals, teams.strategies).loc["greedy", "rating"] > 0
+    assert (
+        teams.strategies == ["greedy", "random"]
+        and sim.ratings(teams.deals, teams.strategies).loc["greedy", "rating"] > 0
+    )
     cmp = sim.load(results["compare"])
     assert list(sim.ratings(cmp.deals, cmp.config["strategies"]).index) == ["greedy", "random"]
     assert {"load", "ratings", "paired", "first_lead", "compare_summary", "read_results"} <= set(dir(sim))
@@ -202,7 +205,11 @@ def test_diff_refuses_runs_that_do_not_pair(rule_pair, tmp_path, capsys):
     assert main(["compare", "expert", "greedy", "--players", "4", "--deals", "100", "--seed", "5",
                  "--out", str(other_seed), "--quiet"]) == 0  # fmt: skip
     capsys.readouterr()
-    for args, message in (([rule_pair[0], other_seed], "differ in seed (4 and 5)"), ([rule_pair[0], tmp_path], "is a folder"), ([rule_pair[0], tmp_path / "nope.parquet"], "does not exist")):
+    for args, message in (
+        ([rule_pair[0], other_seed], "differ in seed (4 and 5)"),
+        ([rule_pair[0], tmp_path], "is a folder"),
+        ([rule_pair[0], tmp_path / "nope.parquet"], "does not exist"),
+    ):
         assert main(["diff", *map(str, args)]) == 2
         err = capsys.readouterr().err
         assert message in err and len(err.strip().splitlines()) == 1
@@ -220,7 +227,11 @@ def test_paired_runs_of_every_kind_agree_with_their_own_summaries(tmp_path, play
     assert table.loc["score", "units"] == 600  # deals, or matches
     for path, column in zip(files, ("first", "second")):
         summary = an.load(path).config["summary"]
-        own = summary["score"] if args[0] == "compare" else (summary["sides"][0]["wins"] + summary["sides"][0]["draws"] / 2) / 600
+        own = (
+            summary["score"]
+            if args[0] == "compare"
+            else (summary["sides"][0]["wins"] + summary["sides"][0]["draws"] / 2) / 600
+        )
         assert table.loc["score", column] == pytest.approx(own, abs=1e-6)
     assert table.loc["score", "difference"] == pytest.approx(table.loc["score", "second"] - table.loc["score", "first"])
 

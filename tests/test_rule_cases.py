@@ -225,6 +225,7 @@ def test_ace_three_redeal_returns_the_card_to_the_middle_of_the_stock(players):
     """Same seed, with and without the rule: the same hands; where an Ace or a Three was
     turned, the next card that is neither is turned instead, and the returned cards lie
     in the middle of the stock."""
+
     def deals(redeal):
         rules = Rules(trump_redeal=redeal)
         config = RunConfig(players=players, strategies=("random",) * players, deals=10, seed=8, rules=rules)

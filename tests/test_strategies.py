@@ -49,8 +49,15 @@ def brute_force(hands, table, leader, players, trump, stock, max_side):
         return gained + brute_force(hands, [], winner, players, trump, stock, max_side)
     seat = (leader + len(table)) % players
     values = [
-        brute_force([h if s != seat else [c for c in h if c != card] for s, h in enumerate(hands)],
-                    table + [card], leader, players, trump, stock, max_side)  # fmt: skip
+        brute_force(
+            [h if s != seat else [c for c in h if c != card] for s, h in enumerate(hands)],
+            table + [card],
+            leader,
+            players,
+            trump,
+            stock,
+            max_side,
+        )  # fmt: skip
         for card in hands[seat]
     ]
     return max(values) if seat % 2 == max_side else min(values)

@@ -107,7 +107,9 @@ def test_a_study_holds_what_each_command_writes(reference, tmp_path):
         assert ran.returncode == 0, ran.stderr
         printed = json.loads(ran.stdout)
         experiment = loaded.experiment(name)
-        pd.testing.assert_frame_equal(experiment.deals.reset_index(drop=True), pd.read_parquet(out), check_categorical=False)
+        pd.testing.assert_frame_equal(
+            experiment.deals.reset_index(drop=True), pd.read_parquet(out), check_categorical=False
+        )
         mine = {e["name"]: e for e in outcome["experiments"]}[name]["summary"]
         for key in printed:
             if key not in ("seconds", "deals_per_second"):
@@ -192,34 +194,64 @@ def test_resume_refuses_a_changed_plan_and_a_study_is_not_overwritten(reference,
 
 BAD_PLANS = [
     ("seed = 1\n[[simulation]]\nname = 'x'\n", "unknown key or section 'simulation'"),
-    ("seed = 1\n[[simulate]]\nname = 'x'\nplayers = 2\nstrategies = ['greedy']\ndeals = 10\ncolour = 'red'\n",
-     "[[simulate]] entry 1 ('x'): unknown key 'colour'; valid keys: name, players"),
+    (
+        "seed = 1\n[[simulate]]\nname = 'x'\nplayers = 2\nstrategies = ['greedy']\ndeals = 10\ncolour = 'red'\n",
+        "[[simulate]] entry 1 ('x'): unknown key 'colour'; valid keys: name, players",
+    ),
     ("seed = 1\n[[compare]]\nname = 'x'\na = 'greedy'\ndeals = 10\n", "[[compare]] entry 1 ('x'): key 'b' is missing"),
     ("[[compare]]\nname = 'x'\na = 'greedy'\nb = 'random'\ndeals = 10\n", "key 'seed' is missing"),
-    ("seed = 1\n[[compare]]\nname = 'x'\na = 'greedy'\nb = 'nosuch'\ndeals = 10\n",
-     "key 'b': unknown strategy 'nosuch'; valid strategies: expert"),
-    ("seed = 1\n[[compare]]\nname = 'x'\na = 'pimc:samples=0'\nb = 'random'\ndeals = 10\n", "out of range; valid: int in [1, 4096]"),
-    ("seed = 1\n[[simulate]]\nname = 'x'\nplayers = 2\nstrategies = ['greedy']\ndeals = 10\nrules = { colour = 'red' }\n",
-     "key 'rules': unknown rule 'colour'"),
-    ("seed = 1\n[[simulate]]\nname = 'x'\nplayers = 2\nstrategies = ['greedy']\ndeals = 10\nrules = { partner_view = 'none' }\n",
-     "applies to 4, 6 players only"),
-    ("seed = 1\n[[simulate]]\nname = 'x'\nplayers = [2, 5]\nstrategies = ['greedy']\ndeals = 10\n",
-     "key 'players': --players 5 is not a Briscola table; valid: 2, 3, 4, 6"),
-    ("seed = 1\n[[simulate]]\nname = 'x'\nplayers = 2\nstrategies = ['greedy']\ndeals = 0\n", "key 'deals': --deals 0 must be at least 1"),
+    (
+        "seed = 1\n[[compare]]\nname = 'x'\na = 'greedy'\nb = 'nosuch'\ndeals = 10\n",
+        "key 'b': unknown strategy 'nosuch'; valid strategies: expert",
+    ),
+    (
+        "seed = 1\n[[compare]]\nname = 'x'\na = 'pimc:samples=0'\nb = 'random'\ndeals = 10\n",
+        "out of range; valid: int in [1, 4096]",
+    ),
+    (
+        "seed = 1\n[[simulate]]\nname = 'x'\nplayers = 2\nstrategies = ['greedy']\ndeals = 10\nrules = { colour = 'red' }\n",
+        "key 'rules': unknown rule 'colour'",
+    ),
+    (
+        "seed = 1\n[[simulate]]\nname = 'x'\nplayers = 2\nstrategies = ['greedy']\ndeals = 10\nrules = { partner_view = 'none' }\n",
+        "applies to 4, 6 players only",
+    ),
+    (
+        "seed = 1\n[[simulate]]\nname = 'x'\nplayers = [2, 5]\nstrategies = ['greedy']\ndeals = 10\n",
+        "key 'players': --players 5 is not a Briscola table; valid: 2, 3, 4, 6",
+    ),
+    (
+        "seed = 1\n[[simulate]]\nname = 'x'\nplayers = 2\nstrategies = ['greedy']\ndeals = 0\n",
+        "key 'deals': --deals 0 must be at least 1",
+    ),
     ("seed = 1\n[[compare]]\nname = 'x'\na = 'greedy'\nb = 'random'\ndeals = 10\nsprt = [10, 0]\n", "key 'sprt'"),
     ("seed = 1\n[[compare]]\nname = 'x'\na = 'greedy'\nb = 'random'\ndeals = 10\nmatch = 'best-of-4'\n", "key 'match'"),
-    ("seed = 1\n[[compare]]\nname = 'x'\na = 'greedy'\nb = 'random'\ndeals = 10\n[[tournament]]\nname = 'x'\n"
-     "strategies = ['greedy', 'random']\ndeals = 10\n", "the experiment name 'x' is used twice"),
+    (
+        "seed = 1\n[[compare]]\nname = 'x'\na = 'greedy'\nb = 'random'\ndeals = 10\n[[tournament]]\nname = 'x'\n"
+        "strategies = ['greedy', 'random']\ndeals = 10\n",
+        "the experiment name 'x' is used twice",
+    ),
     ("seed = 1\n[[compare]]\nname = 'x/y'\na = 'greedy'\nb = 'random'\ndeals = 10\n", "must be letters, digits"),
     ("seed = 1\n[[compare]]\nname = 'x'\na = []\nb = 'random'\ndeals = 10\n", "an empty list gives no experiment"),
     ("seed = 1\n[[compare]\n", "is not valid TOML"),
     ("seed = 1\n", "the plan has no experiment"),
     ("seed = 1\n[[compare]]\nname = 'x'\na = 5\nb = 'random'\ndeals = 10\n", "key 'a': 5 is not a strategy (a string)"),
-    ("seed = 1\n[[compare]]\nname = 'x'\na = 'greedy'\nb = 'random'\ndeals = 10\nalpha = 'x'\n", "key 'alpha': 'x' is not a number"),
-    ("seed = 1\n[[simulate]]\nname = 'x'\nplayers = 2\nstrategies = 5\ndeals = 10\n", "key 'strategies': 5 is not a list"),
-    ("seed = 1\n[[simulate]]\nname = 'x'\nplayers = 2\nstrategies = 'greedy'\ndeals = 10\nrule = 'trump_redeal=off'\n",
-     "key 'rule': 'trump_redeal=off' is not a list"),
-    ("seed = 1\n[[simulate]]\nname = 'x'\nplayers = 2\nstrategies = 'greedy'\ndeals = 1.5\n", "key 'deals': '1.5' is not a whole number"),
+    (
+        "seed = 1\n[[compare]]\nname = 'x'\na = 'greedy'\nb = 'random'\ndeals = 10\nalpha = 'x'\n",
+        "key 'alpha': 'x' is not a number",
+    ),
+    (
+        "seed = 1\n[[simulate]]\nname = 'x'\nplayers = 2\nstrategies = 5\ndeals = 10\n",
+        "key 'strategies': 5 is not a list",
+    ),
+    (
+        "seed = 1\n[[simulate]]\nname = 'x'\nplayers = 2\nstrategies = 'greedy'\ndeals = 10\nrule = 'trump_redeal=off'\n",
+        "key 'rule': 'trump_redeal=off' is not a list",
+    ),
+    (
+        "seed = 1\n[[simulate]]\nname = 'x'\nplayers = 2\nstrategies = 'greedy'\ndeals = 1.5\n",
+        "key 'deals': '1.5' is not a whole number",
+    ),
 ]
 
 
@@ -259,7 +291,9 @@ def test_a_chunk_dask_gives_up_on_ends_the_run_resumably(reference, tmp_path):
     study, _ = reference
     write_plan(tmp_path)
     always = {"BRISCOLA_TEST_KILL_CHUNK": "league|1000"}  # its worker dies every time it plays it
-    failed = batch(tmp_path, "--out", "dask", "--chunk-deals", "1000", "--backend", "dask", "--workers", "2", "--quiet", env=always)
+    failed = batch(
+        tmp_path, "--out", "dask", "--chunk-deals", "1000", "--backend", "dask", "--workers", "2", "--quiet", env=always
+    )
     assert failed.returncode == 1 and "Traceback" not in failed.stderr
     assert "league" in failed.stderr and "--resume" in failed.stderr and len(failed.stderr.strip().splitlines()) == 1
     assert sim.load(tmp_path / "dask").partial == ["league"]
@@ -346,7 +380,10 @@ def test_an_edited_plug_in_is_a_changed_plan(tmp_path):
     from tests.test_plugins import OUTSIDER
 
     (tmp_path / "edge_file.py").write_text(OUTSIDER)
-    write_plan(tmp_path, 'seed = 2\nstrategy_files = ["edge_file.py"]\n[[compare]]\nname = "edge"\na = "edge"\nb = "random"\ndeals = 300\n')
+    write_plan(
+        tmp_path,
+        'seed = 2\nstrategy_files = ["edge_file.py"]\n[[compare]]\nname = "edge"\na = "edge"\nb = "random"\ndeals = 300\n',
+    )
     assert batch(tmp_path, "--out", "study", "--chunk-deals", "100", "--quiet").returncode == 0
     (tmp_path / "edge_file.py").write_text(OUTSIDER + "\n# edited\n")
     again = batch(tmp_path, "--out", "study", "--resume", "--quiet")
@@ -371,7 +408,9 @@ def test_chunks_recorded_in_any_order_give_the_same_study(tmp_path):
         study.close()
         outcome = read_outcome(tmp_path / folder)
         outcome["experiments"][0]["summary"].pop("seconds", None)
-        outcomes.append({**outcome, "out": None, "experiments": [{**e, "seconds": None} for e in outcome["experiments"]]})
+        outcomes.append(
+            {**outcome, "out": None, "experiments": [{**e, "seconds": None} for e in outcome["experiments"]]}
+        )
     assert outcomes[0] == outcomes[1] and outcomes[0]["experiments"][0]["summary"]["deals"] < 3000
     pd.testing.assert_frame_equal(dataset(tmp_path / "forward"), dataset(tmp_path / "backward"))
 

@@ -53,7 +53,9 @@ def test_two_strategies_rate_apart_by_the_elo_of_their_score():
     assert ratings[0]["rating"] == pytest.approx(elo_from_score(pair.score), abs=1e-6)
 
 
-@pytest.mark.parametrize("names, message", [(["greedy"], "two or more different"), (["greedy", "greedy"], "two or more different")])
+@pytest.mark.parametrize(
+    "names, message", [(["greedy"], "two or more different"), (["greedy", "greedy"], "two or more different")]
+)
 def test_bad_strategy_lists_are_refused(tmp_path, capsys, names, message):
     out = tmp_path / "t"
     code, _, stderr = tournament_cli(capsys, *names, "--deals", "10", "--seed", "1", "--out", str(out))

@@ -63,7 +63,9 @@ def true_states(trace):
         leader = winner
 
 
-@pytest.mark.parametrize("players, partner_view", [(2, "last3"), (3, "last3"), (4, "last3"), (4, "none"), (6, "last3"), (6, "none")])
+@pytest.mark.parametrize(
+    "players, partner_view", [(2, "last3"), (3, "last3"), (4, "last3"), (4, "none"), (6, "last3"), (6, "none")]
+)
 def test_every_view_shows_exactly_the_players_information(players, partner_view):
     run = spy_run(players, partner_view)
     views = iter(run["views"])
