@@ -4,34 +4,16 @@ import json
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import numba
 import pandas as pd
 import pytest
 
-from sim.cli import main
 from sim.results import read_results
+from tests.helpers import REPO, command, data_bytes, fixed_batches, run_cli
 
-REPO = Path(__file__).resolve().parents[1]
 JSON_KEYS = {"players", "deals", "seed", "rules", "seconds", "deals_per_second", "sides"}
 SIDE_KEYS = {"side", "seats", "strategy", "wins", "draws", "losses", "win_rate", "win_rate_ci95", "mean_points"}
-
-
-def run_cli(*args, cwd=REPO, env=None):
-    """Runs the command in a fresh interpreter, as a user would."""
-    return subprocess.run(
-        [sys.executable, "-m", "sim.cli", *args],
-        cwd=cwd, capture_output=True, text=True, env={**os.environ, **(env or {})},
-        timeout=300,
-    )  # fmt: skip
-
-
-def command(capsys, *args):
-    """Runs ``briscola ARGS`` in this process: (exit code, stdout, stderr)."""
-    code = main(list(args))
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
 
 
 def simulate(capsys, *args):
@@ -212,7 +194,6 @@ def test_help_lists_the_simulate_options():
 def test_result_files_do_not_depend_on_the_batches(tmp_path, capsys, monkeypatch):
     """Row groups have a fixed size: the data bytes of a file depend on its rows alone."""
     import sim.results
-    from tests.test_compare import data_bytes, fixed_batches
 
     monkeypatch.setattr(sim.results, "RESULT_ROW_GROUP", 500)
     files = []
@@ -294,8 +275,8 @@ def test_version_and_short_help_and_python_dash_m(tmp_path):
 
     version = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["version"]
     assert run_cli("--version", env={"PYTHONPATH": str(REPO)}).stdout.strip() == f"briscola {version}"
-    for command in ("simulate", "compare"):
-        short, long = (run_cli(command, flag, env={"PYTHONPATH": str(REPO)}) for flag in ("-h", "--help"))
+    for name in ("simulate", "compare"):
+        short, long = (run_cli(name, flag, env={"PYTHONPATH": str(REPO)}) for flag in ("-h", "--help"))
         assert short.returncode == 0 and short.stdout == long.stdout
     as_module = subprocess.run([sys.executable, "-m", "sim", "--version"], capture_output=True, text=True,
                                env={**os.environ, "PYTHONPATH": str(REPO)}, cwd=tmp_path)  # fmt: skip

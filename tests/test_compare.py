@@ -9,26 +9,15 @@ import math
 import numpy as np
 import pytest
 
-from sim.compare import A, B, CompareTally, deal_games, game_scores, seating_config, seatings, summary
+from sim.compare import A, B, CompareTally, seating_config, seatings, summary
 from sim.config import RunConfig
 from sim.engine import play_batch
 from sim.results import read_results
 from sim.stats import elo_from_score, sprt_llr
-from tests.test_cli import command
+from tests.helpers import command, compare_tally, data_bytes, fixed_batches
 
 KEYS = ["a", "b", "players", "seed", "rules", "deals", "games", "score", "score_ci95", "elo", "elo_ci95", "los", "wins",
         "draws", "losses", "mean_margin", "mean_margin_ci95", "sprt"]  # fmt: skip
-
-
-def compare_tally(a, b, players, deals, seed, first_deal=0) -> CompareTally:
-    base = RunConfig(players=players, strategies=(a,) * players, deals=deals, seed=seed, threads=1)
-    tally = CompareTally(len(seatings(players)))
-    columns = []
-    for seating in seatings(players):
-        results = play_batch(seating_config(base, a, b, seating), first_deal, deals).results
-        columns.append(game_scores(*deal_games(results, 3 if players == 3 else 2), seating))
-    tally.add(*(np.stack([c[k] for c in columns], axis=1) for k in range(3)))
-    return tally
 
 
 @pytest.mark.parametrize("players", [2, 3, 4, 6])
@@ -169,21 +158,6 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path, capsys, args, message):
 def test_unknown_strategy_is_refused(capsys):
     code, _, stderr = compare_cli(capsys, "greedy", "nosuch", "--deals", "10", "--seed", "1", "--summary-only")
     assert code == 2 and "unknown strategy 'nosuch'" in stderr
-
-
-def fixed_batches(monkeypatch, size):
-    """Every batch ``size`` deals, whatever the speed: a stand-in for another machine."""
-    import sim.runner
-
-    monkeypatch.setattr(sim.runner, "FIRST_BATCH", size)
-    monkeypatch.setattr(sim.runner, "_next_batch_size", lambda last_size, last_seconds: size)
-
-
-def data_bytes(path) -> bytes:
-    """A Parquet file's bytes before its footer (the footer holds the metadata)."""
-    raw = path.read_bytes()
-    footer = int.from_bytes(raw[-8:-4], "little")
-    return raw[: len(raw) - 8 - footer]
 
 
 def test_sprt_decides_the_same_whatever_the_batches_and_threads(capsys, monkeypatch):

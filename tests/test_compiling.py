@@ -8,7 +8,7 @@ import textwrap
 from sim.compiling import _cold_strategies, warm_up
 from sim.config import RunConfig
 from sim.engine import play_batch
-from tests.test_cli import REPO
+from tests.helpers import REPO
 
 FRESH = textwrap.dedent(
     """

@@ -6,14 +6,12 @@ import signal
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import pandas as pd
 import pytest
 
 from sim.results import read_results
-
-REPO = Path(__file__).resolve().parents[1]
+from tests.helpers import REPO, SLOW_FILE
 
 
 def start_long_run(tmp_path, out):
@@ -94,9 +92,6 @@ def test_ctrl_c_stops_a_comparison_with_a_partial_file(tmp_path):
     per_game = run.deals.groupby("game")["deal"]
     assert (per_game.count() == run.config["deals_completed"]).all()  # every deal from both seatings
     assert f'"deals": {run.config["deals_completed"]}' in stdout
-
-
-SLOW_FILE = str(REPO / "tests" / "slow_strategy.py")
 
 
 def interrupt_slow_run(tmp_path, out, presses: int, decision_seconds: float = 20, gap: float = 0.3):

@@ -11,7 +11,7 @@ from sim.config import ConfigError, RunConfig
 from sim.engine import play_batch
 from sim.matches import FORMATS, _best_of, rotated
 from sim.results import read_results
-from tests.test_cli import command
+from tests.helpers import command
 
 
 def test_best_of_three_stops_when_decided_and_counts_draws_as_nobodys():

@@ -3,34 +3,19 @@ the worked example of the author's guide; parameters on the command line."""
 
 import json
 import re
-import textwrap
 
 import pytest
 
 from sim.results import read_results
 from strategies.api import Param, Strategy, parse_spec
 from strategies.errors import StrategyError
-from tests.test_cli import REPO, run_cli
+from tests.helpers import OUTSIDER, REPO, run_cli
 
 GUIDE = REPO / "docs" / "strategies.md"
 
+
 # A strategy that lives outside the package: plays its last card, or its first when
 # ``first`` is set. Deterministic, so its games can be checked.
-OUTSIDER = textwrap.dedent(
-    """
-    from numba import njit
-    from strategies.api import Param, Strategy
-
-    @njit
-    def edge_nb(view, params, rng):
-        return view.hand[0] if params[0] else view.hand[view.n_hand - 1]
-
-    EDGE = Strategy("edge", 3, "Plays its last card (or its first).", edge_nb,
-                    params=(Param("first", bool, False),))
-    """
-)
-
-
 def guide_example() -> str:
     """The first Python block of docs/strategies.md: the complete worked example."""
     return re.search(r"```python\n(.*?)```", GUIDE.read_text(), re.S).group(1)

@@ -18,6 +18,7 @@ from sim import reference
 from sim.config import Rules, RunConfig
 from sim.engine import play_batch
 from sim.trace import trace_rows
+from tests.helpers import replay_and_compare
 
 DEALS_PER_CASE = 300
 
@@ -57,37 +58,6 @@ def case_id(case) -> str:
     if players in (4, 6):
         options.append(f"view={rules.partner_view}")
     return f"{players}p-{'-'.join(options)}-{','.join(s[0] for s in strategies)}"
-
-
-def greedy_seats(strategies) -> tuple[int, ...]:
-    return tuple(seat for seat, name in enumerate(strategies) if name == "greedy")
-
-
-def replay_and_compare(config: RunConfig, first_deal: int, n_deals: int) -> int:
-    """Plays a traced batch with the kernels and replays every deal with the reference;
-    returns how many deals were checked."""
-    batch = play_batch(config, first_deal, n_deals, trace=True)
-    rows = trace_rows(batch)
-    assert len(rows) == n_deals
-    players = config.players
-    sides = reference.n_sides(players)
-    for i, (row, result) in enumerate(zip(rows, batch.results)):
-        assert row["deal"] == first_deal + i == int(result["deal"])
-        assert row["players"] == players
-        expected = reference.replay_trace(
-            row,
-            trump_redeal=config.rules.trump_redeal,
-            removed_two=config.rules.removed_two,
-            greedy_seats=greedy_seats(config.strategies),
-        )
-        where = f"deal {row['deal']}"
-        assert int(result["briscola"]) == row["briscola"], where
-        assert result["seat_points"][:players].tolist() == list(expected.seat_points), where
-        assert result["seat_points"][players:].tolist() == [-1] * (6 - players), where
-        assert result["side_points"][:sides].tolist() == list(expected.side_points), where
-        assert result["side_points"][sides:].tolist() == [-1] * (3 - sides), where
-        assert int(result["winner_side"]) == expected.winner_side, where
-    return len(rows)
 
 
 @pytest.mark.parametrize("case", CASES, ids=case_id)

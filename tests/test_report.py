@@ -12,7 +12,7 @@ from nbclient import NotebookClient
 
 import sim.analysis as an
 from sim.cli import main
-from tests.test_cli import REPO
+from tests.helpers import REPO
 
 EXAMPLE = REPO / "examples" / "analysis.ipynb"
 

@@ -12,7 +12,7 @@ from sim.config import RunConfig
 from sim.engine import play_batch
 from strategies.endgame_nb import card_values_nb, new_hands_nb
 from strategies.library import BUILTIN
-from tests.test_reference_replay import replay_and_compare
+from tests.helpers import replay_and_compare
 
 FAST = {"pimc": "pimc:samples=2:rollouts=1"}  # search-based play, cut down to test the rules
 

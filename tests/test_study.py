@@ -17,7 +17,7 @@ import pandas as pd
 import pytest
 
 import sim
-from tests.test_cli import REPO, run_cli
+from tests.helpers import OUTSIDER, REPO, SLOW_FILE, run_cli
 
 PLAN = """
 seed = 11
@@ -362,7 +362,6 @@ deals = 30
 def test_a_study_is_run_by_one_process_at_a_time(tmp_path):
     # Every decision of A takes 10 ms, so each 3-deal chunk takes about a second: the
     # first process is surely still running when the second one asks, on any machine.
-    from tests.test_interrupt import SLOW_FILE
 
     write_plan(tmp_path, SLOW_PLAN.format(slow=SLOW_FILE))
     process = start_batch(tmp_path, "--out", "study", "--chunk-deals", "3", "--quiet")
@@ -377,7 +376,6 @@ def test_a_study_is_run_by_one_process_at_a_time(tmp_path):
 
 
 def test_an_edited_plug_in_is_a_changed_plan(tmp_path):
-    from tests.test_plugins import OUTSIDER
 
     (tmp_path / "edge_file.py").write_text(OUTSIDER)
     write_plan(

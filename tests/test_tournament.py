@@ -9,8 +9,7 @@ import pytest
 
 from sim.stats import elo_from_score
 from sim.tournament import PairResult, fit_ratings
-from tests.test_cli import command
-from tests.test_compare import compare_tally
+from tests.helpers import command, compare_tally
 
 
 def tournament_cli(capsys, *args):

@@ -1,0 +1,110 @@
+"""What several test modules share: running the command as a user would, fixed batch
+sizes, a comparison's tally, the replay against the reference engine, test plug-ins."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+
+from sim import reference
+from sim.cli import main
+from sim.compare import CompareTally, deal_games, game_scores, seating_config, seatings
+from sim.config import RunConfig
+from sim.engine import play_batch
+from sim.trace import trace_rows
+
+REPO = Path(__file__).resolve().parents[1]
+SLOW_FILE = str(REPO / "tests" / "slow_strategy.py")  # a plug-in whose every decision takes a while
+
+
+def run_cli(*args, cwd=REPO, env=None):
+    """Runs the command in a fresh interpreter, as a user would."""
+    return subprocess.run(
+        [sys.executable, "-m", "sim.cli", *args],
+        cwd=cwd, capture_output=True, text=True, env={**os.environ, **(env or {})},
+        timeout=300,
+    )  # fmt: skip
+
+
+def command(capsys, *args):
+    """Runs ``briscola ARGS`` in this process: (exit code, stdout, stderr)."""
+    code = main(list(args))
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def compare_tally(a, b, players, deals, seed, first_deal=0) -> CompareTally:
+    base = RunConfig(players=players, strategies=(a,) * players, deals=deals, seed=seed, threads=1)
+    tally = CompareTally(len(seatings(players)))
+    columns = []
+    for seating in seatings(players):
+        results = play_batch(seating_config(base, a, b, seating), first_deal, deals).results
+        columns.append(game_scores(*deal_games(results, 3 if players == 3 else 2), seating))
+    tally.add(*(np.stack([c[k] for c in columns], axis=1) for k in range(3)))
+    return tally
+
+
+def fixed_batches(monkeypatch, size):
+    """Every batch ``size`` deals, whatever the speed: a stand-in for another machine."""
+    import sim.runner
+
+    monkeypatch.setattr(sim.runner, "FIRST_BATCH", size)
+    monkeypatch.setattr(sim.runner, "_next_batch_size", lambda last_size, last_seconds: size)
+
+
+def data_bytes(path) -> bytes:
+    """A Parquet file's bytes before its footer (the footer holds the metadata)."""
+    raw = path.read_bytes()
+    footer = int.from_bytes(raw[-8:-4], "little")
+    return raw[: len(raw) - 8 - footer]
+
+
+def greedy_seats(strategies) -> tuple[int, ...]:
+    return tuple(seat for seat, name in enumerate(strategies) if name == "greedy")
+
+
+def replay_and_compare(config: RunConfig, first_deal: int, n_deals: int) -> int:
+    """Plays a traced batch with the kernels and replays every deal with the reference;
+    returns how many deals were checked."""
+    batch = play_batch(config, first_deal, n_deals, trace=True)
+    rows = trace_rows(batch)
+    assert len(rows) == n_deals
+    players = config.players
+    sides = reference.n_sides(players)
+    for i, (row, result) in enumerate(zip(rows, batch.results)):
+        assert row["deal"] == first_deal + i == int(result["deal"])
+        assert row["players"] == players
+        expected = reference.replay_trace(
+            row,
+            trump_redeal=config.rules.trump_redeal,
+            removed_two=config.rules.removed_two,
+            greedy_seats=greedy_seats(config.strategies),
+        )
+        where = f"deal {row['deal']}"
+        assert int(result["briscola"]) == row["briscola"], where
+        assert result["seat_points"][:players].tolist() == list(expected.seat_points), where
+        assert result["seat_points"][players:].tolist() == [-1] * (6 - players), where
+        assert result["side_points"][:sides].tolist() == list(expected.side_points), where
+        assert result["side_points"][sides:].tolist() == [-1] * (3 - sides), where
+        assert int(result["winner_side"]) == expected.winner_side, where
+    return len(rows)
+
+
+OUTSIDER = textwrap.dedent(
+    """
+    from numba import njit
+    from strategies.api import Param, Strategy
+
+    @njit
+    def edge_nb(view, params, rng):
+        return view.hand[0] if params[0] else view.hand[view.n_hand - 1]
+
+    EDGE = Strategy("edge", 3, "Plays its last card (or its first).", edge_nb,
+                    params=(Param("first", bool, False),))
+    """
+)
