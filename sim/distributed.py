@@ -60,9 +60,20 @@ def run_on_dask(study, stop, on_progress=None, scheduler: str | None = None, wor
     finally:
         if cluster is None:
             client.unregister_worker_plugin(plugin.name)  # a shared cluster is left as it was
+        if cluster is not None:
+            _settle(client, workers)
         client.close()
         if cluster is not None:
             cluster.close()
+
+
+def _settle(client: Client, workers: int) -> None:
+    """Waits (a little) for the local cluster's workers restarted after a death: a worker
+    closed while it starts prints Dask's traceback on the user's terminal."""
+    try:
+        client.wait_for_workers(workers, timeout=10)
+    except Exception:  # noqa: BLE001 - closing anyway: nothing to report
+        pass
 
 
 def _collect(study, client: Client, payloads: list[dict], stop, on_progress) -> None:
