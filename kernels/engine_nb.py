@@ -13,7 +13,7 @@ Untraced 2-player deals between ``random`` and ``greedy`` take the fast path of
 import numpy as np
 from numba import njit, prange
 
-from kernels.dispatch_nb import RANDOM_ID, choose_card_nb
+from kernels.dispatch_nb import FIRST_PLUGIN_ID, RANDOM_ID, choose_card_nb
 from kernels.duel_nb import is_duel_nb, play_duel_nb
 from kernels.enums import (
     CARD_SUIT,
@@ -74,8 +74,12 @@ def start_view_nb(view, deal, hands, n_hand, points):
     view.n_table = 0
     for k in range(MAX_TABLE):
         view.table[k] = NO_CARD
+    view.n_played = 0
     for card in range(N_CARDS):  # a loop becomes one vector fill; ``[:] =`` did not
         view.played_by[card] = NO_CARD
+        view.history[card] = NO_CARD
+    for trick in range(N_CARDS // 2):
+        view.trick_winners[trick] = NO_SEAT
 
 
 @njit(cache=True, inline="always")
@@ -90,6 +94,39 @@ def show_seat_nb(view, seat, players, hands, n_hand, partners_visible):
             shown = other != seat and other % 2 == seat % 2
             for k in range(HAND_SIZE):
                 view.partner_hands[other, k] = hands[other, k] if shown else NO_CARD
+
+
+@njit(cache=True, inline="always")
+def seal_nb(view, params, sealed, sealed_params):
+    """Copies the view and the parameters for one decision of a plug-in: whatever it
+    writes into them, the engine and the other seats never see. (The inlined strategies,
+    part of the engine, read the engine's own view.)"""
+    sealed.seat = view.seat
+    sealed.players = view.players
+    sealed.trump_suit = view.trump_suit
+    sealed.briscola = view.briscola
+    sealed.removed_two = view.removed_two
+    sealed.stock_size = view.stock_size
+    sealed.trick = view.trick
+    sealed.leader = view.leader
+    sealed.n_table = view.n_table
+    sealed.n_hand = view.n_hand
+    sealed.n_played = view.n_played
+    for k in range(MAX_TABLE):
+        sealed.table[k] = view.table[k]
+    for k in range(HAND_SIZE):
+        sealed.hand[k] = view.hand[k]
+    for seat in range(MAX_PLAYERS):
+        sealed.points[seat] = view.points[seat]
+        for k in range(HAND_SIZE):
+            sealed.partner_hands[seat, k] = view.partner_hands[seat, k]
+    for card in range(N_CARDS):
+        sealed.played_by[card] = view.played_by[card]
+        sealed.history[card] = view.history[card]
+    for trick in range(N_CARDS // 2):
+        sealed.trick_winners[trick] = view.trick_winners[trick]
+    for k in range(params.shape[0]):
+        sealed_params[k] = params[k]
 
 
 @njit(cache=True, inline="always")
@@ -131,7 +168,8 @@ def play_deal_nb(
     plugins,
     rules,
     states,
-    work_view,
+    views,
+    sealed_params,
     hands,
     n_hand,
     table,
@@ -143,7 +181,9 @@ def play_deal_nb(
 ):
     """Plays one dealt deal to the end and writes how it ended into ``result``.
 
-    ``record`` (PLAY_DTYPE) receives every card and trick winner. A decision that is not
+    ``views`` holds two VIEW_DTYPE records: the engine's view, then the copy a plug-in
+    gets for each decision (with ``sealed_params``, its parameters' copy). ``record``
+    (PLAY_DTYPE) receives every card and trick winner. A decision that is not
     a card in hand stops the deal and is written into ``illegal``; returns False then,
     as it does when ``stop[0]`` is set (checked before every decision: a stop request
     waits for one decision at most, however slow the strategy).
@@ -152,8 +192,7 @@ def play_deal_nb(
     are its callers: otherwise every call and every inlined helper taking arrays would
     pay atomic increments and decrements, a sizeable share of the time of a deal.
     """
-    view = work_view[0]
-    start_view_nb(view, deal, hands, n_hand, points)
+    start_view_nb(views[0], deal, hands, n_hand, points)
     players = deal.players
     done = _play_any_nb(
         deal,
@@ -162,7 +201,8 @@ def play_deal_nb(
         plugins,
         rules,
         states,
-        view,
+        views,
+        sealed_params,
         hands,
         n_hand,
         table,
@@ -185,7 +225,8 @@ def _play_any_nb(
     plugins,
     rules,
     states,
-    view,
+    views,
+    sealed_params,
     hands,
     n_hand,
     table,
@@ -196,7 +237,7 @@ def _play_any_nb(
     stop,
 ):
     """The tricks of a deal for any table; False after an illegal decision or a stop."""
-    trump = view.trump_suit
+    trump = views[0].trump_suit
     partner_view = players >= 4 and rules[RULE_PARTNER_VIEW] == PARTNER_VIEW_LAST3
     n_tricks = (HAND_SIZE * players + deal.n_stock) // players
     leader = 0
@@ -207,7 +248,8 @@ def _play_any_nb(
             params,
             plugins,
             states,
-            view,
+            views,
+            sealed_params,
             hands,
             n_hand,
             table,
@@ -233,7 +275,8 @@ def _play_trick_nb(
     params,
     plugins,
     states,
-    view,
+    views,
+    sealed_params,
     hands,
     n_hand,
     table,
@@ -250,6 +293,7 @@ def _play_trick_nb(
     """Plays trick ``trick`` led by ``leader``: first everyone draws for the previous trick
     (its winner, now the leader, first), then each seat plays a card. Returns the
     trick's winner, or NO_SEAT after an illegal decision or a stop request."""
+    view = views[0]
     n_stock = deal.n_stock
     drawn = min(trick * players, n_stock)  # cards drawn once this trick's draw is done
     if trick > 0 and trick * players <= n_stock:
@@ -265,7 +309,12 @@ def _play_trick_nb(
         if stop[0] != 0:
             return NO_SEAT
         show_seat_nb(view, seat, players, hands, n_hand, partners_visible)
-        card = choose_card_nb(strategy_ids[seat], view, params[seat], states[1 + seat : 2 + seat], plugins)
+        strategy = strategy_ids[seat]
+        shown, shown_params = view, params[seat]
+        if strategy >= FIRST_PLUGIN_ID:
+            seal_nb(view, params[seat], views[1], sealed_params)
+            shown, shown_params = views[1], sealed_params
+        card = choose_card_nb(strategy, shown, shown_params, states[1 + seat : 2 + seat], plugins)
         if not take_from_hand_nb(hands, n_hand, seat, card):
             _report_illegal_nb(illegal, trick * players + k, seat, card, hands[seat])
             return NO_SEAT
@@ -273,11 +322,14 @@ def _play_trick_nb(
         view.table[k] = card
         view.n_table = k + 1
         view.played_by[card] = seat
+        view.history[trick * players + k] = card
+        view.n_played = trick * players + k + 1
         record.plays[trick * players + k] = card
     winner = seat_after_nb(leader, winning_position_nb(table, players, trump), players)
     points[winner] += trick_points_nb(table, players)
     view.points[winner] = points[winner]
     record.trick_winners[trick] = winner
+    view.trick_winners[trick] = winner
     for k in range(players):
         view.table[k] = NO_CARD
     view.n_table = 0
@@ -441,7 +493,8 @@ def _play_blocks_nb(
         start = block * block_size
         end = min(n_deals, start + block_size)
         states = np.empty(N_STREAMS, dtype=np.uint64)
-        view = np.empty(1, dtype=VIEW_DTYPE)
+        views = np.empty(2, dtype=VIEW_DTYPE)  # the engine's, and each plug-in decision's copy
+        sealed_params = np.empty(params.shape[1], dtype=np.float64)
         hands = np.empty((MAX_PLAYERS, HAND_SIZE), dtype=np.int8)
         n_hand = np.empty(MAX_PLAYERS, dtype=np.int8)
         table = np.empty(MAX_TABLE, dtype=np.int8)  # the engine's own copies of what it shows:
@@ -450,14 +503,15 @@ def _play_blocks_nb(
         scratch_record = np.empty(1, dtype=PLAY_DTYPE)
         _play_block_nb(
             seed_key, first_deal, deal_step, start, end, players, rules, strategy_ids, params, plugins, seat_streams, dealt, results, illegal,
-            deals, records, states, view, hands, n_hand, table, points, scratch_deal, scratch_record, stop,
+            deals, records, states, views, sealed_params, hands, n_hand, table, points, scratch_deal, scratch_record,
+            stop,
         )  # fmt: skip
 
 
 @njit(cache=True, _nrt=False)
 def _play_block_nb(
     seed_key, first_deal, deal_step, start, end, players, rules, strategy_ids, params, plugins, seat_streams, dealt, results, illegal,
-    deals, records, states, view, hands, n_hand, table, points, scratch_deal, scratch_record, stop,
+    deals, records, states, views, sealed_params, hands, n_hand, table, points, scratch_deal, scratch_record, stop,
 ):  # fmt: skip
     """Plays deals ``start .. end - 1`` on one thread: deals them first unless ``dealt``
     (then ``deals`` holds them). Empty ``deals``/``records`` mean untraced: the scratch
@@ -471,7 +525,7 @@ def _play_block_nb(
     duel = is_duel_nb(players, strategy_ids, traced)
     random0 = strategy_ids[0] == RANDOM_ID
     random1 = strategy_ids[1] == RANDOM_ID
-    clear_view_nb(view[0])
+    clear_view_nb(views[0])
     for i in range(start, end):
         if stop[0] != 0:
             return
@@ -497,7 +551,8 @@ def _play_block_nb(
                 plugins,
                 rules,
                 states,
-                view,
+                views,
+                sealed_params,
                 hands,
                 n_hand,
                 table,

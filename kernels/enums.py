@@ -58,7 +58,8 @@ DECISION_OK = -1
 
 # What a player may see when choosing a card: the only argument about the game that a
 # strategy receives. Public fields are kept up to date by the engine as play goes on;
-# private ones (hand, partner_hands) are filled in for the seat about to play.
+# private ones (hand, partner_hands) are filled in for the seat about to play. A plug-in
+# gets a copy made for its decision alone: whatever it writes there, nobody else sees.
 VIEW_DTYPE = record_dtype(
     [
         ("seat", np.int8),  # the seat choosing a card
@@ -77,6 +78,11 @@ VIEW_DTYPE = record_dtype(
         ("partner_hands", np.int8, (MAX_PLAYERS, HAND_SIZE)),
         ("points", np.int16, MAX_PLAYERS),  # points taken so far, per seat
         ("played_by", np.int8, N_CARDS),  # seat that played each card, -1 if not played yet
+        # The public course of the deal: who played a card is played_by[card]; trick t
+        # was led by trick_winners[t - 1] (seat 0 leads trick 0).
+        ("n_played", np.int8),  # cards played so far in the deal, the table's included
+        ("history", np.int8, N_CARDS),  # every card played, in playing order; then -1
+        ("trick_winners", np.int8, N_CARDS // 2),  # seat that took each finished trick; then -1
     ]
 )
 

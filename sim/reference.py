@@ -513,12 +513,12 @@ def view_before(players, hands, briscola, stock, plays, partner_view="last3") ->
     (1, [3, 4, 5], [0], 34)
     """
     game = Game(players, hands, briscola, stock)
-    played_by = {}
+    played_by, trick_winners = {}, []
     for card in plays:
         played_by[card] = game.to_play
         game.play(card)
         if len(game.table) == players:
-            game.end_trick()
+            trick_winners.append(game.end_trick())
     seat = game.to_play
     visible = partner_view == "last3" and players >= 4 and not game.draw_pile
     return {
@@ -532,6 +532,9 @@ def view_before(players, hands, briscola, stock, plays, partner_view="last3") ->
         "leader": game.leader,
         "points": list(game.points),
         "played_by": played_by,
+        "n_played": len(plays),
+        "history": list(plays),
+        "trick_winners": trick_winners,
         "partner_hands": {
             other: list(game.hands[other])
             for other in range(players)

@@ -6,7 +6,8 @@ a one-line description, typed parameters, and a decision function::
     choose_nb(view, params, rng) -> card
 
 - ``view``: a VIEW_DTYPE record (kernels/enums.py), everything its player may see and
-  nothing more. Read it, never write it.
+  nothing more, copied for this one decision: what the strategy writes there, nobody
+  else sees.
 - ``params``: a float64 array, the strategy's parameters in the order they are declared.
 - ``rng``: the strategy's own counter-based random stream, keyed by (seed, deal, seat):
   draw from it with ``kernels.rng_nb.rng_below_nb(rng, n)`` or ``rng_uniform_nb(rng)``.
@@ -19,7 +20,7 @@ docs/strategies.md.
 
 >>> spec = parse_spec("pimc:samples=32", {"pimc": Strategy(
 ...     "pimc", 1, "search", choose=None,
-...     params=(Param("samples", int, 64, 1, 4096), Param("rollouts", int, 4, 1, 256))))})
+...     params=(Param("samples", int, 64, 1, 4096), Param("rollouts", int, 4, 1, 256)))})
 >>> spec.label, spec.values
 ('pimc:samples=32', {'samples': 32, 'rollouts': 4})
 """

@@ -9,16 +9,17 @@ import json
 import os
 import subprocess
 import sys
-from pathlib import Path
 
+import numpy as np
 import pytest
 
 from kernels.enums import VIEW_DTYPE
+from tests.helpers import REPO
 
-REPO = Path(__file__).resolve().parents[1]
 VISIBLE_FIELDS = {
     "seat", "players", "trump_suit", "briscola", "removed_two", "stock_size", "trick", "leader",
-    "n_table", "n_hand", "table", "hand", "partner_hands", "points", "played_by",
+    "n_table", "n_hand", "table", "hand", "partner_hands", "points", "played_by", "n_played", "history",
+    "trick_winners",
 }  # fmt: skip
 POINTS = {0: 11, 2: 10, 9: 4, 8: 3, 7: 2}
 
@@ -44,6 +45,7 @@ def true_states(trace):
     stock = list(trace["stock"]) + [trace["briscola"]]
     played_by = [-1] * 40
     points = [0] * players
+    history, winners = [], []
     leader, plays = 0, iter(trace["plays"])
     for trick, winner in enumerate(trace["trick_winners"]):
         table = []
@@ -51,12 +53,15 @@ def true_states(trace):
             seat = (leader + k) % players
             yield {"seat": seat, "trick": trick, "leader": leader, "table": list(table),
                    "hands": [list(h) for h in hands], "stock_size": len(stock),
-                   "played_by": list(played_by), "points": list(points)}  # fmt: skip
+                   "played_by": list(played_by), "points": list(points), "history": list(history),
+                   "trick_winners": list(winners)}  # fmt: skip
             card = next(plays)
             hands[seat].remove(card)
             table.append(card)
             played_by[card] = seat
+            history.append(card)
         points[winner] += sum(POINTS.get(c % 10, 0) for c in table)
+        winners.append(winner)
         if stock:
             for k in range(players):
                 hands[(winner + k) % players].append(stock.pop(0))
@@ -83,6 +88,9 @@ def test_every_view_shows_exactly_the_players_information(players, partner_view)
             assert view["n_table"] == len(truth["table"])
             assert view["table"] == truth["table"] + [-1] * (6 - len(truth["table"]))
             assert view["played_by"] == truth["played_by"]
+            assert view["n_played"] == len(truth["history"])
+            assert view["history"] == truth["history"] + [-1] * (40 - len(truth["history"]))
+            assert view["trick_winners"] == truth["trick_winners"] + [-1] * (20 - len(truth["trick_winners"]))
             assert view["points"][:players] == truth["points"]
             assert view["stock_size"] == truth["stock_size"]
             assert view["trump_suit"] == trace["briscola"] // 10
@@ -101,3 +109,36 @@ def test_every_view_shows_exactly_the_players_information(players, partner_view)
     assert next(views, None) is None
     if partner_view == "last3" and players >= 4:
         assert partners_seen > 0
+
+
+def test_the_hostile_plug_in_scribbles_over_every_field():
+    from tests.hostile_strategy import SCRIBBLED
+
+    assert set(SCRIBBLED) == set(VIEW_DTYPE.names)
+
+
+HOSTILE_FILE = str(REPO / "tests" / "hostile_strategy.py")
+# Seat 0 is hostile (or its polite twin); the others read their views closely: plug-ins
+# (expert counts cards from played_by and points; highest reads table and hand) and an
+# inlined strategy (greedy).
+OTHERS = ["expert", "greedy", "highest", "expert", "greedy"]
+
+
+@pytest.mark.parametrize(
+    "players, partner_view", [(2, "last3"), (3, "last3"), (4, "last3"), (4, "none"), (6, "last3"), (6, "none")]
+)
+def test_a_strategy_scribbling_over_its_view_changes_nothing_for_anyone_else(players, partner_view):
+    from sim.config import Rules, RunConfig
+    from sim.engine import play_batch
+    from sim.trace import trace_rows
+
+    rules = Rules(partner_view=partner_view) if players in (4, 6) else Rules()
+    plays = {}
+    for first in ("hostile", "polite"):
+        strategies = (first, *OTHERS[: players - 1])
+        config = RunConfig(players=players, strategies=strategies, deals=300, seed=4, rules=rules,
+                           strategy_files=(HOSTILE_FILE,), threads=2)  # fmt: skip
+        batch = play_batch(config, 0, 300, trace=True)
+        plays[first] = (np.stack([row["plays"] for row in trace_rows(batch)]), batch.results)
+    np.testing.assert_array_equal(plays["hostile"][0], plays["polite"][0])  # every decision
+    assert plays["hostile"][1].tobytes() == plays["polite"][1].tobytes()  # every result

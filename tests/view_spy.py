@@ -24,7 +24,8 @@ def spy_on_views(players: int, partner_view: str, n_deals: int) -> dict:
 
     engine_nb.choose_card_nb = spy
     rules = Rules(partner_view=partner_view) if players in (4, 6) else Rules()
-    strategies = tuple("greedy" if seat % 2 else "random" for seat in range(players))
+    # Inlined strategies see the engine's view; plug-ins (highest) the copy made for them.
+    strategies = tuple(("highest", "greedy", "random")[seat % 3] for seat in range(players))
     config = RunConfig(players=players, strategies=strategies, deals=n_deals, seed=8, rules=rules, threads=1)
     batch = play_batch(config, 0, n_deals, trace=True)
     return {"views": views, "traces": trace_rows(batch)}
