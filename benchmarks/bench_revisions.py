@@ -40,10 +40,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("before")
     parser.add_argument("after")
-    parser.add_argument("command", nargs=argparse.REMAINDER, help="-- then the briscola command")
     parser.add_argument("--rounds", type=int, default=5)
-    args = parser.parse_args()
-    command = args.command[1:] if args.command[:1] == ["--"] else args.command
+    argv = sys.argv[1:]
+    if "--" not in argv:
+        parser.error("give the briscola command after --")
+    split = argv.index("--")
+    args, command = parser.parse_args(argv[:split]), argv[split + 1 :]
     with tempfile.TemporaryDirectory() as folder:
         trees = {rev: checkout(rev, Path(folder) / f"tree{k}") for k, rev in enumerate((args.before, args.after))}
         try:

@@ -97,34 +97,15 @@ def show_seat_nb(view, seat, players, hands, n_hand, partners_visible):
 
 
 @njit(cache=True, inline="always")
-def seal_nb(view, params, sealed, sealed_params):
-    """Copies the view and the parameters for one decision of a plug-in: whatever it
-    writes into them, the engine and the other seats never see. (The inlined strategies,
-    part of the engine, read the engine's own view.)"""
-    sealed.seat = view.seat
-    sealed.players = view.players
-    sealed.trump_suit = view.trump_suit
-    sealed.briscola = view.briscola
-    sealed.removed_two = view.removed_two
-    sealed.stock_size = view.stock_size
-    sealed.trick = view.trick
-    sealed.leader = view.leader
-    sealed.n_table = view.n_table
-    sealed.n_hand = view.n_hand
-    sealed.n_played = view.n_played
-    for k in range(MAX_TABLE):
-        sealed.table[k] = view.table[k]
-    for k in range(HAND_SIZE):
-        sealed.hand[k] = view.hand[k]
-    for seat in range(MAX_PLAYERS):
-        sealed.points[seat] = view.points[seat]
-        for k in range(HAND_SIZE):
-            sealed.partner_hands[seat, k] = view.partner_hands[seat, k]
-    for card in range(N_CARDS):
-        sealed.played_by[card] = view.played_by[card]
-        sealed.history[card] = view.history[card]
-    for trick in range(N_CARDS // 2):
-        sealed.trick_winners[trick] = view.trick_winners[trick]
+def seal_nb(views, params, sealed_params):
+    """Copies the engine's view (``views[0]``) into ``views[1]``, and the parameters into
+    ``sealed_params``, for one decision of a plug-in: whatever it writes into them, the
+    engine and the other seats never see. (The inlined strategies, part of the engine,
+    read the engine's own view.) The view is copied as bytes: one short vector copy."""
+    raw = views.view(np.uint8)
+    size = raw.shape[0] // 2
+    for k in range(size):
+        raw[size + k] = raw[k]
     for k in range(params.shape[0]):
         sealed_params[k] = params[k]
 
@@ -312,7 +293,7 @@ def _play_trick_nb(
         strategy = strategy_ids[seat]
         shown, shown_params = view, params[seat]
         if strategy >= FIRST_PLUGIN_ID:
-            seal_nb(view, params[seat], views[1], sealed_params)
+            seal_nb(views, params[seat], sealed_params)
             shown, shown_params = views[1], sealed_params
         card = choose_card_nb(strategy, shown, shown_params, states[1 + seat : 2 + seat], plugins)
         if not take_from_hand_nb(hands, n_hand, seat, card):
