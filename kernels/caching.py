@@ -1,0 +1,129 @@
+"""Numba's disk cache, keyed so that it cannot run stale code.
+
+Numba keys a cached function by its own source file only. Kernels inline helpers and
+read constant tables from other files, and a plug-in calls the library's helpers and
+perhaps its author's own modules: an edit to any of those would leave the cache serving
+the old machine code. Here every cached function's key also holds the contents of
+
+- every source file of ``kernels/`` and ``strategies/`` (the library: any edit to it
+  recompiles what depends on it, which is everything jitted), and
+- for a function outside the library (a plug-in), the files of the modules it uses
+  outside the standard library and installed packages (its author's helpers), followed
+  through their own imports.
+
+``install()`` (run by ``import kernels``, before any kernel is decorated) puts these keys
+in front of Numba's own cache locators. This is not the place for jitted code, but it
+must run before any of it is compiled, so it lives with it.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import os
+import sys
+import sysconfig
+import types
+from pathlib import Path
+
+from numba.core import caching
+
+LIBRARY = Path(__file__).resolve().parents[1]  # the folder holding kernels/ and strategies/
+LIBRARY_PACKAGES = ("kernels", "strategies")
+
+
+@functools.cache
+def _file_digest(path: str, mtime_ns: int, size: int) -> bytes:
+    with open(path, "rb") as source:
+        return hashlib.sha256(source.read()).digest()
+
+
+def digest_of(files) -> str:
+    digest = hashlib.sha256()
+    for path in sorted(files):
+        stat = os.stat(path)
+        digest.update(path.encode() + _file_digest(path, stat.st_mtime_ns, stat.st_size))
+    return digest.hexdigest()
+
+
+def library_files() -> list[str]:
+    return sorted(str(path) for package in LIBRARY_PACKAGES for path in (LIBRARY / package).glob("*.py"))
+
+
+@functools.cache
+def library_stamp() -> str:
+    """The contents of every library source file (read once per process)."""
+    return digest_of(library_files())
+
+
+@functools.cache
+def _installed_roots() -> tuple[str, ...]:
+    paths = sysconfig.get_paths()
+    return tuple({os.path.realpath(paths[key]) for key in ("stdlib", "platstdlib", "purelib", "platlib")})
+
+
+def _is_authors(path: str) -> bool:
+    """A source file of the user's own, not of Python, an installed package or the library."""
+    real = os.path.realpath(path)
+    if not real.endswith(".py") or real.startswith(_installed_roots()):
+        return False
+    return not any(real.startswith(str(LIBRARY / package) + os.sep) for package in LIBRARY_PACKAGES)
+
+
+def _module_of(value) -> types.ModuleType | None:
+    if isinstance(value, types.ModuleType):
+        return value
+    return sys.modules.get(getattr(value, "__module__", None) or "")
+
+
+def authors_files(py_func) -> set[str]:
+    """The files of the author's modules a function uses, its own included, followed
+    through their globals (functions, jitted or not, modules and values defined there)."""
+    files, seen, namespaces = set(), set(), [py_func.__globals__]
+    own = py_func.__globals__.get("__file__")
+    if own:
+        files.add(own)
+    while namespaces:
+        for value in list(namespaces.pop().values()):
+            module = _module_of(value)
+            path = getattr(module, "__file__", None)
+            if module is None or module.__name__ in seen or not path or not _is_authors(path):
+                continue
+            seen.add(module.__name__)
+            files.add(path)
+            namespaces.append(vars(module))
+    return files
+
+
+class _DependencyStamp:
+    """Mixed into Numba's locators: the source stamp also holds what the function uses."""
+
+    def __init__(self, py_func, py_file):
+        super().__init__(py_func, py_file)
+        self._py_func = py_func
+
+    def get_source_stamp(self):
+        own = super().get_source_stamp()
+        in_library = not _is_authors(self._py_file) and os.path.realpath(self._py_file).startswith(str(LIBRARY))
+        authors = "" if in_library else digest_of(authors_files(self._py_func))
+        return own, library_stamp(), authors
+
+
+class _UserProvided(_DependencyStamp, caching.UserProvidedCacheLocator):
+    pass
+
+
+class _InTree(_DependencyStamp, caching.InTreeCacheLocator):
+    pass
+
+
+class _UserWide(_DependencyStamp, caching.UserWideCacheLocator):
+    pass
+
+
+def install() -> None:
+    """Puts the dependency-keyed locators first (once)."""
+    impl = getattr(caching, "CacheImpl", None) or caching._CacheImpl  # its name before Numba 0.61
+    locators = impl._locator_classes
+    if _InTree not in locators:
+        locators[:0] = [_UserProvided, _InTree, _UserWide]
