@@ -6,8 +6,8 @@ Every decision function has the same signature::
 
 ``view`` is the VIEW_DTYPE record of the seat to play (all it may see), ``params`` the
 strategy's float64 parameters, and ``rng`` its own random stream, keyed by (seed, deal,
-seat): a one-element uint64 array for ``kernels.rng_nb.bounded_nb(rng, 0, n)`` and
-friends. It returns the code of a card in ``view.hand``. These two are part of the
+seat): a one-element uint64 array (plug-ins draw from it with ``rng_below_nb`` and
+``rng_uniform_nb``, in ``strategies.toolkit``). It returns the code of a card in ``view.hand``. These two are part of the
 engine: they read the engine's own view (plug-ins get a sealed copy), so they never
 write to it.
 """

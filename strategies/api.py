@@ -10,7 +10,9 @@ a one-line description, typed parameters, and a decision function::
   else sees.
 - ``params``: a float64 array, the strategy's parameters in the order they are declared.
 - ``rng``: the strategy's own counter-based random stream, keyed by (seed, deal, seat):
-  draw from it with ``kernels.rng_nb.rng_below_nb(rng, n)`` or ``rng_uniform_nb(rng)``.
+  draw from it with ``rng_below_nb(rng, n)`` or ``rng_uniform_nb(rng)``.
+
+Authors import all they need from ``strategies.toolkit``.
 
 It returns the code of a card in ``view.hand``. It is compiled by Numba with exactly
 that signature (a plain Python function is compiled too), cached on disk where its
@@ -189,7 +191,8 @@ def decision_signature():
 
 
 def compile_decision(choose, name: str):
-    """``choose`` compiled for the plug-in signature; StrategyError (one line) if it fails,
+    """``choose`` compiled for the plug-in signature, with the options of the author's
+    ``@njit`` (``fastmath``, ``error_model``, ...); StrategyError (one line) if it fails,
     naming the strategy, the file and line, and Numba's reason (the whole of Numba's
     message is the error's cause: ``BRISCOLA_DEBUG=1`` shows it)."""
     from numba import njit
@@ -197,10 +200,12 @@ def compile_decision(choose, name: str):
     python_function = getattr(choose, "py_func", choose)
     if not callable(python_function):
         raise StrategyError(f"strategy {name!r}: its decision function is not callable")
+    options = {**getattr(choose, "targetoptions", {}), "cache": True, "nogil": True}  # the author's, kept
+    options.pop("nopython", None)  # njit's own
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # Numba's "first-class functions are experimental"
-            return njit(decision_signature(), cache=True, nogil=True)(python_function)
+            return njit(decision_signature(), **options)(python_function)
     except Exception as error:  # Numba's errors, and the bare ones its typing lets out (KeyError, ...)
         where = _error_location(error)
         raise StrategyError(

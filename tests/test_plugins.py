@@ -5,6 +5,7 @@ import json
 import re
 
 import pytest
+from numba import njit
 
 from sim.results import read_results
 from strategies.api import Param, Strategy, parse_spec
@@ -167,16 +168,37 @@ def test_a_strategy_that_does_not_compile_is_named_with_its_file_line_and_reason
     assert debug.stderr.strip().splitlines()[-1] == result.stderr.strip()  # the traceback, then the same line
 
 
-def test_the_guide_lists_every_helper_its_example_uses():
-    guide = GUIDE.read_text()
-    table = guide[guide.index("| helper | from | gives |") :]
-    imported = re.findall(r"from kernels\.\w+ import (.+)", guide_example())
-    names = [name.strip() for line in imported for name in line.split(",")]
-    assert names and all(f"`{name}" in table for name in names), names
-
-
 def test_every_link_of_the_readme_and_docs_leads_somewhere():
     for page in [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]:
         for target in re.findall(r"\]\(([^)#]+)(?:#[^)]*)?\)", page.read_text()):
             if "://" not in target:
                 assert (page.parent / target).exists(), (page.name, target)
+
+
+@njit(fastmath=True, error_model="numpy")
+def fast_first_nb(view, params, rng):
+    return view.hand[0]
+
+
+def test_the_authors_njit_options_are_kept():
+    compiled = Strategy("fast", 1, "Plays its first card.", fast_first_nb).compiled()
+    assert compiled.targetoptions["fastmath"] is True and compiled.targetoptions["error_model"] == "numpy"
+    assert compiled.targetoptions["nogil"] is True  # and the engine's own
+
+
+def test_the_guide_and_the_toolkit_agree():
+    """The guide's example imports only from the toolkit; every helper the guide lists,
+    and every name the example imports, is in it."""
+    import strategies.toolkit as toolkit
+
+    example = guide_example()
+    modules = re.findall(r"^(?:from|import) (\S+)", example, re.M)
+    assert set(modules) == {"numba", "strategies.toolkit"}
+    imported = re.search(r"from strategies\.toolkit import \((.*?)\)", example, re.S).group(1)
+    guide = GUIDE.read_text()
+    table = guide[guide.index("| helper | gives |") :].split("\n\n")[0]
+    listed = [name for row in table.splitlines()[2:] for name in re.findall(r"`(\w+)", row.split(" | ")[0])]
+    names = [name.strip() for name in imported.split(",") if name.strip()]
+    assert names and listed and set(names) <= set(listed)
+    assert set(listed) <= set(toolkit.__all__), set(listed) - set(toolkit.__all__)
+    assert set(toolkit.__all__) <= set(dir(toolkit))
