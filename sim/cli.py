@@ -98,6 +98,8 @@ def parse_count(text: str) -> int:
     from sim.config import ConfigError
     from sim.config import parse_count as count
 
+    if isinstance(text, int):  # an option's default
+        return text
     try:
         return count(text)
     except ConfigError as error:
@@ -640,6 +642,63 @@ def list_strategies(
         print(json.dumps(described))
     else:
         print_strategies(described)
+
+
+@app.command(cls=_Command)
+def check(
+    strategy: Annotated[
+        str,
+        typer.Argument(
+            help="The strategy to check: NAME[:key=value...].",
+            metavar="STRATEGY",
+            show_default=False,
+            autocompletion=_complete_strategies,
+        ),
+    ],
+    strategy_file: StrategyFileOption = None,
+    deals: Annotated[int, _deals_option("Duplicate deals against random per table and rule option.")] = 1000,
+    seed: SeedOption = 1,
+    players: Annotated[
+        str, typer.Option(help="The tables to check, comma-separated.", metavar="P,...", show_default=False)
+    ] = "2,3,4,6",
+    decision_limit: Annotated[
+        float, typer.Option(help="Seconds a decision may take, at most.", metavar="SECONDS")
+    ] = 1.0,
+    threads: ThreadsOption = None,
+    json_output: JsonOption = False,
+    quiet: QuietOption = False,
+) -> None:
+    """Check a strategy as the built-ins are checked: legal at every table and rule, audited
+    by the reference engine, deterministic, blind to all but its view, in time; with its
+    speed and its score against random. Exit code 1 at the first failure."""
+    from sim.check import check_strategy
+    from sim.config import ConfigError, parse_tables
+    from sim.engine import canonical_strategies
+    from sim.report import check_dicts, print_check
+
+    tables = parse_tables(players)
+    files = tuple(str(p) for p in strategy_file or ())
+    canonical_strategies([strategy], files)  # an unknown strategy or parameter: one line, exit 2
+    if deals < 1:
+        raise ConfigError(f"--deals {deals} must be at least 1")
+
+    def started(report):
+        if not quiet:
+            state = "failed" if report.failure else "ok"
+            print(f"{report.players} players, rules {report.rules_text}: {state}", file=sys.stderr)
+
+    reports = check_strategy(strategy, files, deals=deals, seed=seed, players=tables,
+                             decision_limit=decision_limit, threads=threads, on_table=started)  # fmt: skip
+    failure = next((r.failure for r in reports if r.failure), None)
+    if json_output:
+        print(
+            json.dumps({"strategy": strategy, "seed": seed, "passed": failure is None, "tables": check_dicts(reports)})
+        )
+    else:
+        print_check(strategy, reports)
+    if failure is not None:
+        print(f"briscola: check failed: {failure}", file=sys.stderr)
+        raise typer.Exit(EXIT_FAILED)
 
 
 def _output(out: str | None, summary_only: bool, default, dataset: bool = False) -> Path | None:

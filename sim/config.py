@@ -104,6 +104,21 @@ def check_players(players: int) -> int:
     return players
 
 
+def parse_tables(text: str) -> tuple[int, ...]:
+    """A comma-separated list of table sizes, each checked.
+
+    >>> parse_tables("2, 4")
+    (2, 4)
+    """
+    try:
+        tables = tuple(int(part) for part in text.split(",") if part.strip())
+    except ValueError:
+        raise ConfigError(f"--players {text!r}: give table sizes separated by commas; valid: 2, 3, 4, 6") from None
+    if not tables:
+        raise ConfigError("--players names no table; valid: 2, 3, 4, 6")
+    return tuple(check_players(players) for players in tables)
+
+
 def n_sides(players: int) -> int:
     """Every player alone with 2 or 3 players; two teams (seat % 2) with 4 or 6."""
     return 3 if players == 3 else 2

@@ -280,8 +280,8 @@ def _raise_on_illegal(
             again, _ = _simulate(config, deal_index, 1, True, 1, StopFlag())
         else:
             again, _ = _replay(config, batch.deals[bad[0] : bad[0] + 1].copy(), deal_index, StopFlag())
-        view = illegal_view(config, again.deals[0], again.records[0]["plays"][:play])
-    shown = _describe_view(view) if view is not None else "not rebuilt (the run was stopping)"
+        view = view_after_plays(config, again.deals[0], again.records[0]["plays"][:play])
+    shown = describe_view(view) if view is not None else "not rebuilt (the run was stopping)"
     error = IllegalDecisionError(
         f"strategy {config.strategies[seat]!r} (seat {seat}) returned card {returned}, not in its hand, "
         f"at play {play} of deal {deal_index}; its view: {shown}"
@@ -290,7 +290,7 @@ def _raise_on_illegal(
     raise error
 
 
-def illegal_view(config: RunConfig, deal, plays) -> dict:
+def view_after_plays(config: RunConfig, deal, plays) -> dict:
     """The view of the seat to play after ``plays``, rebuilt by the reference engine."""
     from sim.reference import view_before
 
@@ -301,7 +301,7 @@ def illegal_view(config: RunConfig, deal, plays) -> dict:
                        config.rules.partner_view)  # fmt: skip
 
 
-def _describe_view(view: dict) -> str:
+def describe_view(view: dict) -> str:
     def cards(codes):
         return "[" + ", ".join(short_name(c) for c in codes) + "]"
 

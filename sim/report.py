@@ -396,3 +396,38 @@ def _headline(kind: str, summary: dict | None) -> str:
     rated = [r for r in summary["ratings"] if r["rating"] is not None]
     best = max(rated, key=lambda r: r["rating"]) if rated else None
     return f"best: {best['strategy']} {best['rating']:+.1f} Elo" if best else "-"
+
+
+# ------------------------------------------------------------------ briscola check
+
+
+def check_dicts(reports) -> list[dict]:
+    return [report.to_dict() for report in reports]
+
+
+def print_check(strategy: str, reports) -> None:
+    """One row per table and rule option; then the verdict."""
+    from rich.table import Table
+
+    table = Table(title=f"briscola check {strategy}")
+    for column in ("players", "rules", "deals", "checks", "slowest", "deals/s", "score vs random"):
+        table.add_column(column, justify="left" if column == "rules" else "right")
+    for report in reports:
+        lo, hi = report.score_ci95
+        table.add_row(
+            str(report.players), report.rules_text, f"{report.deals:,}", "FAILED" if report.failure else "pass",
+            f"{report.slowest_decision * 1000:.1f} ms", f"{report.deals_per_second:,.0f}",
+            f"{report.score:.3f} ({lo:.3f}-{hi:.3f})" if report.deals else "-",
+        )  # fmt: skip
+    writes = sorted(set().union(*(r.writes_to_view for r in reports)))
+    asked = sum(r.decisions_asked_again for r in reports)
+    passed = not any(r.failure for r in reports)
+    facts = (
+        f"{strategy}: {'passes every check' if passed else 'FAILED (see stderr)'}: legal and audited by the "
+        f"reference engine, the same on 1 and 2 threads, {asked:,} decisions asked again of a fresh view"
+    )
+    if writes:
+        facts += (
+            f"; note: it writes into its view or parameters ({', '.join(writes)}): harmless, they are its own copies"
+        )
+    _print_table(table, facts)

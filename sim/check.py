@@ -1,0 +1,223 @@
+"""``briscola check``: a strategy put through what the test suite asks of the built-ins.
+
+At every table and rule option, the strategy plays duplicate deals against ``random``
+(both seatings, as ``compare`` plays them), and
+
+- **legal and audited**: every decision is a card in hand, and the first deals' traces
+  are replayed by the reference engine (sim/reference.py), which checks every rule and
+  score;
+- **deterministic**: the same seed gives the same decisions on 1 and 2 threads;
+- **its view only**: each of its decisions in the first deals is asked again, outside
+  the run, of a view rebuilt by the reference engine in fresh memory, with the same
+  parameters and the same random stream; it must choose the same card. A strategy that
+  reads anything but its inputs (another seat's memory, a global it changes) fails;
+  one that writes into its view is noted (harmless: views are sealed);
+- **in time**: no decision asked again takes longer than the limit;
+
+and its speed (deals/s) and score against ``random`` are measured.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+
+from kernels.enums import MAX_PLAYERS, N_STREAMS, NO_CARD, VIEW_DTYPE
+from kernels.rng_nb import seed_key_nb, start_streams_nb
+from sim import reference
+from sim.compare import A, run_comparison, seating_config, seatings, summary
+from sim.config import Rules, RunConfig
+from sim.engine import IllegalDecisionError, describe_view, play_batch, seat_specs, view_after_plays
+from sim.trace import trace_rows
+
+# Every table, with its default rules and then each other rule option played there.
+TABLES = [
+    (2, Rules()), (2, Rules(trump_redeal="ace-three")),
+    (3, Rules()), (3, Rules(trump_redeal="ace-three")),
+    (4, Rules()), (4, Rules(trump_redeal="ace-three")), (4, Rules(partner_view="none")),
+    (6, Rules()), (6, Rules(trump_redeal="ace-three")), (6, Rules(partner_view="none")),
+]  # fmt: skip
+AUDITED_DEALS = 200  # per table and seating: replayed by the reference engine, and on 1 and 2 threads
+ASKED_AGAIN_DEALS = 40  # per table and seating: every decision of the strategy asked again
+
+
+class CheckFailed(Exception):
+    """The first check a strategy failed: one paragraph naming the table, the deal and
+    the view."""
+
+
+@dataclass
+class TableReport:
+    players: int
+    rules: Rules
+    deals: int = 0
+    deals_per_second: float = 0.0
+    score: float = 0.0
+    score_ci95: tuple = (0.0, 0.0)
+    decisions_asked_again: int = 0
+    slowest_decision: float = 0.0
+    writes_to_view: set = field(default_factory=set)
+    failure: str | None = None
+
+    @property
+    def rules_text(self) -> str:
+        changed = {k: v for k, v in vars(self.rules).items() if v != getattr(Rules(), k)}
+        return ", ".join(f"{k}={v}" for k, v in changed.items()) or "default"
+
+    def to_dict(self) -> dict:
+        return {
+            "players": self.players, "rules": self.rules_text, "deals": self.deals,
+            "deals_per_second": round(self.deals_per_second, 1), "score": round(self.score, 4),
+            "score_ci95": [round(x, 4) for x in self.score_ci95], "decisions_asked_again": self.decisions_asked_again,
+            "slowest_decision_seconds": round(self.slowest_decision, 6), "writes_to_view": sorted(self.writes_to_view),
+            "failure": self.failure,
+        }  # fmt: skip
+
+
+def check_strategy(
+    strategy: str,
+    strategy_files: tuple[str, ...] = (),
+    deals: int = 1000,
+    seed: int = 1,
+    players: tuple[int, ...] = (2, 3, 4, 6),
+    decision_limit: float = 1.0,
+    threads: int | None = None,
+    on_table=None,
+) -> list[TableReport]:
+    """Checks ``strategy`` at every table of ``players``; stops at the first failure
+    (its report carries it). ``on_table(report)`` is called as each table ends."""
+    reports = []
+    for table_players, rules in TABLES:
+        if table_players not in players:
+            continue
+        base = RunConfig(players=table_players, strategies=(strategy,) * table_players, deals=deals, seed=seed,
+                         rules=rules, strategy_files=strategy_files, **({"threads": threads} if threads else {}))  # fmt: skip
+        report = TableReport(table_players, rules)
+        try:
+            _check_table(base, strategy, report, decision_limit)
+        except CheckFailed as failure:
+            report.failure = str(failure)
+        reports.append(report)
+        if on_table is not None:
+            on_table(report)
+        if report.failure:
+            break
+    return reports
+
+
+def _check_table(base: RunConfig, strategy: str, report: TableReport, decision_limit: float) -> None:
+    where = f"{base.players} players, rules {report.rules_text}"
+    try:
+        outcome = run_comparison(base, strategy, "random", None)
+    except IllegalDecisionError as error:
+        raise CheckFailed(f"{where}: illegal decision: {error}") from None
+    scores = summary(outcome.tally)
+    report.deals = outcome.tally.deals
+    report.deals_per_second = outcome.tally.deals * len(seatings(base.players)) / max(outcome.seconds, 1e-9)
+    report.score, report.score_ci95 = scores["score"], tuple(scores["score_ci95"])
+    for seating in seatings(base.players):
+        config = seating_config(base, strategy, "random", seating)
+        seats = [seat for seat, who in enumerate(seating) if who == A]
+        n = min(base.deals, AUDITED_DEALS)
+        batch = play_batch(config, 0, n, trace=True)
+        _audit(config, batch, where)
+        _same_on_other_threads(config, batch, where)
+        _ask_again(config, batch, seats, min(n, ASKED_AGAIN_DEALS), decision_limit, report, where)
+
+
+def _audit(config: RunConfig, batch, where: str) -> None:
+    greedy = tuple(seat for seat, name in enumerate(config.strategies) if name == "greedy")
+    for row in trace_rows(batch):
+        try:
+            reference.replay_trace(row, config.rules.trump_redeal, config.rules.removed_two, greedy)
+        except reference.RuleViolation as violation:
+            raise CheckFailed(f"{where}: the reference engine disagrees: {violation}") from None
+
+
+def _same_on_other_threads(config: RunConfig, batch, where: str) -> None:
+    other = replace(config, threads=2 if config.threads == 1 else 1)
+    again = play_batch(other, 0, len(batch.results), trace=True)
+    for i, (first, second) in enumerate(zip(batch.records["plays"], again.records["plays"])):
+        if not np.array_equal(first, second):
+            play = int(np.flatnonzero(first != second)[0])
+            view = view_after_plays(config, batch.deals[i], first[:play])
+            raise CheckFailed(
+                f"{where}: deal {i} differs on {config.threads} and {other.threads} threads at play {play} "
+                f"({int(first[play])} against {int(second[play])}); the view: {describe_view(view)}"
+            )
+
+
+def _ask_again(config, batch, seats, n_deals, decision_limit, report: TableReport, where: str) -> None:
+    """Asks the strategy every decision of its seats again, outside the run, in the order
+    it made them (so that its random stream is drawn as in the run)."""
+    specs = seat_specs(config)
+    decide = specs[seats[0]].strategy.compiled()
+    params = specs[seats[0]].param_vector()
+    seed_key = seed_key_nb(config.seed)
+    for deal_index in range(n_deals):
+        deal, plays = batch.deals[deal_index], batch.records[deal_index]["plays"]
+        states = np.empty(N_STREAMS, dtype=np.uint64)
+        start_streams_nb(states, seed_key, deal_index, config.seat_streams(), config.players)
+        for play, card in enumerate(plays):
+            if card == NO_CARD:
+                break
+            view = view_after_plays(config, deal, plays[:play])
+            if view["seat"] not in seats:
+                continue
+            record = view_record(view, config.players, deal)
+            given, asked_params = record.copy(), params.copy()
+            started = time.perf_counter()
+            chosen = decide(record[0], asked_params, states[1 + view["seat"] : 2 + view["seat"]])
+            seconds = time.perf_counter() - started
+            report.decisions_asked_again += 1
+            report.slowest_decision = max(report.slowest_decision, seconds)
+            report.writes_to_view |= {
+                name for name in VIEW_DTYPE.names if not np.array_equal(record[name], given[name])
+            }
+            if not np.array_equal(asked_params, params):
+                report.writes_to_view.add("params")
+            if chosen != card:
+                raise CheckFailed(
+                    f"{where}: deal {deal_index}, play {play}: it played {int(card)} in the run but {int(chosen)} "
+                    f"when asked again with the same view, parameters and stream: it reads something besides "
+                    f"its inputs; the view: {describe_view(view)}"
+                )
+            if seconds > decision_limit:
+                raise CheckFailed(
+                    f"{where}: deal {deal_index}, play {play}: a decision took {seconds:.2f} s, over the limit of "
+                    f"{decision_limit:g} s; the view: {describe_view(view)}"
+                )
+
+
+def view_record(view: dict, players: int, deal) -> np.ndarray:
+    """A one-element VIEW_DTYPE array holding ``view`` (as sim.reference.view_before
+    gives it), in fresh memory."""
+    record = np.zeros(1, dtype=VIEW_DTYPE)
+    record["partner_hands"] = NO_CARD
+    record["points"] = 0
+    scalars = {
+        "seat": view["seat"], "players": players, "trump_suit": view["trump_suit"], "briscola": view["briscola"],
+        "removed_two": int(deal["removed"][0]) if players == 3 else NO_CARD, "stock_size": view["stock_size"],
+        "trick": view["trick"], "leader": view["leader"], "n_table": len(view["table"]),
+        "n_hand": len(view["hand"]), "n_played": view["n_played"],
+    }  # fmt: skip
+    for name, value in scalars.items():
+        record[name] = value
+    record["table"] = _padded(view["table"], record["table"].shape[1])
+    record["hand"] = _padded(view["hand"], record["hand"].shape[1])
+    record["history"] = _padded(view["history"], record["history"].shape[1])
+    record["trick_winners"] = _padded(view["trick_winners"], record["trick_winners"].shape[1])
+    record["points"][0, :players] = view["points"]
+    record["played_by"] = NO_CARD
+    for card, seat in view["played_by"].items():
+        record["played_by"][0, card] = seat
+    for seat, hand in view["partner_hands"].items():
+        record["partner_hands"][0, seat] = _padded(hand, record["partner_hands"].shape[2])
+    assert players <= MAX_PLAYERS
+    return record
+
+
+def _padded(cards, size: int) -> list[int]:
+    return list(cards) + [NO_CARD] * (size - len(cards))

@@ -1,0 +1,67 @@
+"""``briscola check``: the built-ins pass it; a strategy that breaks a rule, depends on
+more than its inputs, or takes too long fails it with the deal and the view."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.helpers import REPO, SLOW_FILE, run_cli
+
+UNFAIR = str(REPO / "tests" / "unfair_strategies.py")
+HOSTILE = str(REPO / "tests" / "hostile_strategy.py")
+
+
+def check(*args):
+    return run_cli("check", *args, "--quiet", env={"PYTHONPATH": str(REPO)})
+
+
+@pytest.mark.parametrize("strategy, deals", [("expert", "200"), ("greedy", "200"), ("pimc:samples=4", "6")])
+def test_built_ins_pass_at_every_table_and_rule(strategy, deals):
+    result = check(strategy, "--deals", deals, "--json")
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert report["passed"] and len(report["tables"]) == 10
+    assert {(t["players"], t["rules"]) for t in report["tables"]} >= {(2, "default"), (6, "partner_view=none")}
+    assert all(t["decisions_asked_again"] > 0 and t["deals_per_second"] > 0 for t in report["tables"])
+    assert all(t["score_ci95"][0] <= t["score"] <= t["score_ci95"][1] for t in report["tables"])
+
+
+def test_a_strategy_reading_more_than_its_inputs_fails():
+    result = check("dice", "--strategy-file", UNFAIR, "--deals", "50", "--players", "2")
+    assert result.returncode == 1
+    message = result.stderr.strip().splitlines()[-1]
+    assert message.startswith("briscola: check failed: 2 players, rules default: deal ")
+    assert ("asked again" in message or "threads" in message) and "the view: hand [" in message
+
+
+def test_an_illegal_strategy_fails_with_its_view():
+    result = check("cheat", "--strategy-file", UNFAIR, "--deals", "50", "--players", "4")
+    assert result.returncode == 1
+    assert (
+        "illegal decision" in result.stderr and "not in its hand" in result.stderr and "its view: hand" in result.stderr
+    )
+
+
+def test_a_decision_over_the_limit_fails():
+    result = check("slow:seconds=0.05", "--strategy-file", SLOW_FILE, "--deals", "2", "--players", "2",
+                   "--decision-limit", "0.01")  # fmt: skip
+    assert result.returncode == 1 and "over the limit of 0.01 s" in result.stderr
+
+
+def test_writing_into_the_view_passes_with_a_note():
+    result = check("hostile", "--strategy-file", HOSTILE, "--deals", "50", "--players", "2,3")
+    assert result.returncode == 0, result.stderr
+    assert "passes every check" in result.stdout and "writes into its view" in result.stdout
+    assert "params" in result.stdout and "played_by" in result.stdout
+
+
+def test_bad_input_is_one_line_and_exit_2():
+    for args, message in [
+        (("nosuch",), "unknown strategy 'nosuch'"),
+        (("expert", "--players", "5"), "--players 5 is not a Briscola table"),
+        (("expert", "--players", "two"), "--players 'two': give table sizes separated by commas"),
+    ]:
+        result = check(*args)
+        assert result.returncode == 2 and message in result.stderr and len(result.stderr.strip().splitlines()) == 1
