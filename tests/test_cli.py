@@ -267,7 +267,7 @@ def test_missing_output_folders_are_made_once_the_input_is_good(tmp_path):
         env={"PYTHONPATH": str(REPO)}, cwd=tmp_path).stderr  # fmt: skip
 
 
-COMMANDS = ["simulate", "compare", "tournament", "report", "diff", "strategies"]
+COMMANDS = ["simulate", "compare", "tournament", "report", "diff", "strategies", "check"]
 
 
 def test_version_and_short_help_and_python_dash_m(tmp_path):
