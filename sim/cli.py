@@ -656,10 +656,14 @@ def check(
         ),
     ],
     strategy_file: StrategyFileOption = None,
-    deals: Annotated[int, _deals_option("Duplicate deals against random per table and rule option.")] = 1000,
-    seed: SeedOption = 1,
+    deals: Annotated[
+        int, _deals_option("Duplicate deals against random per table and rule option (default: 1,000).")
+    ] = 1000,
+    seed: Annotated[
+        int, typer.Option(help="The seed (default: 1).", parser=parse_count, metavar="S", show_default=False)
+    ] = 1,
     players: Annotated[
-        str, typer.Option(help="The tables to check, comma-separated.", metavar="P,...", show_default=False)
+        str, typer.Option(help="The tables to check (default: 2,3,4,6).", metavar="P,...", show_default=False)
     ] = "2,3,4,6",
     decision_limit: Annotated[
         float, typer.Option(help="Seconds a decision may take, at most.", metavar="SECONDS")
