@@ -1,0 +1,96 @@
+"""What a player can work out from its view (strategies/knowledge_nb.py), checked against
+the true state of real deals; and ``pimc``'s deals of the hidden cards, checked to make
+every consistent deal equally likely."""
+
+from __future__ import annotations
+
+import collections
+import math
+
+import numpy as np
+import pytest
+
+from sim import reference
+from sim.check import view_record
+from sim.config import Rules, RunConfig
+from sim.engine import play_batch, view_after_plays
+from strategies.endgame_nb import new_hands_nb
+from strategies.knowledge_nb import MINE, OUT, PLAYED, UNSEEN, VISIBLE, card_places_nb, hand_sizes_nb
+from strategies.pimc_nb import _determinize_nb
+
+TABLES = [(2, Rules()), (3, Rules()), (4, Rules()), (4, Rules(partner_view="none")), (6, Rules())]
+
+
+def positions(players: int, rules: Rules, deals: int = 12):
+    """Every decision of some real deals: (the view as a record, the truth) where the
+    truth is every seat's hand and the face-down stock (the briscola last)."""
+    config = RunConfig(players=players, strategies=("greedy",) * players, deals=deals, seed=6, rules=rules, threads=1)
+    batch = play_batch(config, 0, deals, trace=True)
+    for deal, record in zip(batch.deals, batch.records):
+        hands = [list(map(int, deal["hands"][s])) for s in range(players)]
+        stock = [int(c) for c in deal["stock"][: int(deal["n_stock"]) - 1]]
+        game = reference.Game(players, hands, int(deal["briscola"]), stock)
+        plays = [int(c) for c in record["plays"] if c >= 0]
+        for play, card in enumerate(plays):
+            view = view_after_plays(config, deal, plays[:play])
+            yield view_record(view, players, deal), game, deal
+            game.play(card)
+            if len(game.table) == players:
+                game.end_trick()
+
+
+@pytest.mark.parametrize("players, rules", TABLES)
+def test_card_places_and_hand_sizes_match_the_truth(players, rules):
+    places = np.empty(40, dtype=np.int64)
+    sizes = np.zeros(6, dtype=np.int64)
+    for record, game, deal in positions(players, rules):
+        view = record[0]
+        seat = int(view["seat"])
+        unseen = card_places_nb(view, places)
+        shown = {int(c) for row in view["partner_hands"] for c in row if c >= 0}
+        briscola = {int(view["briscola"])} if view["briscola"] >= 0 else set()
+        hidden = {c for s in range(players) if s != seat for c in game.hands[s] if c not in shown}
+        hidden |= set(game.draw_pile) - briscola  # the face-down stock
+        assert {c for c in range(40) if places[c] == UNSEEN} == hidden and unseen == len(hidden)
+        assert {c for c in range(40) if places[c] == MINE} == set(game.hands[seat])
+        assert {c for c in range(40) if places[c] == VISIBLE} == shown | briscola
+        assert {c for c in range(40) if places[c] == PLAYED} == {int(c) for c in view["history"] if c >= 0}
+        out = {c for c in range(40) if places[c] == OUT}
+        assert out == set(int(c) for c in deal["removed"][: int(deal["n_removed"])])
+        hand_sizes_nb(view, sizes)
+        assert list(sizes[:players]) == [len(hand) for hand in game.hands]
+
+
+def chi_square_critical(dof: int, z: float = 3.09) -> float:
+    """The chi-square value exceeded with probability about 0.001 (Wilson-Hilferty)."""
+    return dof * (1 - 2 / (9 * dof) + z * math.sqrt(2 / (9 * dof))) ** 3
+
+
+def test_pimc_deals_every_consistent_hidden_deal_equally_often():
+    """At a 4-player table without partners' cards shown, once the stock is empty and
+    the three other seats hold two cards each, the six unseen cards can lie in 90 ways:
+    ``pimc``'s deals must make each equally likely."""
+    for position in positions(4, Rules(partner_view="none"), deals=4):
+        view = position[0][0]
+        if view["stock_size"] == 0 and view["n_table"] == 0 and view["n_hand"] == 2:
+            break
+    else:
+        pytest.fail("no position with two cards in every hand")
+    game = position[1]
+    places, sizes = np.empty(40, dtype=np.int64), np.zeros(6, dtype=np.int64)
+    card_places_nb(view, places)
+    hand_sizes_nb(view, sizes)
+    hands, n_hand = new_hands_nb()
+    stock = np.empty(40, dtype=np.int64)
+    rng = np.array([12345], dtype=np.uint64)
+    draws, seat = 9000, int(view["seat"])
+    counts = collections.Counter()
+    for _ in range(draws):
+        _determinize_nb(view, places, sizes, rng, hands, n_hand, stock)
+        counts[tuple(frozenset(hands[s, : n_hand[s]].tolist()) for s in range(4) if s != seat)] += 1
+        assert sorted(hands[seat, : n_hand[seat]].tolist()) == sorted(game.hands[seat])
+    ways = math.factorial(6) // 2**3
+    assert len(counts) == ways  # every consistent deal happens
+    expected = draws / ways
+    chi_square = sum((n - expected) ** 2 / expected for n in counts.values())
+    assert chi_square < chi_square_critical(ways - 1), chi_square
