@@ -24,10 +24,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import numpy as np  # noqa: E402
 
-from sim.compare import deal_games, game_scores, seating_config, seatings  # noqa: E402
+from sim.compare import seating_config  # noqa: E402
 from sim.config import RunConfig, n_sides  # noqa: E402
 from sim.engine import play_batch  # noqa: E402
-from sim.stats import Z_95  # noqa: E402
+from sim.stats import (
+    Z_95,  # noqa: E402
+    deal_games,
+    game_scores,
+    seatings,
+)
 
 PAIRS = [("greedy", "random"), ("hoarder", "random"), ("expert", "greedy"), ("greedy", "greedy"), ("random", "random")]
 TABLES = (2, 3, 4)

@@ -286,8 +286,7 @@ def ratings(deals: pd.DataFrame, strategies: list | None = None) -> pd.DataFrame
     ``strategies`` gives their order (the first is the anchor unless ``random`` plays);
     a result file's ``config["strategies"]`` (a dict per seat) or None take the order of
     the rows, A before B."""
-    from sim.compare import CompareTally
-    from sim.tournament import PairResult, fit_ratings
+    from sim.stats import CompareTally, PairResult, fit_ratings
 
     frame = _with_a_scores(_as_comparison(deals))
     labels = list(dict.fromkeys([*frame["a"], *frame["b"]]))

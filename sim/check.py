@@ -27,9 +27,10 @@ import numpy as np
 from kernels.enums import MAX_PLAYERS, N_STREAMS, NO_CARD, VIEW_DTYPE
 from kernels.rng_nb import seed_key_nb, start_streams_nb
 from sim import reference
-from sim.compare import A, run_comparison, seating_config, seatings, summary
+from sim.compare import run_comparison, seating_config
 from sim.config import Rules, RunConfig
 from sim.engine import IllegalDecisionError, describe_view, play_batch, seat_specs, view_after_plays
+from sim.stats import A, seatings, summary
 from sim.trace import trace_rows
 
 # Every table, with its default rules and then each other rule option played there.

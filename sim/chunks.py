@@ -16,13 +16,13 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
-from sim.compare import SPRT_CHECK_DEALS, CompareTally, _play_duplicates, compare_schema, seating_config, seatings
+from sim.compare import SPRT_CHECK_DEALS, _play_duplicates, compare_schema, seating_config
 from sim.config import n_sides
 from sim.experiments import Experiment
 from sim.interrupt import StopFlag
 from sim.results import results_schema
 from sim.runner import batches, play_range
-from sim.stats import RunTally
+from sim.stats import CompareTally, RunTally, seatings
 
 
 @dataclass(frozen=True)

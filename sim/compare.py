@@ -18,11 +18,10 @@ the spread of deal scores (with 2 seatings, the pentanomial model of chess testi
 
 from __future__ import annotations
 
-import math
 import time
 from collections.abc import Callable
 from contextlib import nullcontext
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -34,16 +33,7 @@ from sim.engine import play_batch, seat_specs
 from sim.interrupt import deferred_interrupt
 from sim.results import AtomicParquetWriter, arrow_column, make_parent, match_table, results_schema, results_table
 from sim.runner import Pace, batches, default_path, final_metadata, prepare_outputs
-from sim.stats import Z_95, elo_from_score, normal_cdf, score_against_copies, sprt_llr
-
-A, B = "A", "B"
-
-
-def seatings(players: int) -> list[tuple[str, ...]]:
-    """Who sits where in each game of a deal: 'A' or 'B' per seat."""
-    if players == 3:
-        return [tuple(A if seat == a_seat else B for seat in range(3)) for a_seat in range(3)]
-    return [tuple(A if seat % 2 == a_side else B for seat in range(players)) for a_side in range(2)]
+from sim.stats import A, B, CompareTally, Sprt, deal_games, game_scores, seatings
 
 
 def seating_config(base: RunConfig, a: str, b: str, seating: tuple[str, ...]) -> RunConfig:
@@ -55,152 +45,6 @@ def seating_config(base: RunConfig, a: str, b: str, seating: tuple[str, ...]) ->
         streams.append(1 + copies[who] + (0 if who == A else MAX_PLAYERS))
         copies[who] += 1
     return replace(base, strategies=tuple(strategies), streams=tuple(streams))
-
-
-def game_scores(points: np.ndarray, winner: np.ndarray, standing: np.ndarray, seating: tuple[str, ...]):
-    """Per game of one seating (a deal, or a match): A's score, A's result (1 win, 0 draw,
-    -1 loss) and A's point margin. ``points`` and ``standing`` are per side (what decides
-    the game: points, or deals won in a best-of match), ``winner`` the winning side or -1.
-    With 3 players A plays each copy of B apart, by standing: its results are two per
-    game (shape (games, 2)), its score their mean, its margin its points less the mean
-    of B's; so the results count what the score measures."""
-    points, standing = points.astype(np.int64), standing.astype(np.int64)
-    if len(seating) == 3:
-        a = seating.index(A)
-        score = score_against_copies(standing, np.full(len(standing), a))
-        result = np.sign(standing[:, [a]] - np.delete(standing, a, axis=1))
-        return score, result, points[:, a] - np.delete(points, a, axis=1).mean(axis=1)
-    a = seating.index(A) % 2
-    result = np.where(winner == a, 1, np.where(winner < 0, 0, -1))
-    return (result + 1) / 2.0, result, (points[:, a] - points[:, 1 - a]).astype(np.float64)
-
-
-def deal_games(results: np.ndarray, sides: int):
-    """``game_scores``' inputs for single deals: side points, winner, standing."""
-    points = results["side_points"][:, :sides]
-    return points, results["winner_side"], points
-
-
-@dataclass
-class CompareTally:
-    """Deal scores (as a histogram over their possible values) and game counts, in
-    constant memory. Everything is counted in integers, so the figures are exact and do
-    not depend on how the deals were cut into batches (a float sum would)."""
-
-    n_games: int  # games per deal
-    score_counts: np.ndarray = field(default=None)  # deals by score, in steps of 1 / (4 n_games)
-    wins: int = 0
-    draws: int = 0
-    losses: int = 0
-    # Deal margins in units of 1 / (2 n_games): a game's margin is a multiple of 1/2.
-    margin_units: int = 0
-    margin_unit_squares: int = 0
-
-    def __post_init__(self):
-        if self.score_counts is None:
-            self.score_counts = np.zeros(4 * self.n_games + 1, dtype=np.int64)
-
-    @property
-    def deals(self) -> int:
-        return int(self.score_counts.sum())
-
-    @property
-    def score_values(self) -> np.ndarray:
-        return np.arange(len(self.score_counts)) / (4 * self.n_games)
-
-    @property
-    def margin_unit(self) -> float:
-        return 1.0 / (2 * self.n_games)
-
-    def mean_sd(self) -> tuple[float, float]:
-        """Mean and standard deviation of the deal scores."""
-        p = self.score_counts / self.deals
-        mean = float((p * self.score_values).sum())
-        return mean, math.sqrt(float((p * (self.score_values - mean) ** 2).sum()))
-
-    def add_scores(self, scores: np.ndarray) -> None:
-        """Adds deals' scores: shape (deals, games per deal)."""
-        steps = np.rint(scores.sum(axis=1) * 4).astype(np.int64)  # game scores are quarters
-        self.score_counts += np.bincount(steps, minlength=len(self.score_counts))
-
-    def merge(self, other: CompareTally) -> None:
-        """Adds another tally's deals (other deals of the same comparison)."""
-        self.score_counts += other.score_counts
-        self.wins += other.wins
-        self.draws += other.draws
-        self.losses += other.losses
-        self.margin_units += other.margin_units
-        self.margin_unit_squares += other.margin_unit_squares
-
-    def to_dict(self) -> dict:
-        counts = ("wins", "draws", "losses", "margin_units", "margin_unit_squares")
-        return {
-            "n_games": self.n_games,
-            "score_counts": self.score_counts.tolist(),
-            **{k: getattr(self, k) for k in counts},
-        }
-
-    @classmethod
-    def from_dict(cls, data: dict) -> CompareTally:
-        return cls(**{**data, "score_counts": np.array(data["score_counts"], dtype=np.int64)})
-
-    def add(self, scores: np.ndarray, results: np.ndarray, margins: np.ndarray) -> None:
-        """Adds deals: arrays of shape (deals, games per deal)."""
-        self.add_scores(scores)
-        self.wins += int((results == 1).sum())
-        self.draws += int((results == 0).sum())
-        self.losses += int((results == -1).sum())
-        units = np.rint(margins.sum(axis=1) * 2).astype(np.int64)  # a deal's margin / margin_unit
-        self.margin_units += int(units.sum())
-        self.margin_unit_squares += int((units * units).sum())
-
-
-@dataclass(frozen=True)
-class Sprt:
-    elo0: float
-    elo1: float
-    alpha: float = 0.05
-    beta: float = 0.05
-
-    @property
-    def bounds(self) -> tuple[float, float]:
-        return (math.log(self.beta / (1 - self.alpha)), math.log((1 - self.beta) / self.alpha))
-
-    def llr(self, tally: CompareTally) -> float:
-        return sprt_llr(tally.score_counts, tally.score_values, self.elo0, self.elo1)
-
-    def decision(self, tally: CompareTally) -> str:
-        llr = self.llr(tally)
-        lower, upper = self.bounds
-        return "H1" if llr >= upper else "H0" if llr <= lower else "none"
-
-    def to_dict(self, tally: CompareTally) -> dict:
-        return {"elo0": self.elo0, "elo1": self.elo1, "alpha": self.alpha, "beta": self.beta,
-                "llr": round(self.llr(tally), 4), "bounds": [round(b, 4) for b in self.bounds],
-                "result": self.decision(tally)}  # fmt: skip
-
-
-def summary(tally: CompareTally) -> dict:
-    """Score, Elo and margin of A with 95% intervals, LOS, and the game counts."""
-    n = tally.deals
-    score, sd = tally.mean_sd()
-    half = Z_95 * sd / math.sqrt(n)
-    lo, hi = max(0.0, score - half), min(1.0, score + half)
-    unit = tally.margin_unit
-    margin = tally.margin_units * unit / n
-    margin_sd = unit * math.sqrt(max(0.0, tally.margin_unit_squares / n - (tally.margin_units / n) ** 2))
-    margin_half = Z_95 * margin_sd / math.sqrt(n)
-    if sd > 0:
-        los = normal_cdf((score - 0.5) / (sd / math.sqrt(n)))
-    else:
-        los = 1.0 if score > 0.5 else 0.0 if score < 0.5 else 0.5
-    return {
-        "score": score, "score_ci95": [lo, hi],
-        "elo": elo_from_score(score), "elo_ci95": [elo_from_score(lo), elo_from_score(hi)],
-        "los": los,
-        "wins": tally.wins, "draws": tally.draws, "losses": tally.losses,
-        "mean_margin": margin, "mean_margin_ci95": [margin - margin_half, margin + margin_half],
-    }  # fmt: skip
 
 
 # ------------------------------------------------------------------ running a comparison

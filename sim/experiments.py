@@ -82,7 +82,7 @@ def make_experiment(
 
 def parse_sprt(value, alpha: float = 0.05, beta: float = 0.05):
     """A Sprt from ``ELO0,ELO1`` (or a pair of numbers) and its error rates."""
-    from sim.compare import Sprt
+    from sim.stats import Sprt
 
     text = value if isinstance(value, str) else ",".join(map(str, value))
     try:

@@ -124,7 +124,7 @@ def show_simulate(summary: dict, interrupted: bool = False) -> None:
 
 def compare_dict(outcome) -> dict:
     """The JSON of ``briscola compare``: exactly the keys the README lists."""
-    from sim.compare import summary
+    from sim.stats import summary
 
     figures = summary(outcome.tally)
     for key, digits in (("score", SCORE_DIGITS), ("score_ci95", SCORE_DIGITS), ("elo", ELO_DIGITS),
@@ -184,7 +184,7 @@ def _elo(value) -> str:
 
 def tournament_dict(outcome) -> dict:
     """The JSON of ``briscola tournament``."""
-    from sim.tournament import anchor_of
+    from sim.stats import anchor_of
 
     deals = outcome.pairs[0].tally.deals if outcome.pairs else 0
     ratings = [

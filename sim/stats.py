@@ -1,4 +1,18 @@
-"""Summary statistics of a run, accumulated batch by batch in constant memory."""
+"""The statistics of every command, apart from running it: pure functions and tallies
+that a notebook imports without the kernels.
+
+- ``simulate``: win rates with Wilson intervals, tallied per side (``RunTally``).
+- ``compare``: duplicate deals. A deal is played once per seating (``seatings``), each
+  seating a *game*; a deal's score is A's mean over its games. Scores are tallied as an
+  exact integer histogram (``CompareTally``), which gives the score's interval, Elo,
+  LOS and the SPRT's log-likelihood ratio (``Sprt``).
+- ``tournament``: Bradley-Terry ratings on the logistic Elo scale, fitted by maximum
+  likelihood to every pair's games (a draw counts half a win): P(i beats j) = 1 / (1 +
+  10^((r_j - r_i) / 400)), anchored at ``random`` = 0 when it plays, else at the first
+  strategy named. Intervals are 95% and robust to how the games were played: the spread
+  of each pair's score is measured from its deal scores (duplicate deals make it smaller
+  than for independent games), and enters through a sandwich estimate of the covariance.
+"""
 
 from __future__ import annotations
 
@@ -156,3 +170,290 @@ def _closest_with_mean(freqs: np.ndarray, values: np.ndarray, mean: float) -> np
         else:
             high = lam
     return freqs / (1.0 + lam * shifted)
+
+
+# ------------------------------------------------------------------ compare: duplicate deals
+
+
+A, B = "A", "B"
+
+
+def seatings(players: int) -> list[tuple[str, ...]]:
+    """Who sits where in each game of a deal: 'A' or 'B' per seat."""
+    if players == 3:
+        return [tuple(A if seat == a_seat else B for seat in range(3)) for a_seat in range(3)]
+    return [tuple(A if seat % 2 == a_side else B for seat in range(players)) for a_side in range(2)]
+
+
+def game_scores(points: np.ndarray, winner: np.ndarray, standing: np.ndarray, seating: tuple[str, ...]):
+    """Per game of one seating (a deal, or a match): A's score, A's result (1 win, 0 draw,
+    -1 loss) and A's point margin. ``points`` and ``standing`` are per side (what decides
+    the game: points, or deals won in a best-of match), ``winner`` the winning side or -1.
+    With 3 players A plays each copy of B apart, by standing: its results are two per
+    game (shape (games, 2)), its score their mean, its margin its points less the mean
+    of B's; so the results count what the score measures."""
+    points, standing = points.astype(np.int64), standing.astype(np.int64)
+    if len(seating) == 3:
+        a = seating.index(A)
+        score = score_against_copies(standing, np.full(len(standing), a))
+        result = np.sign(standing[:, [a]] - np.delete(standing, a, axis=1))
+        return score, result, points[:, a] - np.delete(points, a, axis=1).mean(axis=1)
+    a = seating.index(A) % 2
+    result = np.where(winner == a, 1, np.where(winner < 0, 0, -1))
+    return (result + 1) / 2.0, result, (points[:, a] - points[:, 1 - a]).astype(np.float64)
+
+
+def deal_games(results: np.ndarray, sides: int):
+    """``game_scores``' inputs for single deals: side points, winner, standing."""
+    points = results["side_points"][:, :sides]
+    return points, results["winner_side"], points
+
+
+@dataclass
+class CompareTally:
+    """Deal scores (as a histogram over their possible values) and game counts, in
+    constant memory. Everything is counted in integers, so the figures are exact and do
+    not depend on how the deals were cut into batches (a float sum would)."""
+
+    n_games: int  # games per deal
+    score_counts: np.ndarray = field(default=None)  # deals by score, in steps of 1 / (4 n_games)
+    wins: int = 0
+    draws: int = 0
+    losses: int = 0
+    # Deal margins in units of 1 / (2 n_games): a game's margin is a multiple of 1/2.
+    margin_units: int = 0
+    margin_unit_squares: int = 0
+
+    def __post_init__(self):
+        if self.score_counts is None:
+            self.score_counts = np.zeros(4 * self.n_games + 1, dtype=np.int64)
+
+    @property
+    def deals(self) -> int:
+        return int(self.score_counts.sum())
+
+    @property
+    def score_values(self) -> np.ndarray:
+        return np.arange(len(self.score_counts)) / (4 * self.n_games)
+
+    @property
+    def margin_unit(self) -> float:
+        return 1.0 / (2 * self.n_games)
+
+    def mean_sd(self) -> tuple[float, float]:
+        """Mean and standard deviation of the deal scores."""
+        p = self.score_counts / self.deals
+        mean = float((p * self.score_values).sum())
+        return mean, math.sqrt(float((p * (self.score_values - mean) ** 2).sum()))
+
+    def add_scores(self, scores: np.ndarray) -> None:
+        """Adds deals' scores: shape (deals, games per deal)."""
+        steps = np.rint(scores.sum(axis=1) * 4).astype(np.int64)  # game scores are quarters
+        self.score_counts += np.bincount(steps, minlength=len(self.score_counts))
+
+    def merge(self, other: CompareTally) -> None:
+        """Adds another tally's deals (other deals of the same comparison)."""
+        self.score_counts += other.score_counts
+        self.wins += other.wins
+        self.draws += other.draws
+        self.losses += other.losses
+        self.margin_units += other.margin_units
+        self.margin_unit_squares += other.margin_unit_squares
+
+    def to_dict(self) -> dict:
+        counts = ("wins", "draws", "losses", "margin_units", "margin_unit_squares")
+        return {
+            "n_games": self.n_games,
+            "score_counts": self.score_counts.tolist(),
+            **{k: getattr(self, k) for k in counts},
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict) -> CompareTally:
+        return cls(**{**data, "score_counts": np.array(data["score_counts"], dtype=np.int64)})
+
+    def add(self, scores: np.ndarray, results: np.ndarray, margins: np.ndarray) -> None:
+        """Adds deals: arrays of shape (deals, games per deal)."""
+        self.add_scores(scores)
+        self.wins += int((results == 1).sum())
+        self.draws += int((results == 0).sum())
+        self.losses += int((results == -1).sum())
+        units = np.rint(margins.sum(axis=1) * 2).astype(np.int64)  # a deal's margin / margin_unit
+        self.margin_units += int(units.sum())
+        self.margin_unit_squares += int((units * units).sum())
+
+
+@dataclass(frozen=True)
+class Sprt:
+    elo0: float
+    elo1: float
+    alpha: float = 0.05
+    beta: float = 0.05
+
+    @property
+    def bounds(self) -> tuple[float, float]:
+        return (math.log(self.beta / (1 - self.alpha)), math.log((1 - self.beta) / self.alpha))
+
+    def llr(self, tally: CompareTally) -> float:
+        return sprt_llr(tally.score_counts, tally.score_values, self.elo0, self.elo1)
+
+    def decision(self, tally: CompareTally) -> str:
+        llr = self.llr(tally)
+        lower, upper = self.bounds
+        return "H1" if llr >= upper else "H0" if llr <= lower else "none"
+
+    def to_dict(self, tally: CompareTally) -> dict:
+        return {"elo0": self.elo0, "elo1": self.elo1, "alpha": self.alpha, "beta": self.beta,
+                "llr": round(self.llr(tally), 4), "bounds": [round(b, 4) for b in self.bounds],
+                "result": self.decision(tally)}  # fmt: skip
+
+
+def summary(tally: CompareTally) -> dict:
+    """Score, Elo and margin of A with 95% intervals, LOS, and the game counts."""
+    n = tally.deals
+    score, sd = tally.mean_sd()
+    half = Z_95 * sd / math.sqrt(n)
+    lo, hi = max(0.0, score - half), min(1.0, score + half)
+    unit = tally.margin_unit
+    margin = tally.margin_units * unit / n
+    margin_sd = unit * math.sqrt(max(0.0, tally.margin_unit_squares / n - (tally.margin_units / n) ** 2))
+    margin_half = Z_95 * margin_sd / math.sqrt(n)
+    if sd > 0:
+        los = normal_cdf((score - 0.5) / (sd / math.sqrt(n)))
+    else:
+        los = 1.0 if score > 0.5 else 0.0 if score < 0.5 else 0.5
+    return {
+        "score": score, "score_ci95": [lo, hi],
+        "elo": elo_from_score(score), "elo_ci95": [elo_from_score(lo), elo_from_score(hi)],
+        "los": los,
+        "wins": tally.wins, "draws": tally.draws, "losses": tally.losses,
+        "mean_margin": margin, "mean_margin_ci95": [margin - margin_half, margin + margin_half],
+    }  # fmt: skip
+
+
+# ------------------------------------------------------------------ tournament: ratings
+
+
+ELO_SCALE = math.log(10) / 400  # d/dr of the logistic in Elo units
+
+
+@dataclass
+class PairResult:
+    i: int  # index of A among the strategies
+    j: int  # index of B
+    tally: CompareTally
+
+    @property
+    def games(self) -> int:
+        return self.tally.deals * self.tally.n_games
+
+    @property
+    def score(self) -> float:
+        return self.tally.mean_sd()[0]
+
+    @property
+    def fit_score(self) -> float:
+        """The score the ratings are fitted to: kept half a game away from 0 and 1, so
+        that a pair won every time still gets a finite rating difference."""
+        half_game = 0.5 / self.games
+        return min(max(self.score, half_game), 1.0 - half_game)
+
+    @property
+    def score_variance(self) -> float:
+        """Variance of the pair's mean score, from the spread of its deal scores; for a
+        pair won (or lost) every time, that of a coin with the fitted score instead of 0."""
+        measured = self.tally.mean_sd()[1] ** 2 / self.tally.deals
+        if self.fit_score != self.score:
+            return max(measured, self.fit_score * (1 - self.fit_score) / self.games)
+        return measured
+
+
+def score_matrix(n: int, pairs: list[PairResult]) -> list[list[float | None]]:
+    """Score of the row strategy against the column strategy; None on the diagonal."""
+    matrix = [[None] * n for _ in range(n)]
+    for pair in pairs:
+        matrix[pair.i][pair.j] = pair.score
+        matrix[pair.j][pair.i] = 1.0 - pair.score
+    return matrix
+
+
+def fit_ratings(names: list[str], pairs: list[PairResult]) -> list[dict]:
+    """Bradley-Terry ratings with 95% intervals, anchored (see the module's docstring).
+    A strategy with no games linking it to the anchor (a tournament stopped early) has
+    no rating: None."""
+    n = len(names)
+    anchor = names.index(anchor_of(names))
+    linked = _linked_to(anchor, pairs)
+    free = [k for k in range(n) if k != anchor and k in linked]
+    pairs = [pair for pair in pairs if pair.i in linked and pair.games > 0]
+    ratings = np.zeros(n)
+    for _ in range(100 if free else 0):  # Newton's method on the free ratings
+        gradient, hessian = _derivatives(ratings, pairs, n)
+        step = np.linalg.solve(hessian[np.ix_(free, free)] + 1e-12 * np.eye(len(free)), gradient[free])
+        ratings[free] += step
+        if np.abs(step).max() < 1e-9:
+            break
+    covariance = _sandwich(ratings, pairs, n, free) if free else np.zeros((0, 0))
+    rows = []
+    for k, name in enumerate(names):
+        if k not in linked:
+            rows.append({"strategy": name, "rating": None, "ci95": None})
+            continue
+        half = 0.0 if k == anchor else Z_95 * math.sqrt(max(0.0, covariance[free.index(k), free.index(k)]))
+        rows.append(
+            {
+                "strategy": name,
+                "rating": float(ratings[k]),
+                "ci95": [float(ratings[k] - half), float(ratings[k] + half)],
+            }
+        )
+    return rows
+
+
+def anchor_of(names: list[str]) -> str:
+    """The strategy rated 0: ``random`` when it plays, else the first named."""
+    return "random" if "random" in names else names[0]
+
+
+def _linked_to(anchor: int, pairs: list[PairResult]) -> set[int]:
+    """The strategies joined to ``anchor`` by pairs that played."""
+    linked, grew = {anchor}, True
+    while grew:
+        grew = False
+        for pair in pairs:
+            if pair.games > 0 and (pair.i in linked) != (pair.j in linked):
+                linked |= {pair.i, pair.j}
+                grew = True
+    return linked
+
+
+def _expected(ratings: np.ndarray, pair: PairResult) -> float:
+    return 1.0 / (1.0 + 10.0 ** ((ratings[pair.j] - ratings[pair.i]) / 400.0))
+
+
+def _derivatives(ratings, pairs, n):
+    """Gradient of the log-likelihood and minus its Hessian (the information)."""
+    gradient, information = np.zeros(n), np.zeros((n, n))
+    for pair in pairs:
+        expected = _expected(ratings, pair)
+        direction = _direction(pair, n)
+        gradient += ELO_SCALE * pair.games * (pair.fit_score - expected) * direction
+        information += ELO_SCALE**2 * pair.games * expected * (1 - expected) * np.outer(direction, direction)
+    return gradient, information
+
+
+def _sandwich(ratings, pairs, n, free):
+    """Covariance of the free ratings: H^-1 J H^-1, with J from the measured score spread."""
+    _, information = _derivatives(ratings, pairs, n)
+    spread = np.zeros((n, n))
+    for pair in pairs:
+        direction = _direction(pair, n)
+        spread += (ELO_SCALE * pair.games) ** 2 * pair.score_variance * np.outer(direction, direction)
+    inverse = np.linalg.pinv(information[np.ix_(free, free)])
+    return inverse @ spread[np.ix_(free, free)] @ inverse
+
+
+def _direction(pair: PairResult, n: int) -> np.ndarray:
+    direction = np.zeros(n)
+    direction[pair.i], direction[pair.j] = 1.0, -1.0
+    return direction

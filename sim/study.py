@@ -33,11 +33,11 @@ from urllib.parse import quote
 
 from sim import __version__
 from sim.chunks import Chunk, ChunkResult, chunks_of, run_chunk
-from sim.compare import SPRT_CHECK_DEALS, CompareOutcome, CompareTally, compare_schema, seating_config, seatings
+from sim.compare import SPRT_CHECK_DEALS, CompareOutcome, compare_schema, seating_config
 from sim.config import ConfigError
 from sim.experiments import Experiment, with_threads
 from sim.plan import Plan, fingerprint, plan_hash
-from sim.stats import RunTally
+from sim.stats import CompareTally, RunTally, seatings
 
 FORMAT = 1
 STUDY_FILE, PLAN_FILE, SUMMARY_FILE, CHUNKS_DIR = "_study.json", "_plan.toml", "_summary.json", "_chunks"
@@ -527,7 +527,8 @@ def experiment_summary(state: ExperimentState) -> dict | None:
                 experiment.config, a, b, _compare_tally(state, None), experiment.sprt, seconds, partial, None
             )
         )
-    from sim.tournament import PairResult, TournamentOutcome
+    from sim.stats import PairResult
+    from sim.tournament import TournamentOutcome
 
     pairs = [PairResult(i, j, _compare_tally(state, (i, j))) for i, j in experiment.pairs]
     pairs = [pair for pair in pairs if pair.tally.deals > 0]

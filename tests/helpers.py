@@ -13,9 +13,10 @@ import numpy as np
 
 from sim import reference
 from sim.cli import main
-from sim.compare import CompareTally, deal_games, game_scores, seating_config, seatings
+from sim.compare import seating_config
 from sim.config import RunConfig
 from sim.engine import play_batch
+from sim.stats import CompareTally, deal_games, game_scores, seatings
 from sim.trace import trace_rows
 
 REPO = Path(__file__).resolve().parents[1]

@@ -9,11 +9,11 @@ import math
 import numpy as np
 import pytest
 
-from sim.compare import A, B, CompareTally, seating_config, seatings, summary
+from sim.compare import seating_config
 from sim.config import RunConfig
 from sim.engine import play_batch
 from sim.results import read_results
-from sim.stats import elo_from_score, sprt_llr
+from sim.stats import A, B, CompareTally, elo_from_score, seatings, sprt_llr, summary
 from tests.helpers import command, compare_tally, data_bytes, fixed_batches
 
 KEYS = ["a", "b", "players", "seed", "rules", "deals", "games", "score", "score_ci95", "elo", "elo_ci95", "los", "wins",

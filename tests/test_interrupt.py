@@ -188,8 +188,9 @@ def test_a_stop_cuts_a_batch_to_the_deals_finished_from_the_first():
 
 
 def test_a_stop_keeps_whole_matches_and_whole_duplicate_deals_only():
-    from sim.compare import CompareTally, _play_duplicates, seating_config, seatings
+    from sim.compare import _play_duplicates, seating_config
     from sim.matches import play_matches
+    from sim.stats import CompareTally, seatings
 
     matches = play_matches(slow_config(match="best-of-3"), 0, 32, stop=stopped_after(0.8))
     done = matches.completed

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 
 import pandas as pd
 import pytest
 
-from sim.stats import elo_from_score
-from sim.tournament import PairResult, fit_ratings
-from tests.helpers import command, compare_tally
+from sim.stats import PairResult, elo_from_score, fit_ratings
+from tests.helpers import REPO, command, compare_tally, run_cli
 
 
 def tournament_cli(capsys, *args):
@@ -62,7 +64,7 @@ def test_bad_strategy_lists_are_refused(tmp_path, capsys, names, message):
 
 
 def test_a_pair_won_every_time_still_gets_a_finite_rating():
-    from sim.compare import CompareTally
+    from sim.stats import CompareTally
 
     tally = CompareTally(2)
     tally.score_counts[-1] = 500  # A won both games of all 500 deals
@@ -79,9 +81,28 @@ def test_strategies_not_linked_to_the_anchor_have_no_rating():
 
 
 def test_a_pair_won_every_time_has_a_real_interval():
-    from sim.compare import CompareTally
+    from sim.stats import CompareTally
 
     tally = CompareTally(2)
     tally.score_counts[-1] = 500
     lo, hi = fit_ratings(["strong", "random"], [PairResult(0, 1, tally)])[0]["ci95"]
     assert hi - lo > 50
+
+
+def test_the_notebook_api_reads_and_rates_without_the_run_machinery(tmp_path):
+    """Statistics live apart from running: reading a tournament and fitting its ratings
+    imports neither the kernels nor the runners."""
+    out = tmp_path / "league"
+    made = run_cli("tournament", "random", "greedy", "highest", "--deals", "300", "--seed", "2", "--out", str(out),
+                   "--quiet", env={"PYTHONPATH": str(REPO)})  # fmt: skip
+    assert made.returncode == 0, made.stderr
+    probe = (
+        "import sys, sim; run = sim.load(sys.argv[1]); table = sim.ratings(run.deals, run.strategies); "
+        "summary = sim.compare_summary(run.deals); "
+        "print(len(table), sorted(m for m in ('numba', 'sim.engine', 'sim.compare', 'sim.tournament', 'sim.runner') "
+        "if m in sys.modules))"
+    )
+    result = subprocess.run([sys.executable, "-c", probe, str(out)], capture_output=True, text=True,
+                            env={**os.environ, "PYTHONPATH": str(REPO)})  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split(maxsplit=1) == ["3", "[]\n"]
