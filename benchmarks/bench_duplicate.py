@@ -26,7 +26,7 @@ import numpy as np  # noqa: E402
 
 from sim.compare import seating_config  # noqa: E402
 from sim.config import RunConfig, n_sides  # noqa: E402
-from sim.engine import play_batch  # noqa: E402
+from sim.play import play_batch  # noqa: E402
 from sim.stats import (
     Z_95,  # noqa: E402
     deal_games,

@@ -29,7 +29,7 @@ from kernels.rng_nb import seed_key_nb, start_streams_nb
 from sim import reference
 from sim.compare import run_comparison, seating_config
 from sim.config import Rules, RunConfig
-from sim.engine import IllegalDecisionError, describe_view, play_batch, seat_specs, view_after_plays
+from sim.play import IllegalDecisionError, describe_view, play_batch, seat_specs, view_after_plays
 from sim.stats import A, seatings, summary
 from sim.trace import trace_rows
 

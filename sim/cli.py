@@ -313,7 +313,7 @@ def _experiment(kind, strategies, players, deals, seed, rule, threads, strategy_
 def _note_threads(config, quiet: bool) -> None:
     """Says on stderr when --threads asks for more threads than there are cores."""
     from sim.config import default_threads
-    from sim.engine import effective_threads
+    from sim.play import effective_threads
 
     cores = default_threads()
     if config.threads > cores and not quiet:
@@ -677,7 +677,7 @@ def check(
     speed and its score against random. Exit code 1 at the first failure."""
     from sim.check import check_strategy
     from sim.config import ConfigError, parse_tables
-    from sim.engine import canonical_strategies
+    from sim.play import canonical_strategies
     from sim.report import check_dicts, print_check
 
     tables = parse_tables(players)

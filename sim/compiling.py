@@ -18,7 +18,7 @@ import time
 import warnings
 
 from sim.config import RunConfig
-from sim.engine import kernel_strategies, play_batch, seat_specs
+from sim.play import kernel_strategies, play_batch, seat_specs
 from strategies.api import Strategy, decision_signature
 from strategies.registry import available_strategies
 

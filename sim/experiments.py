@@ -54,7 +54,7 @@ def make_experiment(
     wrong in the words of the command line. ``strategies``: ``simulate``'s comma list (or
     a list of names), ``[A, B]``, or a tournament's list; ``rules``: ``KEY=VALUE`` items;
     ``sprt``: ``ELO0,ELO1`` or a pair of numbers."""
-    from sim.engine import canonical_strategies
+    from sim.play import canonical_strategies
 
     if kind not in KINDS:
         raise ConfigError(f"unknown kind of run {kind!r}; valid: {', '.join(KINDS)}")

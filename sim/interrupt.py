@@ -1,7 +1,7 @@
 """Ctrl-C during a run: a first one stops the run promptly and keeps what is done, a
 second one stops at once and keeps nothing.
 
-The kernels run on a worker thread with the GIL released (``sim.engine``), so the main
+The kernels run on a worker thread with the GIL released (``sim.play``), so the main
 thread is always free to take the signal: the first Ctrl-C is acknowledged at once,
 and the kernels see the request in a ``StopFlag`` before their next decision.
 """

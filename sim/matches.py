@@ -23,8 +23,8 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from sim.config import MATCH_FORMATS, RunConfig, n_sides
-from sim.engine import Batch, play_batch
 from sim.interrupt import StopFlag
+from sim.play import Batch, play_batch
 
 FORMATS = dict(zip(MATCH_FORMATS, (1, 3, 5, 2)))  # format: the most deals a match takes
 

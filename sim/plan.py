@@ -264,7 +264,7 @@ def fingerprint(experiment: Experiment) -> dict:
     """Everything that decides an experiment's results, as JSON: a study remembers it,
     and a resumed study checks that it has not changed. A strategy counts with its
     version, a plug-in file by its contents."""
-    from sim.engine import seat_specs
+    from sim.play import seat_specs
 
     config = experiment.config
     versions = {}

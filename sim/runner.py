@@ -17,8 +17,8 @@ from pathlib import Path
 from sim import __version__
 from sim.compiling import warm_up
 from sim.config import ConfigError, RunConfig, n_sides, side_of_seat
-from sim.engine import Batch, effective_threads, play_batch, seat_specs
 from sim.interrupt import StopFlag, deferred_interrupt
+from sim.play import Batch, effective_threads, play_batch, seat_specs
 from sim.results import (
     FORMAT_VERSION,
     TRACE_ROW_GROUP,

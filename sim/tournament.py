@@ -15,8 +15,8 @@ from pathlib import Path
 
 from sim.compare import run_comparison
 from sim.config import RunConfig
-from sim.engine import seat_specs
 from sim.interrupt import deferred_interrupt
+from sim.play import seat_specs
 from sim.results import check_output_path, temporary_path
 from sim.runner import default_path
 from sim.stats import PairResult, fit_ratings, score_matrix

@@ -40,7 +40,7 @@ def trace_schema() -> pa.Schema:
 
 
 def trace_table(batch) -> pa.Table:
-    """The trace rows of a traced ``sim.engine.Batch`` as an Arrow table."""
+    """The trace rows of a traced ``sim.play.Batch`` as an Arrow table."""
     deals, records, results = batch.deals, batch.records, batch.results
     n = len(results)
     players = int(deals["players"][0])  # the same for every deal of a run

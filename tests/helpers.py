@@ -15,7 +15,7 @@ from sim import reference
 from sim.cli import main
 from sim.compare import seating_config
 from sim.config import RunConfig
-from sim.engine import play_batch
+from sim.play import play_batch
 from sim.stats import CompareTally, deal_games, game_scores, seatings
 from sim.trace import trace_rows
 

@@ -11,7 +11,7 @@ import pytest
 
 from sim.compare import seating_config
 from sim.config import RunConfig
-from sim.engine import play_batch
+from sim.play import play_batch
 from sim.results import read_results
 from sim.stats import A, B, CompareTally, elo_from_score, seatings, sprt_llr, summary
 from tests.helpers import command, compare_tally, data_bytes, fixed_batches

@@ -7,7 +7,7 @@ import textwrap
 
 from sim.compiling import _cold_strategies, warm_up
 from sim.config import RunConfig
-from sim.engine import play_batch
+from sim.play import play_batch
 from tests.helpers import REPO
 
 FRESH = textwrap.dedent(

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from kernels.duel_nb import is_duel_nb
 from sim.config import Rules, RunConfig
-from sim.engine import kernel_strategies, play_batch
+from sim.play import kernel_strategies, play_batch
 
 PAIRS = [("random", "random"), ("greedy", "random"), ("random", "greedy"), ("greedy", "greedy")]
 

@@ -67,7 +67,7 @@ def test_partial_results_match_a_complete_run_deal_for_deal(tmp_path):
     process.communicate(timeout=30)
     partial = pd.read_parquet(out)
     from sim.config import RunConfig
-    from sim.engine import play_batch
+    from sim.play import play_batch
 
     n = min(len(partial), 50_000)
     config = RunConfig(players=2, strategies=("random", "random"), deals=n, seed=1)
@@ -166,7 +166,7 @@ def stopped_after(seconds: float):
 def slow_config(players=2, match="deal"):
     """Deals of about a fifth of a second each (ten decisions of 20 ms)."""
     from sim.config import RunConfig
-    from sim.engine import kernel_strategies
+    from sim.play import kernel_strategies
 
     config = RunConfig(players=players, strategies=("slow:seconds=0.02", "random") * (players // 2), deals=1, seed=1,
                        threads=2, strategy_files=(SLOW_FILE,), match=match)  # fmt: skip
@@ -175,7 +175,7 @@ def slow_config(players=2, match="deal"):
 
 
 def test_a_stop_cuts_a_batch_to_the_deals_finished_from_the_first():
-    from sim.engine import play_batch
+    from sim.play import play_batch
 
     config = slow_config()
     batch = play_batch(config, 0, 64, stop=stopped_after(0.6))

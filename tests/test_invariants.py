@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sim.config import Rules, RunConfig
-from sim.engine import play_batch, replay
+from sim.play import play_batch, replay
 
 # Points of each card code (suit * 10 + face), written out from the rules:
 # Ace 11, 2 0, 3 10, 4..7 0, Jack 2, Knight 3, King 4.

@@ -13,7 +13,7 @@ import pytest
 from sim import reference
 from sim.check import view_record
 from sim.config import Rules, RunConfig
-from sim.engine import play_batch, view_after_plays
+from sim.play import play_batch, view_after_plays
 from strategies.endgame_nb import new_hands_nb
 from strategies.knowledge_nb import MINE, OUT, PLAYED, UNSEEN, VISIBLE, card_places_nb, hand_sizes_nb
 from strategies.pimc_nb import _determinize_nb

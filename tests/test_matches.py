@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from sim.config import ConfigError, RunConfig
-from sim.engine import play_batch
 from sim.matches import FORMATS, _best_of, rotated
+from sim.play import play_batch
 from sim.results import read_results
 from tests.helpers import command
 

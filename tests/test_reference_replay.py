@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from sim import reference
 from sim.config import Rules, RunConfig
-from sim.engine import play_batch
+from sim.play import play_batch
 from sim.trace import trace_rows
 from tests.helpers import replay_and_compare
 

@@ -14,7 +14,7 @@ import pytest
 from kernels.enums import DEAL_DTYPE
 from sim import reference
 from sim.config import Rules, RunConfig
-from sim.engine import play_batch, replay
+from sim.play import play_batch, replay
 from sim.reference import card
 from sim.trace import trace_rows
 

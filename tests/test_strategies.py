@@ -9,7 +9,7 @@ import pytest
 
 from sim import reference
 from sim.config import RunConfig
-from sim.engine import play_batch
+from sim.play import play_batch
 from strategies.endgame_nb import card_values_nb, new_hands_nb
 from strategies.library import BUILTIN
 from tests.helpers import replay_and_compare

@@ -129,7 +129,7 @@ OTHERS = ["expert", "greedy", "highest", "expert", "greedy"]
 )
 def test_a_strategy_scribbling_over_its_view_changes_nothing_for_anyone_else(players, partner_view):
     from sim.config import Rules, RunConfig
-    from sim.engine import play_batch
+    from sim.play import play_batch
     from sim.trace import trace_rows
 
     rules = Rules(partner_view=partner_view) if players in (4, 6) else Rules()

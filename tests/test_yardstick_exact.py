@@ -20,7 +20,7 @@ import pytest
 from kernels.enums import DEAL_DTYPE
 from sim import reference
 from sim.config import RunConfig
-from sim.engine import play_batch, replay
+from sim.play import play_batch, replay
 from sim.trace import trace_rows
 
 YARDSTICK = Path(__file__).resolve().parents[2] / "shared" / "yardstick" / "briscola_ref.c"

@@ -8,7 +8,7 @@ import warnings
 
 import kernels.engine_nb as engine_nb
 from sim.config import Rules, RunConfig
-from sim.engine import play_batch
+from sim.play import play_batch
 from sim.trace import trace_rows
 
 

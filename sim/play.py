@@ -1,4 +1,5 @@
-"""Python-side entry to the kernels: turns a RunConfig into kernel arguments and back.
+"""Playing batches of deals: a RunConfig turned into kernel arguments, the kernels run on
+one worker thread (so Ctrl-C is always heard), and their arrays turned back.
 
 >>> from sim.config import RunConfig
 >>> config = RunConfig(players=2, strategies=("greedy", "random"), deals=10, seed=7, threads=1)
