@@ -97,11 +97,12 @@ class RunTally:
         """Adds games (deals or matches): the winning side (-1: drawn), points per side,
         and the standing that decided them (a drawn game is drawn by the sides sharing
         the top standing)."""
-        top = standing.max(axis=1)
-        drawn = winner < 0
+        drawn = np.flatnonzero(winner < 0)  # a few percent: the top standing only where needed
+        drawn_standing = standing[drawn]
+        top = drawn_standing.max(axis=1) if len(drawn) else drawn_standing[:, 0]
         for side, tally in enumerate(self.sides):
             won = int(np.count_nonzero(winner == side))
-            shared = int(np.count_nonzero(drawn & (standing[:, side] == top)))
+            shared = int(np.count_nonzero(drawn_standing[:, side] == top))
             tally.wins += won
             tally.draws += shared
             tally.losses += len(winner) - won - shared
