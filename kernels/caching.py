@@ -7,8 +7,9 @@ the old machine code. Here every cached function's key also holds the contents o
 
 - every source file of ``kernels/`` and ``strategies/`` (the library: any edit to it
   recompiles what depends on it, which is everything jitted), and
-- for a function outside the library (a plug-in), the files of the modules it uses
-  outside the standard library and installed packages (its author's helpers), followed
+- for a function outside the library (a plug-in, a notebook cell), the files of the
+  modules it uses outside the standard library and installed packages (its author's
+  helpers, whether it imports a module, a function or a value from them), followed
   through their own imports.
 
 ``install()`` (run by ``import kernels``, before any kernel is decorated) puts these keys
@@ -24,9 +25,10 @@ import os
 import sys
 import sysconfig
 import types
+import warnings
 from pathlib import Path
 
-from numba.core import caching
+from numba.core import caching, config
 
 LIBRARY = Path(__file__).resolve().parents[1]  # the folder holding kernels/ and strategies/
 LIBRARY_PACKAGES = ("kernels", "strategies")
@@ -70,24 +72,41 @@ def _is_authors(path: str) -> bool:
     return not any(real.startswith(str(LIBRARY / package) + os.sep) for package in LIBRARY_PACKAGES)
 
 
-def _module_of(value) -> types.ModuleType | None:
-    if isinstance(value, types.ModuleType):
-        return value
-    return sys.modules.get(getattr(value, "__module__", None) or "")
+def _authors_modules() -> list[types.ModuleType]:
+    return [m for m in list(sys.modules.values()) if _is_authors(getattr(m, "__file__", None) or "")]
+
+
+def _modules_used(namespace: dict, candidates: list[types.ModuleType]) -> list[types.ModuleType]:
+    """The modules whose contents ``namespace`` uses: modules it imported, the modules of
+    the functions it holds, and the modules a value was imported from (found by
+    identity: ``from helper import TABLE`` leaves only the array)."""
+    found = []
+    for name, value in list(namespace.items()):
+        if name.startswith("__"):  # the module's own attributes (__doc__ is None in many)
+            continue
+        if isinstance(value, types.ModuleType):
+            found.append(value)
+            continue
+        home = sys.modules.get(getattr(value, "__module__", None) or "")
+        if home is not None:  # a function or a class
+            found.append(home)
+        else:  # data: the author's modules holding it under the same name
+            found += [m for m in candidates if vars(m).get(name, namespace) is value]
+    return found
 
 
 def authors_files(py_func) -> set[str]:
     """The files of the author's modules a function uses, its own included, followed
-    through their globals (functions, jitted or not, modules and values defined there)."""
+    through their globals."""
     files, seen, namespaces = set(), set(), [py_func.__globals__]
     own = py_func.__globals__.get("__file__")
     if own:
         files.add(own)
+    candidates = _authors_modules()
     while namespaces:
-        for value in list(namespaces.pop().values()):
-            module = _module_of(value)
+        for module in _modules_used(namespaces.pop(), candidates):
             path = getattr(module, "__file__", None)
-            if module is None or module.__name__ in seen or not path or not _is_authors(path):
+            if module.__name__ in seen or not path or not _is_authors(path):
                 continue
             seen.add(module.__name__)
             files.add(path)
@@ -104,26 +123,30 @@ class _DependencyStamp:
 
     def get_source_stamp(self):
         own = super().get_source_stamp()
-        in_library = not _is_authors(self._py_file) and os.path.realpath(self._py_file).startswith(str(LIBRARY))
+        in_library = os.path.realpath(self._py_file).startswith(
+            tuple(str(LIBRARY / p) + os.sep for p in LIBRARY_PACKAGES)
+        )
         authors = "" if in_library else digest_of(authors_files(self._py_func))
         return own, library_stamp(), authors
 
 
-class _UserProvided(_DependencyStamp, caching.UserProvidedCacheLocator):
-    pass
+def _numba_locator(name: str):
+    """One of Numba's locator classes: public names from Numba 0.62, ``_Name`` before."""
+    return getattr(caching, name, None) or getattr(caching, "_" + name)
 
 
-class _InTree(_DependencyStamp, caching.InTreeCacheLocator):
-    pass
-
-
-class _UserWide(_DependencyStamp, caching.UserWideCacheLocator):
-    pass
+_LOCATORS = [
+    type(f"Keyed{name}", (_DependencyStamp, _numba_locator(name)), {"__module__": __name__})
+    for name in ("UserProvidedCacheLocator", "InTreeCacheLocator", "UserWideCacheLocator", "IPythonCacheLocator")
+]
 
 
 def install() -> None:
     """Puts the dependency-keyed locators first (once)."""
-    impl = getattr(caching, "CacheImpl", None) or caching._CacheImpl  # its name before Numba 0.61
-    locators = impl._locator_classes
-    if _InTree not in locators:
-        locators[:0] = [_UserProvided, _InTree, _UserWide]
+    if config.CACHE_LOCATOR_CLASSES:
+        warnings.warn(
+            "NUMBA_CACHE_LOCATOR_CLASSES is set: Numba's cache may serve stale code after an edit", stacklevel=2
+        )
+    locators = caching.CacheImpl._locator_classes
+    if _LOCATORS[0] not in locators:
+        locators[:0] = _LOCATORS

@@ -45,24 +45,18 @@ MIN_BLOCKS = 64  # a batch is cut into this many blocks at least, where it can b
 
 
 @njit(cache=True, inline="always")
-def clear_view_nb(view):
-    """Empties the rows of every seat in a new view; ``start_view_nb`` then resets only the
-    seats of each deal, as the rows of absent seats stay empty."""
-    view.points[:] = 0
-    view.partner_hands[:] = NO_CARD
-
-
-@njit(cache=True, inline="always")
 def start_view_nb(view, deal, hands, n_hand, points):
-    """Puts a freshly dealt deal on the table: live hands and the public part of the view
-    (seats beyond the table keep the empty rows ``clear_view_nb`` gave them)."""
+    """Puts a freshly dealt deal on the table: live hands and the public part of the view.
+    Every seat's row is reset, those beyond the table too: a replay may mix tables."""
     players = deal.players
     for seat in range(players):
         n_hand[seat] = HAND_SIZE
+        for k in range(HAND_SIZE):
+            hands[seat, k] = deal.hands[seat, k]
+    for seat in range(MAX_PLAYERS):
         points[seat] = 0
         view.points[seat] = 0
         for k in range(HAND_SIZE):
-            hands[seat, k] = deal.hands[seat, k]
             view.partner_hands[seat, k] = NO_CARD
     view.players = players
     view.trump_suit = CARD_SUIT[deal.briscola]
@@ -506,7 +500,6 @@ def _play_block_nb(
     duel = is_duel_nb(players, strategy_ids, traced)
     random0 = strategy_ids[0] == RANDOM_ID
     random1 = strategy_ids[1] == RANDOM_ID
-    clear_view_nb(views[0])
     for i in range(start, end):
         if stop[0] != 0:
             return

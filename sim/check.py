@@ -22,11 +22,13 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field, replace
 
+import numba
 import numpy as np
 
 from kernels.enums import MAX_PLAYERS, N_STREAMS, NO_CARD, VIEW_DTYPE
 from kernels.rng_nb import seed_key_nb, start_streams_nb
 from sim import reference
+from sim.cards import short_name
 from sim.compare import run_comparison, seating_config
 from sim.config import Rules, RunConfig
 from sim.play import IllegalDecisionError, describe_view, play_batch, seat_specs, view_after_plays
@@ -138,6 +140,8 @@ def _audit(config: RunConfig, batch, where: str) -> None:
 
 
 def _same_on_other_threads(config: RunConfig, batch, where: str) -> None:
+    if numba.config.NUMBA_NUM_THREADS < 2:
+        raise CheckFailed(f"{where}: this machine runs one thread: the check on 1 and 2 threads cannot be made")
     other = replace(config, threads=2 if config.threads == 1 else 1)
     again = play_batch(other, 0, len(batch.results), trace=True)
     for i, (first, second) in enumerate(zip(batch.records["plays"], again.records["plays"])):
@@ -146,7 +150,8 @@ def _same_on_other_threads(config: RunConfig, batch, where: str) -> None:
             view = view_after_plays(config, batch.deals[i], first[:play])
             raise CheckFailed(
                 f"{where}: deal {i} differs on {config.threads} and {other.threads} threads at play {play} "
-                f"({int(first[play])} against {int(second[play])}); the view: {describe_view(view)}"
+                f"({short_name(int(first[play]))} against {short_name(int(second[play]))}): its choices depend on "
+                f"more than its view, parameters and stream (np.random?); the view: {describe_view(view)}"
             )
 
 
@@ -168,10 +173,18 @@ def _ask_again(config, batch, seats, n_deals, decision_limit, report: TableRepor
             if view["seat"] not in seats:
                 continue
             record = view_record(view, config.players, deal)
-            given, asked_params = record.copy(), params.copy()
+            given, asked_params, streams = record.copy(), params.copy(), states.copy()
+            own = 1 + view["seat"]
             started = time.perf_counter()
-            chosen = decide(record[0], asked_params, states[1 + view["seat"] : 2 + view["seat"]])
+            chosen = decide(record[0], asked_params, states[own : own + 1])
             seconds = time.perf_counter() - started
+            others = np.delete(np.arange(len(states)), own)
+            if not np.array_equal(states[others], streams[others]):
+                raise CheckFailed(
+                    f"{where}: deal {deal_index}, play {play}: it wrote outside its random stream (rng[1] or "
+                    f"beyond is another seat's stream): its choices would change the other seats'; the view: "
+                    f"{describe_view(view)}"
+                )
             report.decisions_asked_again += 1
             report.slowest_decision = max(report.slowest_decision, seconds)
             report.writes_to_view |= {
@@ -195,9 +208,9 @@ def _ask_again(config, batch, seats, n_deals, decision_limit, report: TableRepor
 def view_record(view: dict, players: int, deal) -> np.ndarray:
     """A one-element VIEW_DTYPE array holding ``view`` (as sim.reference.view_before
     gives it), in fresh memory."""
+    assert players <= MAX_PLAYERS
     record = np.zeros(1, dtype=VIEW_DTYPE)
     record["partner_hands"] = NO_CARD
-    record["points"] = 0
     scalars = {
         "seat": view["seat"], "players": players, "trump_suit": view["trump_suit"], "briscola": view["briscola"],
         "removed_two": int(deal["removed"][0]) if players == 3 else NO_CARD, "stock_size": view["stock_size"],
@@ -216,7 +229,6 @@ def view_record(view: dict, players: int, deal) -> np.ndarray:
         record["played_by"][0, card] = seat
     for seat, hand in view["partner_hands"].items():
         record["partner_hands"][0, seat] = _padded(hand, record["partner_hands"].shape[2])
-    assert players <= MAX_PLAYERS
     return record
 
 

@@ -685,14 +685,16 @@ def check(
     canonical_strategies([strategy], files)  # an unknown strategy or parameter: one line, exit 2
     if deals < 1:
         raise ConfigError(f"--deals {deals} must be at least 1")
+    if not decision_limit > 0:
+        raise ConfigError(f"--decision-limit {decision_limit:g} must be above 0 seconds")
 
-    def started(report):
+    def table_done(report):
         if not quiet:
             state = "failed" if report.failure else "ok"
             print(f"{report.players} players, rules {report.rules_text}: {state}", file=sys.stderr)
 
     reports = check_strategy(strategy, files, deals=deals, seed=seed, players=tables,
-                             decision_limit=decision_limit, threads=threads, on_table=started)  # fmt: skip
+                             decision_limit=decision_limit, threads=threads, on_table=table_done)  # fmt: skip
     failure = next((r.failure for r in reports if r.failure), None)
     if json_output:
         print(
@@ -782,7 +784,7 @@ class _progress:
 def main(argv: list[str] | None = None) -> int:
     """Entry point: runs the app and maps known errors to one line and an exit code
     (with ``BRISCOLA_DEBUG=1``, the traceback comes first, the exit code is the same)."""
-    from sim.config import BAD_INPUT, ChunkFailed
+    from sim.config import BAD_INPUT, ChunkFailed, IllegalDecisionError
 
     args = sys.argv[1:] if argv is None else list(argv)
     command = typer.main.get_command(app)
@@ -801,7 +803,7 @@ def main(argv: list[str] | None = None) -> int:
         return _fail(str(error), EXIT_BAD_INPUT)
     except (typer.Abort, KeyboardInterrupt):
         return _fail("interrupted", EXIT_INTERRUPTED)
-    except ChunkFailed as error:  # a study that could not finish: kept, resumable
+    except (ChunkFailed, IllegalDecisionError) as error:  # a study that could not finish; a strategy's fault
         return _fail(str(error), EXIT_FAILED)
     except Exception as error:  # noqa: BLE001 - the last line of defence: one line, no traceback
         if _raised_by_ctrl_c(error):  # e.g. an import that Ctrl-C stopped wraps it in a RuntimeError

@@ -46,6 +46,11 @@ class ConfigError(ValueError):
 BAD_INPUT = (ConfigError, StrategyError)
 
 
+class IllegalDecisionError(RuntimeError):
+    """A strategy returned a card that is not in its player's hand. The message names the
+    strategy, seat, card, deal and view in one line."""
+
+
 class ChunkFailed(RuntimeError):
     """A chunk of a study could not be played (Dask gave up on it); the chunks done are
     kept and the study can be resumed. The message is one line, fit to show as it is."""

@@ -30,7 +30,7 @@ class Experiment:
     kind: str
     config: RunConfig
     strategies: tuple[str, ...]
-    sprt: object = None  # sim.compare.Sprt, for a comparison that stops on its own
+    sprt: object = None  # sim.stats.Sprt, for a comparison that stops on its own
     name: str = ""
 
     @property

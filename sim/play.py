@@ -26,7 +26,7 @@ from kernels.dispatch_nb import FIRST_PLUGIN_ID, no_decision_nb
 from kernels.engine_nb import replay_nb, simulate_nb
 from kernels.enums import DEAL_DTYPE, DECISION_OK, ILLEGAL_DTYPE, MAX_PLAYERS, PLAY_DTYPE, RESULT_DTYPE
 from sim.cards import SUITS_ITALIAN, short_name
-from sim.config import RunConfig
+from sim.config import IllegalDecisionError, RunConfig
 from sim.interrupt import StopFlag
 from strategies.api import MAX_PARAMS, StrategySpec, compile_decision, parse_spec
 from strategies.registry import available_strategies
@@ -39,10 +39,6 @@ warnings.filterwarnings("ignore", category=NumbaExperimentalFeatureWarning)
 NOT_PLAYED = -1  # ``results["deal"]`` of a deal the kernels did not finish (a stop came first)
 STOP_WAIT = 0.8  # seconds the kernels get to finish their decisions once asked to stop
 WAIT_STEP = 0.05  # how often the waiting thread looks at the stop flag
-
-
-class IllegalDecisionError(RuntimeError):
-    """A strategy returned a card that is not in its player's hand."""
 
 
 @dataclass
@@ -73,7 +69,7 @@ def _strategies(strategy_files: tuple[str, ...]) -> dict:
 
 
 def seat_specs(config: RunConfig) -> list[StrategySpec]:
-    """Each seat's strategy and parameter values; ConfigError for unknown names or keys."""
+    """Each seat's strategy and parameter values; StrategyError for unknown names or keys."""
     strategies = _strategies(tuple(config.strategy_files))
     return [parse_spec(text, strategies) for text in config.strategies]
 

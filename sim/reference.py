@@ -505,7 +505,8 @@ def greedy_player(seat, hand, table, trump_suit):
 
 def view_before(players, hands, briscola, stock, plays, partner_view="last3") -> dict:
     """What the seat to play sees after ``plays`` (the deal's cards in playing order):
-    the fields of the kernels' view, as plain Python. Used to report an illegal decision.
+    the fields of the kernels' view, as plain Python. Used to report an illegal decision
+    and by briscola check to ask a decision again.
 
     >>> deck = list(range(40))
     >>> view = view_before(2, [deck[0:3], deck[3:6]], 6, deck[7:], [0])

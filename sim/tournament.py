@@ -28,7 +28,7 @@ from sim.stats import PairResult, fit_ratings, score_matrix
 class TournamentOutcome:
     config: RunConfig
     names: list[str]
-    pairs: list  # sim.tournament.PairResult, in play order
+    pairs: list  # sim.stats.PairResult, in play order
     seconds: float
     interrupted: bool
     out: Path | None

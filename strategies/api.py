@@ -40,6 +40,9 @@ import numpy as np
 from strategies.errors import StrategyError
 
 MAX_PARAMS = 8  # parameter slots per seat in the kernels' float64 ``params`` array
+# Options of an author's @njit kept when the decision is compiled for the plug-in
+# signature; others (parallel: the kernels already run a thread per block) are dropped.
+KEPT_NJIT_OPTIONS = ("fastmath", "error_model", "boundscheck", "debug", "inline")
 KINDS = {int: "int", float: "float", bool: "bool"}
 
 
@@ -192,7 +195,7 @@ def decision_signature():
 
 def compile_decision(choose, name: str):
     """``choose`` compiled for the plug-in signature, with the options of the author's
-    ``@njit`` (``fastmath``, ``error_model``, ...); StrategyError (one line) if it fails,
+    ``@njit`` that suit a decision (KEPT_NJIT_OPTIONS); StrategyError (one line) if it fails,
     naming the strategy, the file and line, and Numba's reason (the whole of Numba's
     message is the error's cause: ``BRISCOLA_DEBUG=1`` shows it)."""
     from numba import njit
@@ -200,8 +203,9 @@ def compile_decision(choose, name: str):
     python_function = getattr(choose, "py_func", choose)
     if not callable(python_function):
         raise StrategyError(f"strategy {name!r}: its decision function is not callable")
-    options = {**getattr(choose, "targetoptions", {}), "cache": True, "nogil": True}  # the author's, kept
-    options.pop("nopython", None)  # njit's own
+    authors = getattr(choose, "targetoptions", {})
+    options = {key: authors[key] for key in KEPT_NJIT_OPTIONS if key in authors}
+    options.update(cache=True, nogil=True)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # Numba's "first-class functions are experimental"

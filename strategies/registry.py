@@ -65,6 +65,9 @@ def load_strategy_file(path: str | Path) -> list[Strategy]:
         raise StrategyError(f"--strategy-file {path}: no such file")
     digest = hashlib.sha1(str(path.resolve()).encode()).hexdigest()[:16]
     module_name = f"briscola_strategy_file_{digest}"  # stable: Numba's cache finds it again by name
+    folder = str(path.resolve().parent)
+    if folder not in sys.path:  # the file's own helper modules, beside it, import as they would in a script
+        sys.path.append(folder)
     spec = importlib.util.spec_from_file_location(module_name, path)
     module = importlib.util.module_from_spec(spec)
     sys.modules[module_name] = module  # Numba's cache and pickling look modules up by name

@@ -32,7 +32,7 @@ def play_bot(folder) -> float:
     result = run_cli(
         "simulate", "--strategy-file", "bot.py", "--players", "2", "--strategies", "bot,random",
         "--deals", "3000", "--seed", "1", "--summary-only", "--json", "--quiet",
-        cwd=folder, env={"PYTHONPATH": f"{REPO}:{folder}"},
+        cwd=folder, env={"PYTHONPATH": str(REPO)},  # its helper modules beside it import without help
     )  # fmt: skip
     assert result.returncode == 0, result.stderr
     return json.loads(result.stdout)["sides"][0]["win_rate"]
@@ -47,6 +47,30 @@ def test_an_edited_helper_in_another_file_is_compiled_again(tmp_path):
     for cache in tmp_path.rglob("__pycache__"):
         shutil.rmtree(cache)
     assert edited == play_bot(tmp_path) != first  # the edit is played, as from a cold cache
+
+
+CONSTANT_BOT = """
+from numba import njit
+
+from slots import SLOT
+from strategies.api import Strategy
+
+
+@njit
+def slot_nb(view, params, rng):
+    return view.hand[min(SLOT, view.n_hand - 1)]
+
+
+SLOT_BOT = Strategy("bot", 1, "Plays the card at a slot its helper module sets.", slot_nb)
+"""
+
+
+def test_an_edited_constant_imported_from_another_file_is_compiled_again(tmp_path):
+    (tmp_path / "bot.py").write_text(CONSTANT_BOT)
+    (tmp_path / "slots.py").write_text("SLOT = 0\n")
+    first = play_bot(tmp_path)
+    (tmp_path / "slots.py").write_text("SLOT = 2\n")  # only the value: no function of slots.py is used
+    assert play_bot(tmp_path) != first
 
 
 def test_a_plug_ins_dependencies_are_its_authors_files_only(tmp_path, monkeypatch):

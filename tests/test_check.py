@@ -44,6 +44,11 @@ def test_an_illegal_strategy_fails_with_its_view():
     )
 
 
+def test_writing_into_another_seats_stream_fails():
+    result = check("meddler", "--strategy-file", UNFAIR, "--deals", "20", "--players", "2")
+    assert result.returncode == 1 and "it wrote outside its random stream" in result.stderr
+
+
 def test_a_decision_over_the_limit_fails():
     result = check("slow:seconds=0.05", "--strategy-file", SLOW_FILE, "--deals", "2", "--players", "2",
                    "--decision-limit", "0.01")  # fmt: skip
@@ -62,6 +67,7 @@ def test_bad_input_is_one_line_and_exit_2():
         (("nosuch",), "unknown strategy 'nosuch'"),
         (("expert", "--players", "5"), "--players 5 is not a Briscola table"),
         (("expert", "--players", "two"), "--players 'two': give table sizes separated by commas"),
+        (("expert", "--decision-limit", "-1"), "--decision-limit -1 must be above 0 seconds"),
     ]:
         result = check(*args)
         assert result.returncode == 2 and message in result.stderr and len(result.stderr.strip().splitlines()) == 1

@@ -55,3 +55,13 @@ def test_legal_runs_raise_nothing_and_play_to_the_end():
     config = RunConfig(players=6, strategies=("random", "greedy") * 3, deals=2000, seed=4, threads=2)
     batch = play_batch(config, 0, 2000)
     assert np.all(batch.results["side_points"][:, :2].sum(axis=1) == 120)
+
+
+def test_the_command_says_it_in_one_line_with_exit_1(cheat_file):
+    from tests.helpers import REPO, run_cli
+
+    result = run_cli("simulate", "--players", "2", "--strategies", "greedy,cheat", "--strategy-file", cheat_file,
+                     "--deals", "50", "--seed", "4", "--summary-only", env={"PYTHONPATH": str(REPO)})  # fmt: skip
+    assert result.returncode == 1
+    line = result.stderr.strip().splitlines()[-1]
+    assert line.startswith("briscola: error: strategy 'cheat' (seat 1) returned card") and "its view: hand" in line

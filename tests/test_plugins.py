@@ -180,10 +180,17 @@ def fast_first_nb(view, params, rng):
     return view.hand[0]
 
 
+@njit(parallel=True)
+def parallel_first_nb(view, params, rng):
+    return view.hand[0]
+
+
 def test_the_authors_njit_options_are_kept():
     compiled = Strategy("fast", 1, "Plays its first card.", fast_first_nb).compiled()
     assert compiled.targetoptions["fastmath"] is True and compiled.targetoptions["error_model"] == "numpy"
     assert compiled.targetoptions["nogil"] is True  # and the engine's own
+    parallel = Strategy("par", 1, "Plays its first card.", parallel_first_nb).compiled()
+    assert "parallel" not in parallel.targetoptions  # the kernels run a thread per block already
 
 
 def test_the_guide_and_the_toolkit_agree():
