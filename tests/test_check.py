@@ -25,6 +25,7 @@ def test_built_ins_pass_at_every_table_and_rule(strategy, deals):
     assert report["passed"] and len(report["tables"]) == 10
     assert {(t["players"], t["rules"]) for t in report["tables"]} >= {(2, "default"), (6, "partner_view=none")}
     assert all(t["decisions_asked_again"] > 0 and t["deals_per_second"] > 0 for t in report["tables"])
+    assert all(t["threads_checked"] for t in report["tables"])  # this machine has 2 cores
     assert all(t["score_ci95"][0] <= t["score"] <= t["score_ci95"][1] for t in report["tables"])
 
 
@@ -71,3 +72,10 @@ def test_bad_input_is_one_line_and_exit_2():
     ]:
         result = check(*args)
         assert result.returncode == 2 and message in result.stderr and len(result.stderr.strip().splitlines()) == 1
+
+
+def test_on_one_thread_the_threads_check_is_said_not_made():
+    result = run_cli("check", "greedy", "--deals", "30", "--players", "2", "--json", "--quiet",
+                     env={"PYTHONPATH": str(REPO), "NUMBA_NUM_THREADS": "1"})  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert [t["threads_checked"] for t in json.loads(result.stdout)["tables"]] == [False, False]
