@@ -846,19 +846,20 @@ def _fail(message: str, code: int) -> int:
 def run() -> None:
     """The console script: ``main``, then an exit that a late Ctrl-C cannot turn into a
     death by signal (the run is over, its files are written or removed)."""
-    over = [False]
 
-    def interrupt(signum, frame):  # Python's own behaviour, until the command is over
-        if not over[0]:
+    def interrupt(signum, frame):
+        # Python's own behaviour while the command runs (a frame below this one). A press
+        # that lands in this frame came as the command returned: raising there would
+        # escape and kill the process by signal, so it is ignored.
+        if frame is None or frame.f_code is not run.__code__:
             raise KeyboardInterrupt
 
     signal.signal(signal.SIGINT, interrupt)
     try:
         code = main()
-    except KeyboardInterrupt:  # pressed before the command had started
+    except KeyboardInterrupt:  # pressed while the command started or ended
         code = EXIT_INTERRUPTED
     finally:
-        over[0] = True  # a store, not a call: no signal handler can run in between
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # the interpreter's exit would restore the default
     sys.exit(code)
 
