@@ -430,11 +430,12 @@ def test_chunk_sizes_do_not_count_compiling(monkeypatch):
     assert sim.study.calibrate(experiment) == sim.study.MAX_CHUNK_UNITS
 
 
-def test_status_says_whether_a_study_is_running(reference, tmp_path):
-    write_plan(tmp_path)
-    process = start_batch(tmp_path, "--out", "study", "--chunk-deals", "200", "--quiet")
+def test_status_says_whether_a_study_is_running(tmp_path):
+    write_plan(tmp_path, SLOW_PLAN.format(slow=SLOW_FILE))  # chunks of about a second: still running when asked
+    process = start_batch(tmp_path, "--out", "study", "--chunk-deals", "3", "--quiet")
     wait_for_records(tmp_path / "study", process, 1)
     running = json.loads(run_cli("status", "study", "--json", env={"PYTHONPATH": str(REPO)}, cwd=tmp_path).stdout)
+    assert process.poll() is None, "the study ended before status was asked"
     process.kill()
     process.communicate()
     stopped = json.loads(run_cli("status", "study", "--json", env={"PYTHONPATH": str(REPO)}, cwd=tmp_path).stdout)
