@@ -30,6 +30,7 @@ from kernels.enums import (
     RULE_PARTNER_VIEW,
     TOTAL_POINTS,
     VIEW_DTYPE,
+    WORK_DTYPE,
 )
 from kernels.rng_nb import seed_key_nb, start_streams_nb
 from kernels.rules_nb import (
@@ -45,9 +46,10 @@ MIN_BLOCKS = 64  # a batch is cut into this many blocks at least, where it can b
 
 
 @njit(cache=True, inline="always")
-def start_view_nb(view, deal, hands, n_hand, points):
+def start_view_nb(view, deal, work):
     """Puts a freshly dealt deal on the table: live hands and the public part of the view.
     Every seat's row is reset, those beyond the table too: a replay may mix tables."""
+    hands, n_hand, points = work.hands, work.n_hand, work.points
     players = deal.players
     for seat in range(players):
         n_hand[seat] = HAND_SIZE
@@ -145,10 +147,7 @@ def play_deal_nb(
     states,
     views,
     sealed_params,
-    hands,
-    n_hand,
-    table,
-    points,
+    work,
     result,
     record,
     illegal,
@@ -157,7 +156,8 @@ def play_deal_nb(
     """Plays one dealt deal to the end and writes how it ended into ``result``.
 
     ``views`` holds two VIEW_DTYPE records: the engine's view, then the copy a plug-in
-    gets for each decision (with ``sealed_params``, its parameters' copy). ``record``
+    gets for each decision (with ``sealed_params``, its parameters' copy). ``work`` (a
+    WORK_DTYPE record) holds the engine's own hands, table and points. ``record``
     (PLAY_DTYPE) receives every card and trick winner. A decision that is not
     a card in hand stops the deal and is written into ``illegal``; returns False then,
     as it does when ``stop[0]`` is set (checked before every decision: a stop request
@@ -167,7 +167,7 @@ def play_deal_nb(
     are its callers: otherwise every call and every inlined helper taking arrays would
     pay atomic increments and decrements, a sizeable share of the time of a deal.
     """
-    start_view_nb(views[0], deal, hands, n_hand, points)
+    start_view_nb(views[0], deal, work)
     players = deal.players
     done = _play_any_nb(
         deal,
@@ -178,17 +178,14 @@ def play_deal_nb(
         states,
         views,
         sealed_params,
-        hands,
-        n_hand,
-        table,
-        points,
+        work,
         record,
         illegal,
         players,
         stop,
     )
     if done:
-        _score_nb(points, players, result)
+        _score_nb(work.points, players, result)
     return done
 
 
@@ -202,10 +199,7 @@ def _play_any_nb(
     states,
     views,
     sealed_params,
-    hands,
-    n_hand,
-    table,
-    points,
+    work,
     record,
     illegal,
     players,
@@ -225,10 +219,7 @@ def _play_any_nb(
             states,
             views,
             sealed_params,
-            hands,
-            n_hand,
-            table,
-            points,
+            work,
             record,
             illegal,
             trump,
@@ -252,10 +243,7 @@ def _play_trick_nb(
     states,
     views,
     sealed_params,
-    hands,
-    n_hand,
-    table,
-    points,
+    work,
     record,
     illegal,
     trump,
@@ -269,6 +257,7 @@ def _play_trick_nb(
     (its winner, now the leader, first), then each seat plays a card. Returns the
     trick's winner, or NO_SEAT after an illegal decision or a stop request."""
     view = views[0]
+    hands, n_hand, table, points = work.hands, work.n_hand, work.table, work.points
     n_stock = deal.n_stock
     drawn = min(trick * players, n_stock)  # cards drawn once this trick's draw is done
     if trick > 0 and trick * players <= n_stock:
@@ -470,23 +459,19 @@ def _play_blocks_nb(
         states = np.empty(N_STREAMS, dtype=np.uint64)
         views = np.empty(2, dtype=VIEW_DTYPE)  # the engine's, and each plug-in decision's copy
         sealed_params = np.empty(params.shape[1], dtype=np.float64)
-        hands = np.empty((MAX_PLAYERS, HAND_SIZE), dtype=np.int8)
-        n_hand = np.empty(MAX_PLAYERS, dtype=np.int8)
-        table = np.empty(MAX_TABLE, dtype=np.int8)  # the engine's own copies of what it shows:
-        points = np.empty(MAX_PLAYERS, dtype=np.int16)  # a strategy writing to its view changes nothing
+        work = np.empty(1, dtype=WORK_DTYPE)  # the engine's own copies of what it shows
         scratch_deal = np.empty(1, dtype=DEAL_DTYPE)
         scratch_record = np.empty(1, dtype=PLAY_DTYPE)
         _play_block_nb(
             seed_key, first_deal, deal_step, start, end, players, rules, strategy_ids, params, plugins, seat_streams, dealt, results, illegal,
-            deals, records, states, views, sealed_params, hands, n_hand, table, points, scratch_deal, scratch_record,
-            stop,
+            deals, records, states, views, sealed_params, work, scratch_deal, scratch_record, stop,
         )  # fmt: skip
 
 
 @njit(cache=True, _nrt=False)
 def _play_block_nb(
     seed_key, first_deal, deal_step, start, end, players, rules, strategy_ids, params, plugins, seat_streams, dealt, results, illegal,
-    deals, records, states, views, sealed_params, hands, n_hand, table, points, scratch_deal, scratch_record, stop,
+    deals, records, states, views, sealed_params, work, scratch_deal, scratch_record, stop,
 ):  # fmt: skip
     """Plays deals ``start .. end - 1`` on one thread: deals them first unless ``dealt``
     (then ``deals`` holds them). Empty ``deals``/``records`` mean untraced: the scratch
@@ -513,6 +498,7 @@ def _play_block_nb(
             deal_nb(players, rules, states, deal)
         results[i].briscola = deal.briscola
         if duel:  # random and greedy only, untraced: the fast path, same results
+            points = work[0].points
             points[0] = play_duel_nb(deal, states[1], states[2], random0, random1)
             points[1] = TOTAL_POINTS - points[0]
             _score_nb(points, 2, results[i])
@@ -527,10 +513,7 @@ def _play_block_nb(
                 states,
                 views,
                 sealed_params,
-                hands,
-                n_hand,
-                table,
-                points,
+                work[0],
                 results[i],
                 record,
                 illegal[i],

@@ -86,6 +86,17 @@ VIEW_DTYPE = record_dtype(
     ]
 )
 
+# The engine's own state of a deal in play, kept apart from the views it shows (so a
+# strategy writing to its view changes nothing): one record per block of deals.
+WORK_DTYPE = record_dtype(
+    [
+        ("hands", np.int8, (MAX_PLAYERS, HAND_SIZE)),  # live hands, n_hand[seat] cards first
+        ("n_hand", np.int8, MAX_PLAYERS),
+        ("table", np.int8, MAX_TABLE),  # the current trick, from the leader on
+        ("points", np.int16, MAX_PLAYERS),  # points taken so far, per seat
+    ]
+)
+
 # One dealt deal: everything the shuffle decided, enough to replay the deal exactly.
 DEAL_DTYPE = record_dtype(
     [
