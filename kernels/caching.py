@@ -64,12 +64,14 @@ def _installed_roots() -> tuple[str, ...]:
     return tuple({os.path.realpath(paths[key]) for key in ("stdlib", "platstdlib", "purelib", "platlib")})
 
 
+def _in_library(path: str) -> bool:
+    return os.path.realpath(path).startswith(tuple(str(LIBRARY / package) + os.sep for package in LIBRARY_PACKAGES))
+
+
 def _is_authors(path: str) -> bool:
     """A source file of the user's own, not of Python, an installed package or the library."""
     real = os.path.realpath(path)
-    if not real.endswith(".py") or real.startswith(_installed_roots()):
-        return False
-    return not any(real.startswith(str(LIBRARY / package) + os.sep) for package in LIBRARY_PACKAGES)
+    return real.endswith(".py") and not real.startswith(_installed_roots()) and not _in_library(real)
 
 
 def _authors_modules() -> list[types.ModuleType]:
@@ -123,10 +125,7 @@ class _DependencyStamp:
 
     def get_source_stamp(self):
         own = super().get_source_stamp()
-        in_library = os.path.realpath(self._py_file).startswith(
-            tuple(str(LIBRARY / p) + os.sep for p in LIBRARY_PACKAGES)
-        )
-        authors = "" if in_library else digest_of(authors_files(self._py_func))
+        authors = "" if _in_library(self._py_file) else digest_of(authors_files(self._py_func))
         return own, library_stamp(), authors
 
 
