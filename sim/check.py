@@ -67,8 +67,7 @@ class TableReport:
 
     @property
     def rules_text(self) -> str:
-        changed = {k: v for k, v in vars(self.rules).items() if v != getattr(Rules(), k)}
-        return ", ".join(f"{k}={v}" for k, v in changed.items()) or "default"
+        return ", ".join(f"{k}={v}" for k, v in self.rules.changed().items()) or "default"
 
     def to_dict(self) -> dict:
         return {
