@@ -481,10 +481,14 @@ def _play_block_nb(
     caller. Compiled without reference counting, like ``play_deal_nb``.
     """
     traced = records.shape[0] > 0
+    if is_duel_nb(players, strategy_ids, traced):  # random and greedy only, untraced: the fast path, same results
+        random0, random1 = strategy_ids[0] == RANDOM_ID, strategy_ids[1] == RANDOM_ID
+        if random0 and random1:  # constant flags: the compiler drops greedy's code from this copy
+            _play_duels_nb(seed_key, first_deal, deal_step, start, end, rules, seat_streams, results, states, work, scratch_deal, stop, True, True)  # fmt: skip
+        else:
+            _play_duels_nb(seed_key, first_deal, deal_step, start, end, rules, seat_streams, results, states, work, scratch_deal, stop, random0, random1)  # fmt: skip
+        return
     n_seats = players if players > 0 else MAX_PLAYERS  # replayed deals: any table
-    duel = is_duel_nb(players, strategy_ids, traced)
-    random0 = strategy_ids[0] == RANDOM_ID
-    random1 = strategy_ids[1] == RANDOM_ID
     for i in range(start, end):
         if stop[0] != 0:
             return
@@ -497,27 +501,39 @@ def _play_block_nb(
         if not dealt:
             deal_nb(players, rules, states, deal)
         results[i].briscola = deal.briscola
-        if duel:  # random and greedy only, untraced: the fast path, same results
-            points = work[0].points
-            points[0] = play_duel_nb(deal, states[1], states[2], random0, random1)
-            points[1] = TOTAL_POINTS - points[0]
-            _score_nb(points, 2, results[i])
-            done = True
-        else:
-            done = play_deal_nb(
-                deal,
-                strategy_ids,
-                params,
-                plugins,
-                rules,
-                states,
-                views,
-                sealed_params,
-                work[0],
-                results[i],
-                record,
-                illegal[i],
-                stop,
-            )
+        done = play_deal_nb(
+            deal,
+            strategy_ids,
+            params,
+            plugins,
+            rules,
+            states,
+            views,
+            sealed_params,
+            work[0],
+            results[i],
+            record,
+            illegal[i],
+            stop,
+        )
         if done:
             results[i].deal = deal_index
+
+
+@njit(cache=True, inline="always")
+def _play_duels_nb(seed_key, first_deal, deal_step, start, end, rules, seat_streams, results, states, work, scratch_deal, stop, random0, random1):  # fmt: skip
+    """``_play_block_nb``'s loop on the fast path (2 players, ``random0``/``random1``:
+    whether each seat plays ``random``, else ``greedy``)."""
+    deal = scratch_deal[0]
+    points = work[0].points
+    for i in range(start, end):
+        if stop[0] != 0:
+            return
+        deal_index = first_deal + i * deal_step
+        start_streams_nb(states, seed_key, deal_index, seat_streams, 2)
+        deal_nb(2, rules, states, deal)
+        results[i].briscola = deal.briscola
+        points[0] = play_duel_nb(deal, states[1], states[2], random0, random1)
+        points[1] = TOTAL_POINTS - points[0]
+        _score_nb(points, 2, results[i])
+        results[i].deal = deal_index
