@@ -9,7 +9,10 @@ lead, so for them a deal can live in a few integers, as in the C yardstick:
   (the played card leaves, later cards move down, the drawn card goes last);
 - the state is kept by position, leader then follower: when the follower takes the
   trick, hands and random streams swap places by masks rather than branches, since who
-  wins a random trick is a coin flip that a branch would mispredict.
+  wins a random trick is a coin flip that a branch would mispredict;
+- each stream's next 64 bits are drawn as soon as its previous draw is used, before the
+  trick's winner (and so who uses them next) is known: the draw is off the chain of
+  work that waits for the trick's outcome.
 
 Every decision draws from the seat's own stream exactly as ``random_nb`` does, so a
 deal ends exactly as on the general path: the tests check it deal by deal.
@@ -47,34 +50,37 @@ def play_duel_nb(deal, counter0, counter1, random0, random1):
     ``random0``/``random1``: whether the seat plays ``random`` (else ``greedy``).
     """
     trump = CARD_SUIT[deal.briscola]
-    state = (_pack_nb(deal.hands[0]), _pack_nb(deal.hands[1]), counter0, counter1, np.int64(0), np.int64(0))
-    for trick in range(TRICKS):  # state: hands and streams by position, leader, seat 0's points
-        lead_hand, follow_hand, counter_l, counter_f, leader, points0 = _trick_nb(
+    # The state, by position: hands, stream counters, the streams' next bits, the leader,
+    # seat 0's points.
+    state = (_pack_nb(deal.hands[0]), _pack_nb(deal.hands[1]), counter0, counter1, _next_bits_nb(counter0),
+             _next_bits_nb(counter1), np.int64(0), np.int64(0))  # fmt: skip
+    for trick in range(TRICKS):
+        lead_hand, follow_hand, counter_l, counter_f, bits_l, bits_f, leader, points0 = _trick_nb(
             state, min(HAND_SIZE, TRICKS - trick), trump, random0, random1
         )
         if trick < DRAW_TRICKS:  # the winner, now leading, draws first
             lead_hand |= np.uint64(deal.stock[2 * trick]) << np.uint64(16)
             follow_hand |= np.uint64(deal.stock[2 * trick + 1]) << np.uint64(16)
-        state = (lead_hand, follow_hand, counter_l, counter_f, leader, points0)
-    return state[5]
+        state = (lead_hand, follow_hand, counter_l, counter_f, bits_l, bits_f, leader, points0)
+    return state[7]
 
 
 @njit(cache=True, inline="always")
 def _trick_nb(state, n, trump, random0, random1):
     """One trick with ``n`` cards in each hand; returns the state after it."""
-    lead_hand, follow_hand, counter_l, counter_f, leader, points0 = state
+    lead_hand, follow_hand, counter_l, counter_f, bits_l, bits_f, leader, points0 = state
     lead_random = random1 if leader else random0
     follow_random = random0 if leader else random1
-    slot, drawn = _random_slot_nb(n, counter_l)
+    slot, counter, bits = _random_slot_nb(n, counter_l, bits_l)
     if lead_random:
-        counter_l = drawn
+        counter_l, bits_l = counter, bits
     else:
         slot = _greedy_slot_nb(lead_hand, n, trump, -1)
     lead = _card_nb(lead_hand, slot)
     lead_hand = _remove_nb(lead_hand, slot)
-    slot, drawn = _random_slot_nb(n, counter_f)
+    slot, counter, bits = _random_slot_nb(n, counter_f, bits_f)
     if follow_random:
-        counter_f = drawn
+        counter_f, bits_f = counter, bits
     else:
         slot = _greedy_slot_nb(follow_hand, n, trump, lead)
     follow = _card_nb(follow_hand, slot)
@@ -85,16 +91,25 @@ def _trick_nb(state, n, trump, random0, random1):
     swap = ZERO - np.uint64(follower_won)  # all ones when the follower leads next
     hands = (lead_hand ^ follow_hand) & swap
     counters = (counter_l ^ counter_f) & swap
-    return lead_hand ^ hands, follow_hand ^ hands, counter_l ^ counters, counter_f ^ counters, winner, points0
+    next_bits = (bits_l ^ bits_f) & swap
+    return (lead_hand ^ hands, follow_hand ^ hands, counter_l ^ counters, counter_f ^ counters, bits_l ^ next_bits,
+            bits_f ^ next_bits, winner, points0)  # fmt: skip
 
 
 @njit(cache=True, inline="always")
-def _random_slot_nb(n, counter):
-    """``random_nb``'s pick from a hand of ``n`` cards: (slot, the stream's new counter)."""
+def _random_slot_nb(n, counter, bits):
+    """``random_nb``'s pick from a hand of ``n`` cards, for a stream at ``counter`` whose
+    next bits are ``bits``: (slot, the stream's new counter, its next bits)."""
     if n == 1:
-        return ZERO, counter  # no choice: no draw
-    bits, counter = next_local_nb(counter)
-    return bounded_local_nb(bits >> np.uint64(32), n, counter)
+        return ZERO, counter, bits  # no choice: no draw
+    _, counter = next_local_nb(counter)  # the draw of ``bits``, made ahead
+    slot, counter = bounded_local_nb(bits >> np.uint64(32), n, counter)
+    return slot, counter, _next_bits_nb(counter)
+
+
+@njit(cache=True, inline="always")
+def _next_bits_nb(counter):
+    return next_local_nb(counter)[0]
 
 
 @njit(cache=True, inline="always")
