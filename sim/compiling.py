@@ -17,8 +17,9 @@ import sys
 import time
 import warnings
 
-from sim.config import RunConfig
-from sim.play import kernel_strategies, play_batch, seat_specs
+from kernels.tally_nb import tally_results_nb
+from sim.config import RunConfig, n_sides
+from sim.play import NOT_PLAYED, kernel_strategies, play_batch, seat_specs
 from strategies.api import Strategy, decision_signature
 from strategies.registry import available_strategies
 
@@ -28,7 +29,8 @@ def warm_up(config: RunConfig) -> float:
     started = time.perf_counter()
     helper = _compile_aside(_cold_strategies(config), config.strategy_files)
     try:
-        play_batch(_engine_only(config), 0, 1)
+        batch = play_batch(_engine_only(config), 0, 1)
+        tally_results_nb(batch.results, n_sides(config.players), NOT_PLAYED)
         if helper is not None:
             helper.wait()  # however it ended, the next line compiles what is still missing
     except BaseException:  # Ctrl-C included: no compiler left running behind

@@ -37,6 +37,7 @@ warnings.filterwarnings("ignore", category=NumbaExperimentalFeatureWarning)
 
 
 NOT_PLAYED = -1  # ``results["deal"]`` of a deal the kernels did not finish (a stop came first)
+assert NOT_PLAYED == DECISION_OK == -1  # what _kernel_buffers writes into every field
 STOP_WAIT = 0.8  # seconds the kernels get to finish their decisions once asked to stop
 WAIT_STEP = 0.05  # how often the waiting thread looks at the stop flag
 
@@ -180,9 +181,9 @@ def _launch(kernel, arguments: tuple, config: RunConfig, stop: StopFlag, written
 def _kernel_buffers(n_deals: int):
     """The result and illegal-decision arrays, marked as not played yet."""
     results = np.empty(n_deals, dtype=RESULT_DTYPE)
-    results["deal"] = NOT_PLAYED
     illegal = np.empty(n_deals, dtype=ILLEGAL_DTYPE)
-    illegal["play"] = DECISION_OK
+    for array in (results, illegal):  # all bits set, in one memset: every field reads -1
+        array.view(np.uint8).fill(0xFF)
     return results, illegal
 
 

@@ -14,11 +14,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from kernels.tally_nb import tally_results_nb
 from sim import __version__
 from sim.compiling import warm_up
 from sim.config import ConfigError, RunConfig, n_sides, side_of_seat
 from sim.interrupt import StopFlag, deferred_interrupt
-from sim.play import Batch, effective_threads, play_batch, seat_specs
+from sim.play import NOT_PLAYED, Batch, effective_threads, play_batch, seat_specs
 from sim.results import (
     FORMAT_VERSION,
     TRACE_ROW_GROUP,
@@ -212,13 +213,14 @@ def _play_deals(config, first, n, writers, schema, tally, stop) -> int:
     """Plays, writes and tallies deals ``first .. first + n - 1``, or the first of them
     a stop left finished; returns how many."""
     batch = play_batch(config, first, n, trace="trace" in writers, stop=stop)
-    batch = batch.head(batch.completed)
+    completed, counts = tally_results_nb(batch.results, tally.n_sides, NOT_PLAYED)
+    batch = batch.head(completed)
     if schema is not None:
         writers["out"].write(results_table(batch.results, config, schema))
     if "trace" in writers:
         writers["trace"].write(trace_table(batch))
-    tally.add(batch.results)
-    return len(batch.results)
+    tally.add_counts(counts, completed)
+    return completed
 
 
 def _play_matches(config, first, n, writers, schema, tally, stop) -> int:

@@ -86,12 +86,15 @@ class RunTally:
     def from_dict(cls, data: dict) -> RunTally:
         return cls(len(data["sides"]), [SideTally(**side) for side in data["sides"]], data["deals_played"])
 
-    def add(self, results: np.ndarray) -> None:
-        """Adds a batch of RESULT_DTYPE rows. A side draws a drawn deal when it shares the
-        highest total (both sides at 60-60; the tied leaders with 3 players)."""
-        points = results["side_points"][:, : self.n_sides]
-        self.add_outcomes(results["winner_side"], points, points)
-        self.deals_played += len(results)
+    def add_counts(self, counts: np.ndarray, deals_played: int) -> None:
+        """Adds a batch's deals counted by ``kernels.tally_nb.tally_results_nb``: a row per
+        side of wins, draws, losses and points."""
+        for tally, (wins, draws, losses, points) in zip(self.sides, counts.tolist()):
+            tally.wins += wins
+            tally.draws += draws
+            tally.losses += losses
+            tally.points += points
+        self.deals_played += deals_played
 
     def add_outcomes(self, winner: np.ndarray, points: np.ndarray, standing: np.ndarray) -> None:
         """Adds games (deals or matches): the winning side (-1: drawn), points per side,

@@ -6,6 +6,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from kernels.enums import RESULT_DTYPE
+from kernels.tally_nb import tally_results_nb
+from sim.play import NOT_PLAYED
 from sim.stats import RunTally, wilson_interval
 
 
@@ -39,16 +41,22 @@ def rows(side_points, winners):
     return results
 
 
+def tallied(n_sides: int, results: np.ndarray) -> RunTally:
+    """A RunTally of result rows, counted as simulate counts them (by the kernel)."""
+    tally = RunTally(n_sides)
+    completed, counts = tally_results_nb(results, n_sides, NOT_PLAYED)
+    tally.add_counts(counts, completed)
+    return tally
+
+
 def test_two_sides_share_a_60_60_draw():
-    tally = RunTally(2)
-    tally.add(rows([(61, 59), (60, 60), (30, 90)], [0, -1, 1]))
+    tally = tallied(2, rows([(61, 59), (60, 60), (30, 90)], [0, -1, 1]))
     assert [(s.wins, s.draws, s.losses) for s in tally.sides] == [(1, 1, 1), (1, 1, 1)]
     assert [s.points for s in tally.sides] == [151, 209]
 
 
 def test_three_players_draw_only_for_the_tied_leaders():
-    tally = RunTally(3)
-    tally.add(rows([(50, 50, 20), (60, 30, 30), (40, 40, 40)], [-1, 0, -1]))
+    tally = tallied(3, rows([(50, 50, 20), (60, 30, 30), (40, 40, 40)], [-1, 0, -1]))
     assert [(s.wins, s.draws, s.losses) for s in tally.sides] == [(1, 2, 0), (0, 2, 1), (0, 1, 2)]
     assert tally.deals == 3
 
@@ -59,7 +67,17 @@ def test_every_deal_counts_once_per_side(n_sides):
     points = rng.integers(0, 60, size=(500, n_sides))
     top = points.max(axis=1)
     winners = np.where((points == top[:, None]).sum(axis=1) > 1, -1, points.argmax(axis=1))
-    tally = RunTally(n_sides)
-    tally.add(rows([tuple(p) for p in points], winners))
+    tally = tallied(n_sides, rows([tuple(p) for p in points], winners))
     for side in tally.sides:
         assert side.wins + side.draws + side.losses == 500
+    by_outcomes = RunTally(n_sides)  # the count of matches, by numpy: the same rule
+    by_outcomes.add_outcomes(winners, points, points)
+    assert tally.sides == by_outcomes.sides
+
+
+def test_the_tally_stops_at_the_first_deal_not_played():
+    results = rows([(70, 50), (60, 60), (0, 0), (90, 30)], [0, -1, -1, 0])
+    results["deal"][2] = NOT_PLAYED  # a stop cut the batch here: the deal after is not counted either
+    tally = tallied(2, results)
+    assert tally.deals == tally.deals_played == 2
+    assert [(s.wins, s.draws, s.losses, s.points) for s in tally.sides] == [(1, 1, 0, 130), (0, 1, 1, 110)]
