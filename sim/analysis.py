@@ -262,12 +262,13 @@ def margins(deals: pd.DataFrame, players: int) -> pd.Series:
 def compare_summary(deals: pd.DataFrame) -> pd.DataFrame:
     """For comparison files and tournaments: A's score against B, per pair (rows ``a``,
     ``b``, ``deals``, ``score``, ``ci_low``, ``ci_high``), a deal's seatings taken together.
-    With 3 players A scores against each copy of B apart, as ``briscola compare`` does."""
+    With a match format the units are matches, and ``deals`` is ``matches``. With 3
+    players A scores against each copy of B apart, as ``briscola compare`` does."""
     frame = _with_a_scores(deals)
     rows = []
     for _, pair in frame.groupby("pair", sort=True) if "pair" in frame else [(None, frame)]:
         rows.append({"a": pair["a"].iloc[0], "b": pair["b"].iloc[0], **_mean_interval(_unit_scores(pair).mean(axis=1))})
-    return pd.DataFrame(rows).rename(columns={"games": "deals"})
+    return pd.DataFrame(rows).rename(columns={"games": "matches" if "match" in frame else "deals"})
 
 
 def _unit_scores(pair: pd.DataFrame) -> pd.DataFrame:

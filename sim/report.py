@@ -34,6 +34,19 @@ def run_keys(config) -> dict:
     return keys
 
 
+def unit_key(config) -> str:
+    """What a comparison's duplicate units are called in its JSON: ``deals``, or
+    ``matches`` with a match format (then a unit is a match of several deals)."""
+    return "deals" if config.match == "deal" else "matches"
+
+
+def _units(row: dict) -> tuple[int, str]:
+    """A comparison's or tournament's unit count and its name for people, from its JSON."""
+    if "matches" in row:
+        return row["matches"], f"{row['match']} matches"
+    return row["deals"], "deals"
+
+
 def rules_text(rules: dict) -> str:
     """Rules for people: ``trump_redeal=ace-three, partner_view=last3``."""
     return ", ".join(f"{key}={value}" for key, value in rules.items()) or "-"
@@ -136,8 +149,8 @@ def compare_dict(outcome) -> dict:
         "b": outcome.b,
         "players": outcome.config.players,
         **run_keys(outcome.config),
-        "deals": outcome.deals_done,
-        "games": outcome.deals_done * outcome.tally.n_games,
+        unit_key(outcome.config): outcome.deals_done,
+        "games": outcome.deals_done * outcome.tally.n_games,  # seatings of every unit
         **figures,
         "sprt": None if outcome.sprt is None else outcome.sprt.to_dict(outcome.tally),
     }
@@ -151,9 +164,9 @@ def show_compare(row: dict, interrupted: bool = False, seconds: float | None = N
     """The table of ``briscola compare``, from its JSON."""
     from rich.table import Table
 
-    unit = f"{row['match']} matches" if "match" in row else "deals"
+    units, unit = _units(row)
     title = f"{row['a']} (A) against {row['b']} (B)" + (" (interrupted)" if interrupted else "")
-    facts = f"{row['players']} players, {row['deals']:,} duplicate {unit}, {row['games']:,} games, {run_facts(row)}"
+    facts = f"{row['players']} players, {units:,} duplicate {unit}, {row['games']:,} games, {run_facts(row)}"
     table = Table(title=title, title_justify="left")
     table.add_column("figure (for A)", no_wrap=True)
     table.add_column("value", justify="right", no_wrap=True)
@@ -168,7 +181,7 @@ def show_compare(row: dict, interrupted: bool = False, seconds: float | None = N
         verdict = {"H1": "H1 accepted", "H0": "H0 accepted", "none": "no decision"}[sprt["result"]]
         table.add_row(f"SPRT elo0={sprt['elo0']:g} elo1={sprt['elo1']:g}", f"LLR {sprt['llr']:.2f}",
                       f"bounds {sprt['bounds'][0]:.2f}, {sprt['bounds'][1]:.2f}: {verdict}")  # fmt: skip
-    _print_table(table, facts + _speed(row["deals"], unit, seconds))
+    _print_table(table, facts + _speed(units, unit, seconds))
 
 
 def _interval(bounds, form: str) -> str:
@@ -186,7 +199,7 @@ def tournament_dict(outcome) -> dict:
     """The JSON of ``briscola tournament``."""
     from sim.stats import anchor_of
 
-    deals = outcome.pairs[0].tally.deals if outcome.pairs else 0
+    units = outcome.pairs[0].tally.deals if outcome.pairs else 0
     ratings = [
         {**r, "rating": rounded(r["rating"], ELO_DIGITS), "ci95": rounded(r["ci95"], ELO_DIGITS)}
         for r in outcome.ratings
@@ -194,7 +207,7 @@ def tournament_dict(outcome) -> dict:
     return {
         "players": outcome.config.players,
         **run_keys(outcome.config),
-        "deals": deals,
+        unit_key(outcome.config): units,  # per pair
         "strategies": outcome.names,
         "anchor": anchor_of(outcome.names),
         "matrix": [rounded(row, SCORE_DIGITS) for row in outcome.matrix],
@@ -210,8 +223,8 @@ def show_tournament(row: dict, interrupted: bool = False, seconds: float | None 
     """The tables of ``briscola tournament``, from its JSON."""
     from rich.table import Table
 
-    unit = f"{row['match']} matches" if "match" in row else "deals"
-    facts = f"{row['players']} players, {row['deals']:,} duplicate {unit} per pair, {run_facts(row)}"
+    units, unit = _units(row)
+    facts = f"{row['players']} players, {units:,} duplicate {unit} per pair, {run_facts(row)}"
     matrix = Table(title="Score of the row against the column" + (" (interrupted)" if interrupted else ""),
                    title_justify="left")  # fmt: skip
     matrix.add_column("", no_wrap=True)

@@ -95,7 +95,7 @@ def test_compare_plays_whole_matches_from_both_seatings(capsys, tmp_path):
     code, stdout, _ = command(capsys, "compare", "greedy", "random", "--deals", "2000", "--seed", "2",
                               "--match", "best-of-3", "--out", str(out), "--json", "--quiet")  # fmt: skip
     row = json.loads(stdout)
-    assert code == 0 and row["deals"] == 2000 and row["games"] == 4000
+    assert code == 0 and row["matches"] == 2000 and row["games"] == 4000 and "deals" not in row  # the unit is named
     frame = read_results(out).deals
     per_match = frame.groupby(["game", "match"])["match_winner_side"].first()
     a_side = frame.groupby(["game", "match"])["a_side"].first()
@@ -110,8 +110,11 @@ def test_the_notebook_api_reads_match_files_as_the_command_line(capsys, tmp_path
     code, stdout, _ = command(capsys, "tournament", "greedy", "random", "lowest", "--players", str(players),
                               "--deals", "1500", "--seed", "3", "--match", match, "--out", str(out), "--json", "--quiet")  # fmt: skip
     printed = json.loads(stdout)
+    assert printed["matches"] == 1500 and "deals" not in printed
     run = sim.load(out)
-    for row in sim.compare_summary(run.deals).itertuples():
+    summary = sim.compare_summary(run.deals)
+    assert (summary["matches"] == 1500).all() and "deals" not in summary
+    for row in summary.itertuples():
         i, j = printed["strategies"].index(row.a), printed["strategies"].index(row.b)
         assert row.score == pytest.approx(printed["matrix"][i][j], abs=1e-6)  # JSON: 6 decimals
     ratings = sim.ratings(run.deals, run.config["strategies"])
