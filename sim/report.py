@@ -41,9 +41,10 @@ def unit_key(config) -> str:
 
 
 def _units(row: dict) -> tuple[int, str]:
-    """A comparison's or tournament's unit count and its name for people, from its JSON."""
-    if "matches" in row:
-        return row["matches"], f"{row['match']} matches"
+    """A comparison's or tournament's unit count and its name for people, from its JSON
+    (files written before the units were named say ``deals`` for matches too)."""
+    if "match" in row:
+        return row.get("matches", row.get("deals")), f"{row['match']} matches"
     return row["deals"], "deals"
 
 
