@@ -98,7 +98,7 @@ def _summary(run: analysis.Results) -> dict | None:
     """The summary the run's command printed: kept in a result file's metadata, or the
     tournament's ``_tournament.json`` (None for files written before it was kept)."""
     if run.kind == "tournament":
-        keys = ("players", "seed", "rules", "match", "deals", "strategies", "anchor", "matrix", "ratings")
+        keys = ("players", "seed", "rules", "match", "deals", "matches", "strategies", "anchor", "matrix", "ratings")
         return {key: run.config[key] for key in keys if key in run.config}
     return run.config.get("summary")
 
@@ -257,9 +257,10 @@ def _summary_tables(found: dict) -> list[tuple[str, pd.DataFrame]]:
     if found["kind"] == "simulate" and "sides" in summary:
         tables.append(("Summary (as briscola simulate printed it)", pd.DataFrame(summary["sides"])))
     if found["kind"] == "compare" and "score" in summary:
-        keys = ("a", "b", "deals", "games", "score", "score_ci95", "elo", "elo_ci95", "los", "wins", "draws",
-                "losses", "mean_margin", "mean_margin_ci95")  # fmt: skip
-        tables.append(("Summary (as briscola compare printed it)", pd.DataFrame([{k: summary[k] for k in keys}])))
+        keys = ("a", "b", "deals", "matches", "games", "score", "score_ci95", "elo", "elo_ci95", "los", "wins",
+                "draws", "losses", "mean_margin", "mean_margin_ci95")  # fmt: skip
+        row = {k: summary[k] for k in keys if k in summary}  # deals, or matches with a match format
+        tables.append(("Summary (as briscola compare printed it)", pd.DataFrame([row])))
     if "ratings" in found:
         tables.append(("Ratings (Bradley-Terry, Elo scale)", pd.DataFrame(found["ratings"])))
     tables.append(("Score by strategy and side", pd.DataFrame(found["scores"])))

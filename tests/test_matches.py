@@ -123,3 +123,14 @@ def test_the_notebook_api_reads_match_files_as_the_command_line(capsys, tmp_path
     greedy_vs_random = run.deals[run.deals["pair"] == "0_1"]
     margins = sim.margins(greedy_vs_random, players).groupby(greedy_vs_random["match_deal"]).mean()
     assert (margins > 10).all()  # A's margin, whoever deals: the rotation is followed
+
+
+def test_reports_of_match_comparisons_and_tournaments_name_matches(capsys, tmp_path):
+    cmp, tour = tmp_path / "cmp.parquet", tmp_path / "tour"
+    common = ("--deals", "200", "--seed", "1", "--match", "best-of-3", "--quiet")
+    assert command(capsys, "compare", "greedy", "random", "--out", str(cmp), *common)[0] == 0
+    assert command(capsys, "tournament", "greedy", "random", "--out", str(tour), *common)[0] == 0
+    for path in (cmp, tour):
+        code, stdout, stderr = command(capsys, "report", str(path))
+        assert code == 0, stderr
+        assert "200 duplicate best-of-3 matches" in stdout

@@ -297,9 +297,8 @@ def test_a_chunk_dask_gives_up_on_ends_the_run_resumably(reference, tmp_path):
     assert failed.returncode == 1 and "Traceback" not in failed.stderr
     assert "league" in failed.stderr and "--resume" in failed.stderr and len(failed.stderr.strip().splitlines()) == 1
     # Dask also gives up on a chunk that was waiting on the dying worker each time, so
-    # another experiment may be left partial too; every other one is whole.
-    partial = sim.load(tmp_path / "dask").partial
-    assert "league" in partial and set(partial) <= {"league", "three", "teams", "duel"}, partial
+    # another experiment may be left partial too: which one depends on timing.
+    assert "league" in sim.load(tmp_path / "dask").partial
     resumed = batch(tmp_path, "--out", "dask", "--resume", "--quiet")
     assert resumed.returncode == 0, resumed.stderr
     pd.testing.assert_frame_equal(dataset(tmp_path / "dask"), dataset(study))
