@@ -117,8 +117,8 @@ def _check_table(base: RunConfig, strategy: str, report: TableReport, decision_l
     except IllegalDecisionError as error:
         raise CheckFailed(f"{where}: illegal decision: {error}") from None
     scores = summary(outcome.tally)
-    report.deals = outcome.tally.deals
-    report.deals_per_second = outcome.tally.deals * len(seatings(base.players)) / max(outcome.seconds, 1e-9)
+    report.deals = outcome.tally.units
+    report.deals_per_second = outcome.tally.units * len(seatings(base.players)) / max(outcome.seconds, 1e-9)
     report.score, report.score_ci95 = scores["score"], tuple(scores["score_ci95"])
     for seating in seatings(base.players):
         config = seating_config(base, strategy, "random", seating)

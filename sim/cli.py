@@ -752,7 +752,7 @@ def _print_notes(outcome) -> None:
     unit = "deals" if outcome.config.match == "deal" else f"{outcome.config.match} matches"
     for path in (outcome.out, getattr(outcome, "trace", None)):
         if path is not None:
-            print(f"wrote {path}: {outcome.deals_done:,} {unit}, {state}", file=sys.stderr)
+            print(f"wrote {path}: {outcome.units_done:,} {unit}, {state}", file=sys.stderr)
 
 
 class _progress:

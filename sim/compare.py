@@ -115,7 +115,7 @@ def run_comparison(
             seconds = time.perf_counter() - started
             outcome = CompareOutcome(configs[0], a, b, tally, sprt, seconds, stop.is_set(), out, warm_up_seconds)
             if writer is not None:
-                metadata = final_metadata(configs[0], command, stop, tally.deals, seconds)
+                metadata = final_metadata(configs[0], command, stop, tally.units, seconds)
                 metadata["compare"] = {"a": a, "b": b, "seatings": ["".join(s) for s in seating_list],
                                        "sprt": None if sprt is None else sprt.to_dict(tally)}  # fmt: skip
                 metadata["summary"] = compare_dict(outcome)  # what the command prints, for briscola report

@@ -72,7 +72,7 @@ def side_rows(outcome) -> list[dict]:
     """Per side, in side order: the figures of the summary (the JSON's ``sides``)."""
     config, rows = outcome.config, []
     for side, tally in enumerate(outcome.tally.sides):
-        n = tally.deals
+        n = tally.units
         rows.append(
             {
                 "side": side,
@@ -95,7 +95,7 @@ def summary_dict(outcome) -> dict:
     config = outcome.config
     summary = {"players": config.players, "deals": outcome.tally.deals_played, **run_keys(config)}
     if config.match != "deal":
-        summary["matches"] = outcome.deals_done
+        summary["matches"] = outcome.units_done
     deals_per_second = outcome.tally.deals_played / outcome.seconds if outcome.seconds > 0 else 0.0
     summary.update(
         seconds=round(outcome.seconds, 3), deals_per_second=round(deals_per_second, 1), sides=side_rows(outcome)
@@ -150,8 +150,8 @@ def compare_dict(outcome) -> dict:
         "b": outcome.b,
         "players": outcome.config.players,
         **run_keys(outcome.config),
-        unit_key(outcome.config): outcome.deals_done,
-        "games": outcome.deals_done * outcome.tally.n_games,  # seatings of every unit
+        unit_key(outcome.config): outcome.units_done,
+        "games": outcome.units_done * outcome.tally.n_games,  # seatings of every unit
         **figures,
         "sprt": None if outcome.sprt is None else outcome.sprt.to_dict(outcome.tally),
     }
@@ -200,7 +200,7 @@ def tournament_dict(outcome) -> dict:
     """The JSON of ``briscola tournament``."""
     from sim.stats import anchor_of
 
-    units = outcome.pairs[0].tally.deals if outcome.pairs else 0
+    units = outcome.pairs[0].tally.units if outcome.pairs else 0
     ratings = [
         {**r, "rating": rounded(r["rating"], ELO_DIGITS), "ci95": rounded(r["ci95"], ELO_DIGITS)}
         for r in outcome.ratings

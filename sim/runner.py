@@ -40,15 +40,11 @@ SECONDS_PER_BATCH = 0.5
 
 
 class Pace:
-    """Deals done and deals per second, for outcomes with a ``tally`` and ``seconds``."""
+    """Units done (deals, or matches with a match format), for outcomes with a ``tally``."""
 
     @property
-    def deals_done(self) -> int:
-        return self.tally.deals
-
-    @property
-    def deals_per_second(self) -> float:
-        return self.deals_done / self.seconds if self.seconds > 0 else 0.0
+    def units_done(self) -> int:
+        return self.tally.units
 
 
 @dataclass
@@ -155,7 +151,7 @@ def run_simulation(
             outcome = RunOutcome(
                 config, tally, time.perf_counter() - started, stop.is_set(), out, trace, warm_up_seconds
             )
-            metadata = final_metadata(config, command, stop, tally.deals, outcome.seconds)
+            metadata = final_metadata(config, command, stop, tally.units, outcome.seconds)
             metadata["summary"] = summary_dict(outcome)  # what the command prints, for briscola report
             for writer in writers.values():  # every file complete before any is renamed
                 writer.close(metadata)

@@ -51,7 +51,8 @@ class SideTally:
     points: int = 0
 
     @property
-    def deals(self) -> int:
+    def units(self) -> int:
+        """Deals, or matches with a match format."""
         return self.wins + self.draws + self.losses
 
 
@@ -66,9 +67,10 @@ class RunTally:
             self.sides = [SideTally() for _ in range(self.n_sides)]
 
     @property
-    def deals(self) -> int:
-        """Games tallied: deals, or matches with a match format."""
-        return self.sides[0].deals
+    def units(self) -> int:
+        """Units tallied: deals, or matches with a match format (``deals_played`` counts
+        the deals either way)."""
+        return self.sides[0].units
 
     def merge(self, other: RunTally) -> None:
         """Adds another tally's games (of other deals of the same run)."""
@@ -233,7 +235,8 @@ class CompareTally:
             self.score_counts = np.zeros(4 * self.n_games + 1, dtype=np.int64)
 
     @property
-    def deals(self) -> int:
+    def units(self) -> int:
+        """Duplicate units tallied: deals, or matches with a match format."""
         return int(self.score_counts.sum())
 
     @property
@@ -246,7 +249,7 @@ class CompareTally:
 
     def mean_sd(self) -> tuple[float, float]:
         """Mean and standard deviation of the deal scores."""
-        p = self.score_counts / self.deals
+        p = self.score_counts / self.units
         mean = float((p * self.score_values).sum())
         return mean, math.sqrt(float((p * (self.score_values - mean) ** 2).sum()))
 
@@ -314,7 +317,7 @@ class Sprt:
 
 def summary(tally: CompareTally) -> dict:
     """Score, Elo and margin of A with 95% intervals, LOS, and the game counts."""
-    n = tally.deals
+    n = tally.units
     score, sd = tally.mean_sd()
     half = Z_95 * sd / math.sqrt(n)
     lo, hi = max(0.0, score - half), min(1.0, score + half)
@@ -349,7 +352,7 @@ class PairResult:
 
     @property
     def games(self) -> int:
-        return self.tally.deals * self.tally.n_games
+        return self.tally.units * self.tally.n_games
 
     @property
     def score(self) -> float:
@@ -366,7 +369,7 @@ class PairResult:
     def score_variance(self) -> float:
         """Variance of the pair's mean score, from the spread of its deal scores; for a
         pair won (or lost) every time, that of a coin with the fitted score instead of 0."""
-        measured = self.tally.mean_sd()[1] ** 2 / self.tally.deals
+        measured = self.tally.mean_sd()[1] ** 2 / self.tally.units
         if self.fit_score != self.score:
             return max(measured, self.fit_score * (1 - self.fit_score) / self.games)
         return measured

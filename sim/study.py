@@ -531,7 +531,7 @@ def experiment_summary(state: ExperimentState) -> dict | None:
     from sim.tournament import TournamentOutcome
 
     pairs = [PairResult(i, j, _compare_tally(state, (i, j))) for i, j in experiment.pairs]
-    pairs = [pair for pair in pairs if pair.tally.deals > 0]
+    pairs = [pair for pair in pairs if pair.tally.units > 0]
     outcome = TournamentOutcome(experiment.config, list(experiment.strategies), pairs, seconds, partial, None)
     return tournament_dict(outcome)
 

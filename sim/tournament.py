@@ -96,7 +96,7 @@ def _play_pairs(base, names, staging, pairs: list, command, on_progress) -> bool
             outcome = run_comparison(
                 base, names[i], names[j], pair_out, command=command, on_progress=on_progress, stop=stop
             )
-            if outcome.deals_done == 0:  # stopped before its first deal was done: nothing to keep
+            if outcome.units_done == 0:  # stopped before its first deal was done: nothing to keep
                 if pair_out is not None:
                     pair_out.unlink(missing_ok=True)
                 return True

@@ -61,7 +61,7 @@ def test_seat_streams_drive_the_random_strategies():
 def test_a_strategy_against_itself_plays_different_games():
     tally = compare_tally("random", "random", 2, 2000, seed=3)
     halves = tally.score_counts[len(tally.score_counts) // 2]
-    assert halves < 0.7 * tally.deals  # the two games of a deal are not mirror images
+    assert halves < 0.7 * tally.units  # the two games of a deal are not mirror images
 
 
 def test_summary_of_a_known_histogram():

@@ -203,4 +203,4 @@ def test_a_stop_keeps_whole_matches_and_whole_duplicate_deals_only():
     played = _play_duplicates(
         configs, arrangement, 0, 24, tally, None, None, stopped_after(2.5)
     )  # during the second seating
-    assert 0 <= played < 24 and tally.deals == played
+    assert 0 <= played < 24 and tally.units == played

@@ -58,7 +58,7 @@ def test_two_sides_share_a_60_60_draw():
 def test_three_players_draw_only_for_the_tied_leaders():
     tally = tallied(3, rows([(50, 50, 20), (60, 30, 30), (40, 40, 40)], [-1, 0, -1]))
     assert [(s.wins, s.draws, s.losses) for s in tally.sides] == [(1, 2, 0), (0, 2, 1), (0, 1, 2)]
-    assert tally.deals == 3
+    assert tally.units == 3
 
 
 @pytest.mark.parametrize("n_sides", [2, 3])
@@ -79,5 +79,5 @@ def test_the_tally_stops_at_the_first_deal_not_played():
     results = rows([(70, 50), (60, 60), (0, 0), (90, 30)], [0, -1, -1, 0])
     results["deal"][2] = NOT_PLAYED  # a stop cut the batch here: the deal after is not counted either
     tally = tallied(2, results)
-    assert tally.deals == tally.deals_played == 2
+    assert tally.units == tally.deals_played == 2
     assert [(s.wins, s.draws, s.losses, s.points) for s in tally.sides] == [(1, 1, 0, 130), (0, 1, 1, 110)]
