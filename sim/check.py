@@ -38,7 +38,7 @@ from sim.trace import trace_rows
 # Every table, with its default rules and then each other rule option played there.
 TABLES = [
     (2, Rules()), (2, Rules(trump_redeal="ace-three")),
-    (3, Rules()), (3, Rules(trump_redeal="ace-three")),
+    (3, Rules()), (3, Rules(trump_redeal="ace-three")), (3, Rules(removed_two="denari")),
     (4, Rules()), (4, Rules(trump_redeal="ace-three")), (4, Rules(partner_view="none")),
     (6, Rules()), (6, Rules(trump_redeal="ace-three")), (6, Rules(partner_view="none")),
 ]  # fmt: skip

@@ -34,6 +34,9 @@ def run_keys(config) -> dict:
     return keys
 
 
+PLURALS = {"deal": "deals", "match": "matches"}
+
+
 def unit_key(config) -> str:
     """What a comparison's duplicate units are called in its JSON: ``deals``, or
     ``matches`` with a match format (then a unit is a match of several deals)."""
@@ -59,10 +62,11 @@ def run_facts(summary: dict) -> str:
     return f"seed {summary['seed']}, rules: {rules_text(summary.get('rules', {}))}{match}"
 
 
-def _speed(count: int, unit: str, seconds: float | None) -> str:
+def _speed(count: int, unit: str, seconds: float | None, rate: float | None = None) -> str:
+    """The speed line; ``rate``: the one the JSON holds (from the unrounded seconds)."""
     if not seconds:
         return ""
-    return f"; {count / seconds:,.0f} {unit}/s in {seconds:.2f} s"
+    return f"; {rate or count / seconds:,.0f} {unit}/s in {seconds:.2f} s"
 
 
 # ------------------------------------------------------------------ briscola simulate
@@ -130,7 +134,10 @@ def show_simulate(summary: dict, interrupted: bool = False) -> None:
             f"{lo:.4f}-{hi:.4f}",
             f"{row['mean_points']:.2f}",
         )
-    _print_table(table, run_facts(summary) + _speed(summary["deals"], "deals", summary.get("seconds")))
+    _print_table(
+        table,
+        run_facts(summary) + _speed(summary["deals"], "deals", summary.get("seconds"), summary.get("deals_per_second")),
+    )
 
 
 # ------------------------------------------------------------------ briscola compare
@@ -288,7 +295,7 @@ def show_paired(row: dict) -> None:
                       form.replace(":", ":+").replace("++", "+").format(figures["difference"]),
                       _interval(figures["difference_ci95"], form.replace(":", ":+").replace("++", "+")))  # fmt: skip
     differs = "; ".join(f"{what}: {_brief(a)} | {_brief(b)}" for what, (a, b) in row["differs"].items())
-    facts = (f"{row['kind']} runs, {row['players']} players, seed {row['seed']}, {row['units']:,} {row['unit']}s paired "
+    facts = (f"{row['kind']} runs, {row['players']} players, seed {row['seed']}, {row['units']:,} {PLURALS[row['unit']]} paired "
              f"(correlation {row['score']['correlation']}); they differ in {differs or 'nothing recorded'}")  # fmt: skip
     _print_table(table, facts)
 

@@ -217,7 +217,7 @@ def test_diff_refuses_runs_that_do_not_pair(rule_pair, tmp_path, capsys):
 
 @pytest.mark.parametrize("players, args", [(3, ["compare", "greedy", "random"]), (2, ["compare", "greedy", "random", "--match", "best-of-3"]),
                                            (4, ["simulate", "--strategies", "greedy,random", "--match", "two-deals-120"])])  # fmt: skip
-def test_paired_runs_of_every_kind_agree_with_their_own_summaries(tmp_path, players, args):
+def test_paired_runs_of_every_kind_agree_with_their_own_summaries(tmp_path, capsys, players, args):
     files = []
     for name, rule in (("plain", []), ("redeal", ["--rule", "trump_redeal=ace-three"])):
         files.append(tmp_path / f"{name}.parquet")
@@ -234,6 +234,10 @@ def test_paired_runs_of_every_kind_agree_with_their_own_summaries(tmp_path, play
         )
         assert table.loc["score", column] == pytest.approx(own, abs=1e-6)
     assert table.loc["score", "difference"] == pytest.approx(table.loc["score", "second"] - table.loc["score", "first"])
+    capsys.readouterr()
+    assert main(["diff", *map(str, files)]) == 0
+    stdout = capsys.readouterr().out
+    assert ("600 matches paired" if "--match" in args else "600 deals paired") in stdout
 
 
 def test_diff_refuses_trace_files_and_report_reads_an_empty_partial_file(tmp_path, capsys):
