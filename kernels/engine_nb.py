@@ -520,7 +520,7 @@ def _play_block_nb(
             results[i].deal = deal_index
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def _play_duels_nb(seed_key, first_deal, deal_step, start, end, rules, seat_streams, results, states, work, scratch_deal, stop, random0, random1):  # fmt: skip
     """``_play_block_nb``'s loop on the fast path (2 players, ``random0``/``random1``:
     whether each seat plays ``random``, else ``greedy``)."""
