@@ -243,10 +243,14 @@ def first_lead(deals: pd.DataFrame, players: int) -> pd.Series:
     seatings of each deal. Against itself a side scores 1/2: above 1/2 is the first
     lead's advantage. Meaningful where strategies are balanced over the seats: in
     comparisons and tournaments, or with one strategy everywhere (``balanced_seats``);
-    elsewhere it is only seat 0's strategy's score."""
+    elsewhere it is only seat 0's strategy's score. With a match format, only the deals
+    played from every seating count: a match that ended sooner skipped the others."""
     scores = side_scores(deals, players)["side_0"]
     keys = _deal_keys(deals)
-    per_deal = scores.groupby([deals[k] for k in keys]).mean() if keys else scores
+    if not keys:
+        return pd.Series(_mean_interval(scores), name="first_lead")
+    by_deal = scores.groupby([deals[k] for k in keys])
+    per_deal = by_deal.mean()[by_deal.size() == deals["game"].nunique()]
     return pd.Series(_mean_interval(per_deal), name="first_lead")
 
 

@@ -7,6 +7,7 @@ import json
 import numpy as np
 import pytest
 
+import sim
 from sim.config import ConfigError, RunConfig
 from sim.matches import FORMATS, _best_of, rotated
 from sim.play import play_batch
@@ -100,6 +101,9 @@ def test_compare_plays_whole_matches_from_both_seatings(capsys, tmp_path):
     per_match = frame.groupby(["game", "match"])["match_winner_side"].first()
     a_side = frame.groupby(["game", "match"])["a_side"].first()
     assert int((per_match == a_side).sum()) == row["wins"]
+    seatings_per_deal = frame.groupby("deal")["game"].nunique()
+    lead = sim.first_lead(frame, 2)  # balanced over seatings: only deals both matches reached
+    assert lead["games"] == int((seatings_per_deal == 2).sum()) < len(seatings_per_deal)
 
 
 @pytest.mark.parametrize("players, match", [(3, "best-of-3"), (3, "two-deals-120"), (2, "best-of-5")])
