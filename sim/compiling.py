@@ -24,13 +24,15 @@ from strategies.api import Strategy, decision_signature
 from strategies.registry import available_strategies
 
 
-def warm_up(config: RunConfig) -> float:
-    """Compiles (or loads) everything ``config`` runs; returns the seconds it took."""
+def warm_up(config: RunConfig, tally: bool = False) -> float:
+    """Compiles (or loads) everything ``config`` runs, and with ``tally`` the batch tally
+    of ``simulate``; returns the seconds it took."""
     started = time.perf_counter()
     helper = _compile_aside(_cold_strategies(config), config.strategy_files)
     try:
         batch = play_batch(_engine_only(config), 0, 1)
-        tally_results_nb(batch.results, n_sides(config.players), NOT_PLAYED)
+        if tally:
+            tally_results_nb(batch.results, n_sides(config.players), NOT_PLAYED)
         if helper is not None:
             helper.wait()  # however it ended, the next line compiles what is still missing
     except BaseException:  # Ctrl-C included: no compiler left running behind

@@ -138,7 +138,7 @@ def run_simulation(
 
     seat_specs(config)  # unknown strategies and parameters fail here, before any file is opened
     prepare_outputs(out, trace, overwrite)
-    warm_up_seconds = warm_up(config)  # a first run compiles here: Ctrl-C leaves nothing behind
+    warm_up_seconds = warm_up(config, tally=True)  # a first run compiles here: Ctrl-C leaves nothing behind
     make_parent(out)
     make_parent(trace)
     tally = RunTally(n_sides(config.players))
