@@ -16,8 +16,10 @@ from numba import njit, prange
 from kernels.dispatch_nb import FIRST_PLUGIN_ID, RANDOM_ID, choose_card_nb
 from kernels.duel_nb import is_duel_nb, play_duel_nb
 from kernels.enums import (
+    CARD_FACE,
     CARD_SUIT,
     DEAL_DTYPE,
+    FACE_HONOUR_BIT,
     HAND_SIZE,
     MAX_PLAYERS,
     MAX_TABLE,
@@ -28,6 +30,8 @@ from kernels.enums import (
     PARTNER_VIEW_LAST3,
     PLAY_DTYPE,
     RULE_PARTNER_VIEW,
+    RULE_SIGNALS,
+    SIGNALS_TRUMPS,
     TOTAL_POINTS,
     VIEW_DTYPE,
     WORK_DTYPE,
@@ -58,6 +62,7 @@ def start_view_nb(view, deal, work):
     for seat in range(MAX_PLAYERS):
         points[seat] = 0
         view.points[seat] = 0
+        view.partner_trumps[seat] = NO_CARD
         for k in range(HAND_SIZE):
             view.partner_hands[seat, k] = NO_CARD
     view.players = players
@@ -79,8 +84,9 @@ def start_view_nb(view, deal, work):
 
 
 @njit(cache=True, inline="always")
-def show_seat_nb(view, seat, players, hands, n_hand, partners_visible):
-    """Fills in the private part of the view for ``seat``."""
+def show_seat_nb(view, seat, players, hands, n_hand, partners_visible, signalled):
+    """Fills in the private part of the view for ``seat``: its hand and, where the rules
+    show them, its partners' cards and their trump signals."""
     view.seat = seat
     view.n_hand = n_hand[seat]
     for k in range(HAND_SIZE):
@@ -90,6 +96,20 @@ def show_seat_nb(view, seat, players, hands, n_hand, partners_visible):
             shown = other != seat and other % 2 == seat % 2
             for k in range(HAND_SIZE):
                 view.partner_hands[other, k] = hands[other, k] if shown else NO_CARD
+    if signalled:
+        for other in range(players):
+            shown = other != seat and other % 2 == seat % 2
+            view.partner_trumps[other] = trump_honours_nb(hands, n_hand, other, view.trump_suit) if shown else NO_CARD
+
+
+@njit(cache=True, inline="always")
+def trump_honours_nb(hands, n_hand, seat, trump_suit):
+    """The trump honours in ``seat``'s hand, as FACE_HONOUR_BIT bits."""
+    bits = 0
+    for k in range(n_hand[seat]):
+        card = hands[seat, k]
+        bits |= FACE_HONOUR_BIT[CARD_FACE[card]] if CARD_SUIT[card] == trump_suit else 0
+    return bits
 
 
 @njit(cache=True, inline="always")
@@ -208,6 +228,7 @@ def _play_any_nb(
     """The tricks of a deal for any table; False after an illegal decision or a stop."""
     trump = views[0].trump_suit
     partner_view = players >= 4 and rules[RULE_PARTNER_VIEW] == PARTNER_VIEW_LAST3
+    signals = players >= 4 and rules[RULE_SIGNALS] == SIGNALS_TRUMPS
     n_tricks = (HAND_SIZE * players + deal.n_stock) // players
     leader = 0
     for trick in range(n_tricks):
@@ -224,6 +245,7 @@ def _play_any_nb(
             illegal,
             trump,
             partner_view,
+            signals,
             trick,
             leader,
             players,
@@ -248,6 +270,7 @@ def _play_trick_nb(
     illegal,
     trump,
     partner_view,
+    signals,
     trick,
     leader,
     players,
@@ -268,11 +291,12 @@ def _play_trick_nb(
     view.trick = trick
     view.leader = leader
     partners_visible = partner_view and drawn == n_stock
+    signalled = signals and trick > 0
     for k in range(players):
         seat = seat_after_nb(leader, k, players)
         if stop[0] != 0:
             return NO_SEAT
-        show_seat_nb(view, seat, players, hands, n_hand, partners_visible)
+        show_seat_nb(view, seat, players, hands, n_hand, partners_visible, signalled)
         strategy = strategy_ids[seat]
         shown, shown_params = view, params[seat]
         if strategy >= FIRST_PLUGIN_ID:

@@ -43,11 +43,16 @@ def record_dtype(fields):
 
 
 # Rule options, as integer codes in the kernels' ``rules`` array.
-RULE_TRUMP_REDEAL, RULE_REMOVED_TWO, RULE_PARTNER_VIEW = 0, 1, 2
-N_RULES = 3
+RULE_TRUMP_REDEAL, RULE_REMOVED_TWO, RULE_PARTNER_VIEW, RULE_SIGNALS = 0, 1, 2, 3
+N_RULES = 4
 TRUMP_REDEAL_OFF, TRUMP_REDEAL_ACE_THREE = 0, 1
 REMOVED_TWO_RANDOM = -1  # otherwise the suit (0..3) whose two is removed
 PARTNER_VIEW_NONE, PARTNER_VIEW_LAST3 = 0, 1
+SIGNALS_NONE, SIGNALS_TRUMPS = 0, 1
+
+# Partnership signals (signals=trumps) show which trump honours a partner holds, as bits:
+# Ace 1, Three 2, King 4, Knight 8, Jack 16; other faces 0.
+FACE_HONOUR_BIT = np.array([1, 0, 2, 0, 0, 0, 0, 16, 8, 4], dtype=np.int64)
 
 # Random streams of one deal: the dealer's, then one per seat for its strategy.
 STREAM_DEAL = 0
@@ -76,6 +81,9 @@ VIEW_DTYPE = record_dtype(
         ("hand", np.int8, HAND_SIZE),  # own cards, n_hand of them first, then -1
         # Partners' cards by seat, where the rules show them (partner_view=last3); else -1.
         ("partner_hands", np.int8, (MAX_PLAYERS, HAND_SIZE)),
+        # signals=trumps, from the second trick on: the trump honours each partner holds
+        # now, as FACE_HONOUR_BIT bits (0: none); -1 for every other seat, and otherwise.
+        ("partner_trumps", np.int8, MAX_PLAYERS),
         ("points", np.int16, MAX_PLAYERS),  # points taken so far, per seat
         ("played_by", np.int8, N_CARDS),  # seat that played each card, -1 if not played yet
         # The public course of the deal: who played a card is played_by[card]; trick t

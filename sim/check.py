@@ -39,8 +39,8 @@ from sim.trace import trace_rows
 TABLES = [
     (2, Rules()), (2, Rules(trump_redeal="ace-three")),
     (3, Rules()), (3, Rules(trump_redeal="ace-three")), (3, Rules(removed_two="denari")),
-    (4, Rules()), (4, Rules(trump_redeal="ace-three")), (4, Rules(partner_view="none")),
-    (6, Rules()), (6, Rules(trump_redeal="ace-three")), (6, Rules(partner_view="none")),
+    (4, Rules()), (4, Rules(trump_redeal="ace-three")), (4, Rules(partner_view="none")), (4, Rules(signals="trumps")),
+    (6, Rules()), (6, Rules(trump_redeal="ace-three")), (6, Rules(partner_view="none")), (6, Rules(signals="trumps")),
 ]  # fmt: skip
 AUDITED_DEALS = 200  # per table and seating: replayed by the reference engine, and on 1 and 2 threads
 ASKED_AGAIN_DEALS = 40  # per table and seating: every decision of the strategy asked again
@@ -213,6 +213,7 @@ def view_record(view: dict, players: int, deal) -> np.ndarray:
     assert players <= MAX_PLAYERS
     record = np.zeros(1, dtype=VIEW_DTYPE)
     record["partner_hands"] = NO_CARD
+    record["partner_trumps"] = NO_CARD
     scalars = {
         "seat": view["seat"], "players": players, "trump_suit": view["trump_suit"], "briscola": view["briscola"],
         "removed_two": int(deal["removed"][0]) if players == 3 else NO_CARD, "stock_size": view["stock_size"],
@@ -231,6 +232,8 @@ def view_record(view: dict, players: int, deal) -> np.ndarray:
         record["played_by"][0, card] = seat
     for seat, hand in view["partner_hands"].items():
         record["partner_hands"][0, seat] = _padded(hand, record["partner_hands"].shape[2])
+    for seat, bits in view["partner_trumps"].items():
+        record["partner_trumps"][0, seat] = bits
     return record
 
 

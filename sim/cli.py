@@ -133,7 +133,7 @@ ThreadsOption = Annotated[int | None, typer.Option(help="Threads to use (default
 RuleOption = Annotated[
     list[str] | None,
     typer.Option(
-        help="A rule option (repeatable): trump_redeal, removed_two or partner_view.",
+        help="A rule option (repeatable): trump_redeal, removed_two, partner_view or signals.",
         metavar="KEY=VALUE",
         autocompletion=_complete_from(RULE_CHOICES),
     ),

@@ -8,7 +8,7 @@ whose message names the problem and what is valid:
 >>> parse_rules(["colour=red"], players=2)
 Traceback (most recent call last):
 ...
-sim.config.ConfigError: unknown rule 'colour'; valid rules: trump_redeal, removed_two, partner_view
+sim.config.ConfigError: unknown rule 'colour'; valid rules: trump_redeal, removed_two, partner_view, signals
 >>> seat_strategies("greedy,random", players=4)
 ('greedy', 'random', 'greedy', 'random')
 """
@@ -30,11 +30,13 @@ RULE_VALUES = {
     "trump_redeal": ("off", "ace-three"),
     "removed_two": ("random",) + SUIT_NAMES,
     "partner_view": ("last3", "none"),
+    "signals": ("none", "trumps"),
 }
 RULE_TABLES = {
     "trump_redeal": PLAYER_COUNTS,
     "removed_two": (3,),
     "partner_view": (4, 6),
+    "signals": (4, 6),
 }
 
 
@@ -63,6 +65,7 @@ class Rules:
     trump_redeal: str = "off"
     removed_two: str = "random"
     partner_view: str = "last3"
+    signals: str = "none"
 
     def as_codes(self):
         """The integer ``rules`` array the kernels take."""
@@ -77,6 +80,7 @@ class Rules:
         codes[enums.RULE_TRUMP_REDEAL] = redeal
         codes[enums.RULE_REMOVED_TWO] = removed
         codes[enums.RULE_PARTNER_VIEW] = view
+        codes[enums.RULE_SIGNALS] = enums.SIGNALS_TRUMPS if self.signals == "trumps" else enums.SIGNALS_NONE
         return codes
 
     def for_table(self, players: int) -> dict:

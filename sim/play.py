@@ -296,7 +296,7 @@ def view_after_plays(config: RunConfig, deal, plays) -> dict:
     hands = [list(map(int, deal["hands"][seat])) for seat in range(players)]
     stock = [int(c) for c in deal["stock"][: int(deal["n_stock"]) - 1]]
     return view_before(players, hands, int(deal["briscola"]), stock, [int(c) for c in plays],
-                       config.rules.partner_view)  # fmt: skip
+                       config.rules.partner_view, config.rules.signals)  # fmt: skip
 
 
 def describe_view(view: dict) -> str:
@@ -311,4 +311,6 @@ def describe_view(view: dict) -> str:
     )
     if view["partner_hands"]:
         text += ", partners " + ", ".join(f"{s}: {cards(h)}" for s, h in view["partner_hands"].items())
+    if view.get("partner_trumps"):
+        text += ", partner trump signals " + ", ".join(f"{s}: {b}" for s, b in view["partner_trumps"].items())
     return text

@@ -503,10 +503,24 @@ def greedy_player(seat, hand, table, trump_suit):
 # ------------------------------------------------------------------ what a seat sees
 
 
-def view_before(players, hands, briscola, stock, plays, partner_view="last3") -> dict:
+# Partnership signals (signals=trumps): the bit of each trump honour a partner shows.
+HONOUR_BITS = {ACE: 1, THREE: 2, KING: 4, KNIGHT: 8, JACK: 16}
+
+
+def trump_signal(hand: list[int], trump_suit: int) -> int:
+    """The signal of a hand under signals=trumps: the bits of its trump honours.
+
+    >>> trump_signal([card("Ace", "Spade"), card("Jack", "Spade"), card("3", "Coppe")], trump_suit=2)
+    17
+    """
+    return sum(HONOUR_BITS.get(face(c), 0) for c in hand if suit(c) == trump_suit)
+
+
+def view_before(players, hands, briscola, stock, plays, partner_view="last3", signals="none") -> dict:
     """What the seat to play sees after ``plays`` (the deal's cards in playing order):
     the fields of the kernels' view, as plain Python. Used to report an illegal decision
-    and by briscola check to ask a decision again.
+    and by briscola check to ask a decision again. With signals=trumps, from the second
+    trick on, each partner's trump honours (:func:`trump_signal`) are shown.
 
     >>> deck = list(range(40))
     >>> view = view_before(2, [deck[0:3], deck[3:6]], 6, deck[7:], [0])
@@ -522,6 +536,8 @@ def view_before(players, hands, briscola, stock, plays, partner_view="last3") ->
             trick_winners.append(game.end_trick())
     seat = game.to_play
     visible = partner_view == "last3" and players >= 4 and not game.draw_pile
+    partners = [other for other in range(players) if players >= 4 and other != seat and other % 2 == seat % 2]
+    signalled = signals == "trumps" and game.trick > 0
     return {
         "seat": seat,
         "hand": list(game.hands[seat]),
@@ -536,9 +552,6 @@ def view_before(players, hands, briscola, stock, plays, partner_view="last3") ->
         "n_played": len(plays),
         "history": list(plays),
         "trick_winners": trick_winners,
-        "partner_hands": {
-            other: list(game.hands[other])
-            for other in range(players)
-            if visible and other != seat and other % 2 == seat % 2
-        },
+        "partner_hands": {other: list(game.hands[other]) for other in partners if visible},
+        "partner_trumps": {other: trump_signal(game.hands[other], game.trump_suit) for other in partners if signalled},
     }

@@ -6,6 +6,8 @@ it takes loaded tricks as cheaply as it can, takes a trick with a plain card tha
 outright and scores most, does not trump tricks worth little, and loads points ("carichi")
 onto a trick its partner is sure to win. With 2 players it searches the end exactly: from
 the last draw (weighing who gets the face-up briscola) and once the stock is empty.
+Under signals=trumps (unless ``signals`` is off) it knows which trump honours its
+partners hold, and fears none of them.
 """
 
 import numpy as np
@@ -13,16 +15,31 @@ from numba import njit
 
 from kernels.enums import CARD_POINTS, CARD_STRENGTH, CARD_SUIT, HAND_SIZE, N_CARDS
 from kernels.rules_nb import beats_nb, trick_points_nb, winning_position_nb
-from strategies.knowledge_nb import UNSEEN, card_places_nb, exact_2p_values_nb, last_draw_2p_values_nb
+from strategies.knowledge_nb import (
+    UNSEEN,
+    card_places_nb,
+    exact_2p_values_nb,
+    last_draw_2p_values_nb,
+    mark_signalled_nb,
+)
 
 LOAD = 10  # points of an Ace or a Three
 TRUMP_WORTHY = 3  # table points for which a plain trump is spent (a Knight or more)
+SIGNALS = 0  # parameter slot: use partners' trump signals
 
 
 @njit(cache=True)
 def expert_nb(view, params, rng):
+    return expert_play_nb(view, params[SIGNALS] != 0.0)
+
+
+@njit(cache=True)
+def expert_play_nb(view, use_signals):
+    """expert's card; ``use_signals``: read partners' trump signals where shown."""
     places = np.empty(N_CARDS, dtype=np.int64)
     card_places_nb(view, places)
+    if use_signals:
+        mark_signalled_nb(view, places)
     if view.players == 2 and view.stock_size <= 2:
         values = np.empty(HAND_SIZE, dtype=np.float64)
         if view.stock_size == 0:

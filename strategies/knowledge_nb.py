@@ -5,10 +5,11 @@ unseen, and where the search of the last tricks applies. Shared by ``expert`` an
 import numpy as np
 from numba import njit
 
-from kernels.enums import FACE_TWO, HAND_SIZE, N_CARDS, N_FACES, N_SUITS
+from kernels.enums import CARD_FACE, CARD_SUIT, FACE_HONOUR_BIT, FACE_TWO, HAND_SIZE, N_CARDS, N_FACES, N_SUITS
 from strategies.endgame_nb import card_values_nb, new_hands_nb
 
 UNSEEN, MINE, PLAYED, VISIBLE, OUT = 0, 1, 2, 3, 4  # where a card is, as far as a seat knows
+SIGNALLED = 5  # in a partner's hand, as its trump signal shows (signals=trumps)
 
 
 @njit(cache=True)
@@ -35,6 +36,36 @@ def card_places_nb(view, places):
     for card in range(N_CARDS):
         unseen += places[card] == UNSEEN
     return unseen
+
+
+@njit(cache=True)
+def mark_signalled_nb(view, places):
+    """Under signals=trumps: marks SIGNALLED the unseen trump honours a partner's signal
+    shows in its hand; returns how many. (The other unseen trump honours are then known
+    to be in no signalling partner's hand: ``is_trump_honour_nb``.)"""
+    marked = 0
+    for card in range(N_CARDS):
+        if places[card] == UNSEEN and signalled_by_nb(view, card) >= 0:
+            places[card] = SIGNALLED
+            marked += 1
+    return marked
+
+
+@njit(cache=True, inline="always")
+def signalled_by_nb(view, card):
+    """The partner whose trump signal shows ``card`` in its hand, or -1."""
+    if not is_trump_honour_nb(card, view.trump_suit):
+        return -1
+    for seat in range(view.players):
+        signal = view.partner_trumps[seat]
+        if signal >= 0 and signal & FACE_HONOUR_BIT[CARD_FACE[card]]:
+            return seat
+    return -1
+
+
+@njit(cache=True, inline="always")
+def is_trump_honour_nb(card, trump_suit):
+    return CARD_SUIT[card] == trump_suit and FACE_HONOUR_BIT[CARD_FACE[card]] > 0
 
 
 @njit(cache=True)

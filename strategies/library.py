@@ -28,6 +28,7 @@ EXPERT = Strategy(
     "Counts cards: leads lisci, keeps trumps for loaded tricks, takes points cheaply, loads "
     "a trick its partner surely wins; with 2 players searches the end exactly from the last draw.",
     expert_nb,
+    params=(Param("signals", bool, True, help="use partners' trump signals where the rules show them"),),
 )  # fmt: skip
 # Defaults measured to be the strongest against both random and greedy, at 2 and 4 players
 # (README, Strength); a 2-player 10,000-deal comparison with them takes about 5 minutes.
@@ -42,6 +43,7 @@ PIMC = Strategy(
         Param("rollouts", int, 4, 1, 256, "orders of the face-down stock played per sampled deal"),
         Param("points_weight", float, 1.0, 0.0, 10.0, "weight of the point margin beside win/draw/loss"),
         Param("opponent_random", float, 0.75, 0.0, 1.0, "chance that an opponent plays a card at random in the playouts"),
+        Param("signals", bool, True, help="deal hidden cards consistently with partners' trump signals where shown"),
     ),
 )  # fmt: skip
 

@@ -11,6 +11,9 @@ compared on the same deals. With 2 players the end is searched exactly, as by ``
 The playouts model every player as a good one, unless ``opponent_random`` > 0: then an
 opponent plays each card of a playout at random with that probability, which suits weak
 opponents (a model of a good opponent shies away from lines a random one rarely punishes).
+
+Under signals=trumps (unless ``signals`` is off) the sampled deals agree with the
+partners' signals: each signalling partner holds exactly the trump honours it shows.
 """
 
 import numpy as np
@@ -20,10 +23,17 @@ from kernels.enums import HAND_SIZE, MAX_PLAYERS, MAX_TABLE, N_CARDS, TOTAL_POIN
 from kernels.rng_nb import rng_below_nb, rng_uniform_nb
 from kernels.rules_nb import trick_points_nb, winning_position_nb
 from strategies.endgame_nb import new_hands_nb, new_stack_nb, search_nb
-from strategies.expert_nb import expert_nb, follow_key_nb, lead_key_nb, load_key_nb, throw_cost_nb
-from strategies.knowledge_nb import UNSEEN, card_places_nb, hand_sizes_nb
+from strategies.expert_nb import expert_play_nb, follow_key_nb, lead_key_nb, load_key_nb, throw_cost_nb
+from strategies.knowledge_nb import (
+    UNSEEN,
+    card_places_nb,
+    hand_sizes_nb,
+    is_trump_honour_nb,
+    mark_signalled_nb,
+    signalled_by_nb,
+)
 
-SAMPLES, ROLLOUTS, POINTS_WEIGHT, OPPONENT_RANDOM = 0, 1, 2, 3  # parameter slots
+SAMPLES, ROLLOUTS, POINTS_WEIGHT, OPPONENT_RANDOM, SIGNALS = 0, 1, 2, 3, 4  # parameter slots
 SEARCH_CARDS = 12  # exact search takes over once the hands hold this many cards or fewer
 
 
@@ -32,11 +42,13 @@ def pimc_nb(view, params, rng):
     if view.n_hand == 1:
         return view.hand[0]
     samples, rollouts, points_weight = int(params[SAMPLES]), int(params[ROLLOUTS]), params[POINTS_WEIGHT]
-    opponent_random = params[OPPONENT_RANDOM]
+    opponent_random, use_signals = params[OPPONENT_RANDOM], params[SIGNALS] != 0.0
     if view.players == 2 and view.stock_size <= 2 and opponent_random <= 0.0:
-        return expert_nb(view, params, rng)  # exact from the last draw on
+        return expert_play_nb(view, use_signals)  # exact from the last draw on
     places = np.empty(N_CARDS, dtype=np.int64)
     card_places_nb(view, places)
+    if use_signals:
+        mark_signalled_nb(view, places)
     sizes = np.zeros(MAX_PLAYERS, dtype=np.int64)
     hand_sizes_nb(view, sizes)
     hands, n_hand = new_hands_nb()
@@ -44,7 +56,7 @@ def pimc_nb(view, params, rng):
     work = _new_playout_nb()
     totals = np.zeros(HAND_SIZE, dtype=np.float64)
     for _ in range(samples):
-        n_stock = _determinize_nb(view, places, sizes, rng, hands, n_hand, stock)
+        n_stock = _determinize_nb(view, places, sizes, rng, hands, n_hand, stock, use_signals)
         for rollout in range(rollouts):
             if rollout > 0:
                 _shuffle_nb(stock, n_stock - 1, rng)  # another order of the face-down stock
@@ -68,10 +80,13 @@ def _new_playout_nb():
 
 
 @njit(cache=True)
-def _determinize_nb(view, places, sizes, rng, hands, n_hand, stock):
+def _determinize_nb(view, places, sizes, rng, hands, n_hand, stock, use_signals):
     """Deals the unseen cards at random: to the hands of the seats whose cards are not
     shown, then to the face-down stock, the face-up briscola under it. Returns the
-    stock's size."""
+    stock's size. Uniform over the deals consistent with the view: a signalling partner
+    (``use_signals``) gets its signalled honours, then the first unseen cards of the
+    shuffle that are no trump honour; the rest is shuffled again for the others (else
+    the honours it passed over would come first)."""
     unseen = np.empty(N_CARDS, dtype=np.int64)
     n_unseen = 0
     for card in range(N_CARDS):
@@ -79,19 +94,32 @@ def _determinize_nb(view, places, sizes, rng, hands, n_hand, stock):
             unseen[n_unseen] = card
             n_unseen += 1
     _shuffle_nb(unseen, n_unseen, rng)
-    next_card = 0
+    taken = np.zeros(n_unseen, dtype=np.bool_)
+    dealt = np.zeros(MAX_PLAYERS, dtype=np.bool_)  # hands known or dealt in the first pass
+    signalling = False
     for seat in range(view.players):
         n_hand[seat] = 0
+        dealt[seat] = True
         if seat == view.seat:
             for k in range(view.n_hand):
                 hands[seat, k] = view.hand[k]
             n_hand[seat] = view.n_hand
-        elif view.partner_hands[seat, 0] >= 0 or sizes[seat] == 0:
+        elif view.partner_hands[seat, 0] >= 0:
             for k in range(HAND_SIZE):
                 if view.partner_hands[seat, k] >= 0:
                     hands[seat, n_hand[seat]] = view.partner_hands[seat, k]
                     n_hand[seat] += 1
+        elif use_signals and view.partner_trumps[seat] >= 0 and sizes[seat] > 0:
+            _deal_signalling_nb(view, seat, sizes[seat], unseen, n_unseen, taken, hands, n_hand)
+            signalling = True
         else:
+            dealt[seat] = False
+    if signalling:
+        n_unseen = _compact_untaken_nb(unseen, n_unseen, taken)
+        _shuffle_nb(unseen, n_unseen, rng)
+    next_card = 0
+    for seat in range(view.players):
+        if not dealt[seat]:
             for k in range(sizes[seat]):
                 hands[seat, k] = unseen[next_card]
                 next_card += 1
@@ -103,6 +131,34 @@ def _determinize_nb(view, places, sizes, rng, hands, n_hand, stock):
     if n_stock > 0:
         stock[n_stock - 1] = view.briscola
     return n_stock
+
+
+@njit(cache=True, inline="always")
+def _deal_signalling_nb(view, seat, size, unseen, n_unseen, taken, hands, n_hand):
+    """A signalling partner's hand: the honours it shows, then unseen cards that are no
+    trump honour (it would have shown them), the first untaken of the shuffle."""
+    for card in range(N_CARDS):
+        if view.played_by[card] < 0 and signalled_by_nb(view, card) == seat:
+            hands[seat, n_hand[seat]] = card
+            n_hand[seat] += 1
+    for j in range(n_unseen):
+        if n_hand[seat] == size:
+            break
+        if not taken[j] and not is_trump_honour_nb(unseen[j], view.trump_suit):
+            taken[j] = True
+            hands[seat, n_hand[seat]] = unseen[j]
+            n_hand[seat] += 1
+
+
+@njit(cache=True, inline="always")
+def _compact_untaken_nb(cards, n, taken):
+    """Moves the cards not taken to the front, in order; returns how many."""
+    kept = 0
+    for k in range(n):
+        if not taken[k]:
+            cards[kept] = cards[k]
+            kept += 1
+    return kept
 
 
 @njit(cache=True, inline="always")

@@ -23,7 +23,9 @@ trump_suit)``, ``trick_points_nb(table, n_table)``, ``n_sides_nb(players)``.
 
 What the view tells about hidden cards: ``card_places_nb(view, places)`` fills
 ``places[c]`` with ``UNSEEN``, ``MINE``, ``PLAYED``, ``VISIBLE`` or ``OUT`` and returns
-the number unseen; ``hand_sizes_nb(view, sizes)`` gives every seat's hand size.
+the number unseen; ``mark_signalled_nb(view, places)`` then marks ``SIGNALLED`` the trump
+honours partners' signals show (signals=trumps); ``hand_sizes_nb(view, sizes)`` gives
+every seat's hand size.
 
 >>> from numba import njit
 >>> @njit
@@ -55,11 +57,21 @@ from kernels.rng_nb import rng_below_nb, rng_uniform_nb
 from kernels.rules_nb import beats_nb, n_sides_nb, trick_points_nb, winning_position_nb
 from strategies.api import Param, Strategy
 from strategies.errors import StrategyError
-from strategies.knowledge_nb import MINE, OUT, PLAYED, UNSEEN, VISIBLE, card_places_nb, hand_sizes_nb
+from strategies.knowledge_nb import (
+    MINE,
+    OUT,
+    PLAYED,
+    SIGNALLED,
+    UNSEEN,
+    VISIBLE,
+    card_places_nb,
+    hand_sizes_nb,
+    mark_signalled_nb,
+)
 
 __all__ = [
     "CARD_FACE", "CARD_POINTS", "CARD_STRENGTH", "CARD_SUIT", "HAND_SIZE", "MAX_PLAYERS", "N_CARDS", "N_FACES",
     "N_SUITS", "NO_CARD", "NO_SEAT", "rng_below_nb", "rng_uniform_nb", "beats_nb", "n_sides_nb", "trick_points_nb",
     "winning_position_nb", "Param", "Strategy", "StrategyError", "MINE", "OUT", "PLAYED", "UNSEEN", "VISIBLE",
-    "card_places_nb", "hand_sizes_nb",
+    "SIGNALLED", "card_places_nb", "hand_sizes_nb", "mark_signalled_nb",
 ]  # fmt: skip

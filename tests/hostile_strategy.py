@@ -10,7 +10,7 @@ from strategies.api import Strategy
 # this is all of them.
 SCRIBBLED = (
     "seat", "players", "trump_suit", "briscola", "removed_two", "stock_size", "trick", "leader", "n_table",
-    "n_hand", "table", "hand", "partner_hands", "points", "played_by", "n_played", "history", "trick_winners",
+    "n_hand", "table", "hand", "partner_hands", "partner_trumps", "points", "played_by", "n_played", "history", "trick_winners",
 )  # fmt: skip
 
 
@@ -32,6 +32,7 @@ def scribble_nb(view, params):
     for seat in range(view.partner_hands.shape[0]):
         for k in range(view.partner_hands.shape[1]):
             view.partner_hands[seat, k] = seat * 3 + k
+        view.partner_trumps[seat] = 31
     for seat in range(view.points.shape[0]):
         view.points[seat] = 120
     for card in range(view.played_by.shape[0]):

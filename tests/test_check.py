@@ -22,11 +22,13 @@ def test_built_ins_pass_at_every_table_and_rule(strategy, deals):
     result = check(strategy, "--deals", deals, "--json")
     assert result.returncode == 0, result.stderr
     report = json.loads(result.stdout)
-    assert report["passed"] and len(report["tables"]) == 11
+    assert report["passed"] and len(report["tables"]) == 13
     assert {(t["players"], t["rules"]) for t in report["tables"]} >= {
         (2, "default"),
         (3, "removed_two=denari"),
         (6, "partner_view=none"),
+        (4, "signals=trumps"),
+        (6, "signals=trumps"),
     }
     assert all(t["decisions_asked_again"] > 0 and t["deals_per_second"] > 0 for t in report["tables"])
     assert all(t["threads_checked"] for t in report["tables"])  # this machine has 2 cores

@@ -226,8 +226,8 @@ def test_rules_are_in_every_default_name_summary_and_json(tmp_path, run):
     ruled = run_cli(*common, "--rule", "trump_redeal=ace-three", "--rule", "partner_view=none",
                     env={"PYTHONPATH": str(REPO)}, cwd=tmp_path)  # fmt: skip
     assert plain.returncode == ruled.returncode == 0, plain.stderr + ruled.stderr
-    assert "rules: trump_redeal=off, partner_view=last3" in plain.stdout
-    assert "rules: trump_redeal=ace-three, partner_view=none" in ruled.stdout
+    assert "rules: trump_redeal=off, partner_view=last3, signals=none" in plain.stdout
+    assert "rules: trump_redeal=ace-three, partner_view=none, signals=none" in ruled.stdout
     names = sorted(path.name for path in (tmp_path / "results").iterdir())
     assert len(set(names)) == 2
     assert names[1].endswith(
@@ -237,7 +237,11 @@ def test_rules_are_in_every_default_name_summary_and_json(tmp_path, run):
         assert names[0].startswith("tournament_4p_greedy-random-highest_seed8_")
     as_json = json.loads(run_cli(*common, "--rule", "trump_redeal=ace-three", "--summary-only", "--json",
                                  env={"PYTHONPATH": str(REPO)}, cwd=tmp_path).stdout)  # fmt: skip
-    assert as_json["seed"] == 8 and as_json["rules"] == {"trump_redeal": "ace-three", "partner_view": "last3"}
+    assert as_json["seed"] == 8 and as_json["rules"] == {
+        "trump_redeal": "ace-three",
+        "partner_view": "last3",
+        "signals": "none",
+    }
 
 
 def test_json_figures_are_rounded(capsys):

@@ -15,7 +15,17 @@ from sim.check import view_record
 from sim.config import Rules, RunConfig
 from sim.play import play_batch, view_after_plays
 from strategies.endgame_nb import new_hands_nb
-from strategies.knowledge_nb import MINE, OUT, PLAYED, UNSEEN, VISIBLE, card_places_nb, hand_sizes_nb
+from strategies.knowledge_nb import (
+    MINE,
+    OUT,
+    PLAYED,
+    SIGNALLED,
+    UNSEEN,
+    VISIBLE,
+    card_places_nb,
+    hand_sizes_nb,
+    mark_signalled_nb,
+)
 from strategies.pimc_nb import _determinize_nb
 
 TABLES = [(2, Rules()), (3, Rules()), (4, Rules()), (4, Rules(partner_view="none")), (6, Rules())]
@@ -66,31 +76,70 @@ def chi_square_critical(dof: int, z: float = 3.09) -> float:
     return dof * (1 - 2 / (9 * dof) + z * math.sqrt(2 / (9 * dof))) ** 3
 
 
-def test_pimc_deals_every_consistent_hidden_deal_equally_often():
+def late_position(rules: Rules, wanted=lambda view: True):
+    """A 4-player decision once the stock is empty, every hand holding two cards, leading."""
+    for record, game, _ in positions(4, rules, deals=40):
+        view = record[0]
+        if view["stock_size"] == 0 and view["n_table"] == 0 and view["n_hand"] == 2 and wanted(view):
+            return view, game
+    pytest.fail("no position with two cards in every hand")
+
+
+def signal_of(hand, trump_suit):
+    return reference.trump_signal(hand, trump_suit)
+
+
+@pytest.mark.parametrize("signals", ["none", "trumps"])
+def test_pimc_deals_every_consistent_hidden_deal_equally_often(signals):
     """At a 4-player table without partners' cards shown, once the stock is empty and
-    the three other seats hold two cards each, the six unseen cards can lie in 90 ways:
-    ``pimc``'s deals must make each equally likely."""
-    for position in positions(4, Rules(partner_view="none"), deals=4):
-        view = position[0][0]
-        if view["stock_size"] == 0 and view["n_table"] == 0 and view["n_hand"] == 2:
-            break
-    else:
-        pytest.fail("no position with two cards in every hand")
-    game = position[1]
+    the three other seats hold two cards each, the six hidden cards can lie in 90 ways:
+    ``pimc``'s deals must make each equally likely. Under signals=trumps only the ways
+    where the partner holds exactly the trump honours it signals are consistent: those
+    alone must happen, equally often."""
+    rules = Rules(partner_view="none", signals=signals)
+
+    def trumps_hidden(view):  # a position where the signal has something to say
+        trump = int(view["trump_suit"])
+        honours = [c for c in range(40) if view["played_by"][c] < 0 and signal_of([c], trump)]
+        return signals == "none" or len(set(honours) - {int(c) for c in view["hand"]}) >= 2
+
+    view, game = late_position(rules, trumps_hidden)
+    seat, partner, trump = int(view["seat"]), (int(view["seat"]) + 2) % 4, int(view["trump_suit"])
     places, sizes = np.empty(40, dtype=np.int64), np.zeros(6, dtype=np.int64)
     card_places_nb(view, places)
+    marked = mark_signalled_nb(view, places) if signals == "trumps" else 0
+    assert marked == bin(signal_of(game.hands[partner], trump)).count("1") * (signals == "trumps")
+    assert {c for c in range(40) if places[c] == SIGNALLED} == (
+        {c for c in game.hands[partner] if signal_of([c], trump)} if signals == "trumps" else set()
+    )
     hand_sizes_nb(view, sizes)
     hands, n_hand = new_hands_nb()
     stock = np.empty(40, dtype=np.int64)
     rng = np.array([12345], dtype=np.uint64)
-    draws, seat = 9000, int(view["seat"])
+    draws = 9000
     counts = collections.Counter()
     for _ in range(draws):
-        _determinize_nb(view, places, sizes, rng, hands, n_hand, stock)
+        _determinize_nb(view, places, sizes, rng, hands, n_hand, stock, signals == "trumps")
         counts[tuple(frozenset(hands[s, : n_hand[s]].tolist()) for s in range(4) if s != seat)] += 1
         assert sorted(hands[seat, : n_hand[seat]].tolist()) == sorted(game.hands[seat])
-    ways = math.factorial(6) // 2**3
-    assert len(counts) == ways  # every consistent deal happens
-    expected = draws / ways
+    consistent = consistent_deals(game, seat, partner, trump, signals)
+    assert set(counts) == consistent  # every consistent deal happens, and nothing else
+    expected = draws / len(consistent)
     chi_square = sum((n - expected) ** 2 / expected for n in counts.values())
-    assert chi_square < chi_square_critical(ways - 1), chi_square
+    assert chi_square < chi_square_critical(len(consistent) - 1), chi_square
+    if signals == "trumps":
+        assert len(consistent) < 90  # the signal did rule some deals out
+
+
+def consistent_deals(game, seat, partner, trump, signals):
+    """Every way the others' cards could lie, seen from ``seat``, by brute force."""
+    import itertools
+
+    others = [s for s in range(4) if s != seat]
+    hidden = sorted(c for s in others for c in game.hands[s])
+    deals = set()
+    for order in itertools.permutations(hidden):
+        hands = {s: frozenset(order[2 * k : 2 * k + 2]) for k, s in enumerate(others)}
+        if signals == "none" or signal_of(hands[partner], trump) == signal_of(game.hands[partner], trump):
+            deals.add(tuple(hands[s] for s in others))
+    return deals

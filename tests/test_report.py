@@ -111,7 +111,7 @@ def test_a_report_of_unbalanced_seats_and_teams_says_what_it_measures(tmp_path, 
     found = json.loads(capsys.readouterr().out)
     assert found["first_lead"] is None and not any(p.endswith("first_lead.png") for p in found["plots"])
     assert [(r["strategy"], r["side"]) for r in found["scores"]] == [("greedy", 0), ("random", 1)]  # a team once
-    assert found["rules"] == {"trump_redeal": "ace-three", "partner_view": "last3"}
+    assert found["rules"] == {"trump_redeal": "ace-three", "partner_view": "last3", "signals": "none"}
     assert main(["report", str(out)]) == 0
     assert "first-lead advantage: not measured" in capsys.readouterr().out
 
@@ -178,8 +178,8 @@ def test_diff_pairs_two_runs_deal_by_deal(rule_pair, capsys):
     assert main(["diff", *map(str, rule_pair), "--json"]) == 0
     row = json.loads(capsys.readouterr().out)
     assert row["units"] == 3000 and row["unit"] == "deal" and row["who"] == "A"
-    assert row["differs"] == {"rules": [{"trump_redeal": "off", "partner_view": "last3"},
-                                        {"trump_redeal": "ace-three", "partner_view": "last3"}]}  # fmt: skip
+    assert row["differs"] == {"rules": [{"trump_redeal": "off", "partner_view": "last3", "signals": "none"},
+                                        {"trump_redeal": "ace-three", "partner_view": "last3", "signals": "none"}]}  # fmt: skip
     score = row["score"]
     for path, key in zip(rule_pair, ("first", "second")):
         assert score[key] == pytest.approx(an.load(path).config["summary"]["score"], abs=1e-6)

@@ -18,7 +18,7 @@ from tests.helpers import REPO
 
 VISIBLE_FIELDS = {
     "seat", "players", "trump_suit", "briscola", "removed_two", "stock_size", "trick", "leader",
-    "n_table", "n_hand", "table", "hand", "partner_hands", "points", "played_by", "n_played", "history",
+    "n_table", "n_hand", "table", "hand", "partner_hands", "partner_trumps", "points", "played_by", "n_played", "history",
     "trick_winners",
 }  # fmt: skip
 POINTS = {0: 11, 2: 10, 9: 4, 8: 3, 7: 2}
@@ -28,9 +28,15 @@ def test_the_view_has_no_field_beyond_what_a_player_may_see():
     assert set(VIEW_DTYPE.names) == VISIBLE_FIELDS
 
 
-def spy_run(players, partner_view, n_deals=6):
+def signal_of(hand, trump_suit):
+    """The trump honours of a hand as signals=trumps shows them (written apart from the engine's)."""
+    bits = {0: 1, 2: 2, 9: 4, 8: 8, 7: 16}
+    return sum(bits.get(c % 10, 0) for c in hand if c // 10 == trump_suit)
+
+
+def spy_run(players, partner_view, n_deals=6, signals="none"):
     result = subprocess.run(
-        [sys.executable, str(REPO / "tests" / "view_spy.py"), str(players), partner_view, str(n_deals)],
+        [sys.executable, str(REPO / "tests" / "view_spy.py"), str(players), partner_view, str(n_deals), signals],
         cwd=REPO, capture_output=True, text=True, timeout=300,
         env={**os.environ, "NUMBA_DISABLE_JIT": "1", "PYTHONPATH": str(REPO)},
     )  # fmt: skip
@@ -69,12 +75,14 @@ def true_states(trace):
 
 
 @pytest.mark.parametrize(
-    "players, partner_view", [(2, "last3"), (3, "last3"), (4, "last3"), (4, "none"), (6, "last3"), (6, "none")]
-)
-def test_every_view_shows_exactly_the_players_information(players, partner_view):
-    run = spy_run(players, partner_view)
+    "players, partner_view, signals",
+    [(2, "last3", "none"), (3, "last3", "none"), (4, "last3", "none"), (4, "none", "trumps"), (6, "last3", "trumps"),
+     (6, "none", "none")],
+)  # fmt: skip
+def test_every_view_shows_exactly_the_players_information(players, partner_view, signals):
+    run = spy_run(players, partner_view, signals=signals)
     views = iter(run["views"])
-    partners_seen = 0
+    partners_seen = signals_seen = 0
     for trace in run["traces"]:
         for truth in true_states(trace):
             view = next(views)
@@ -106,9 +114,17 @@ def test_every_view_shows_exactly_the_players_information(players, partner_view)
                     partners_seen += 1
                 else:
                     assert shown == [-1, -1, -1], f"seat {seat} sees seat {other}'s cards"
+                partner = other < players and players >= 4 and other != seat and other % 2 == seat % 2
+                if signals == "trumps" and partner and truth["trick"] > 0:
+                    assert view["partner_trumps"][other] == signal_of(truth["hands"][other], trace["briscola"] // 10)
+                    signals_seen += view["partner_trumps"][other] > 0
+                else:
+                    assert view["partner_trumps"][other] == -1, f"seat {seat} sees seat {other}'s trump signal"
     assert next(views, None) is None
     if partner_view == "last3" and players >= 4:
         assert partners_seen > 0
+    if signals == "trumps":
+        assert signals_seen > 0
 
 
 def test_the_hostile_plug_in_scribbles_over_every_field():
@@ -125,14 +141,16 @@ OTHERS = ["expert", "greedy", "highest", "expert", "greedy"]
 
 
 @pytest.mark.parametrize(
-    "players, partner_view", [(2, "last3"), (3, "last3"), (4, "last3"), (4, "none"), (6, "last3"), (6, "none")]
-)
-def test_a_strategy_scribbling_over_its_view_changes_nothing_for_anyone_else(players, partner_view):
+    "players, partner_view, signals",
+    [(2, "last3", "none"), (3, "last3", "none"), (4, "last3", "trumps"), (4, "none", "none"), (6, "last3", "none"),
+     (6, "none", "trumps")],
+)  # fmt: skip
+def test_a_strategy_scribbling_over_its_view_changes_nothing_for_anyone_else(players, partner_view, signals):
     from sim.config import Rules, RunConfig
     from sim.play import play_batch
     from sim.trace import trace_rows
 
-    rules = Rules(partner_view=partner_view) if players in (4, 6) else Rules()
+    rules = Rules(partner_view=partner_view, signals=signals) if players in (4, 6) else Rules()
     plays = {}
     for first in ("hostile", "polite"):
         strategies = (first, *OTHERS[: players - 1])

@@ -12,7 +12,7 @@ from sim.play import play_batch
 from sim.trace import trace_rows
 
 
-def spy_on_views(players: int, partner_view: str, n_deals: int) -> dict:
+def spy_on_views(players: int, partner_view: str, n_deals: int, signals: str = "none") -> dict:
     views = []
     real_choose = engine_nb.choose_card_nb
 
@@ -23,7 +23,7 @@ def spy_on_views(players: int, partner_view: str, n_deals: int) -> dict:
         return real_choose(strategy_id, view, params, rng, plugins)
 
     engine_nb.choose_card_nb = spy
-    rules = Rules(partner_view=partner_view) if players in (4, 6) else Rules()
+    rules = Rules(partner_view=partner_view, signals=signals) if players in (4, 6) else Rules()
     # Inlined strategies see the engine's view; plug-ins (highest) the copy made for them.
     strategies = tuple(("highest", "greedy", "random")[seat % 3] for seat in range(players))
     config = RunConfig(players=players, strategies=strategies, deals=n_deals, seed=8, rules=rules, threads=1)
@@ -37,4 +37,4 @@ def _plain(value):
 
 if __name__ == "__main__":
     warnings.simplefilter("ignore", RuntimeWarning)  # uint64 wrap-around is intended in rng_nb
-    json.dump(spy_on_views(int(sys.argv[1]), sys.argv[2], int(sys.argv[3])), sys.stdout)
+    json.dump(spy_on_views(int(sys.argv[1]), sys.argv[2], int(sys.argv[3]), *sys.argv[4:]), sys.stdout)
