@@ -5,20 +5,33 @@ The engine calls ``choose_card_nb`` and never names a strategy. Two paths:
 - ``random`` and ``greedy``, the speed references, by integer id: inlined into the
   engine, so their calls cost nothing beyond their own work.
 - every other strategy, built-in or plug-in, through ``plugins``: a tuple of
-  ``MAX_PLAYERS`` function pointers of the one decision signature (strategies/api.py),
-  unused slots holding ``no_decision_nb``. The engine is compiled once for that tuple
+  ``3 * MAX_PLAYERS`` function pointers of the one decision signature (strategies/api.py):
+  each strategy's card decision, then its Briscola Chiamata bid and call (BID_SLOTS,
+  CALL_SLOTS; the default policy's where a strategy has none); unused slots hold
+  ``no_decision_nb``. The engine is compiled once for that tuple
   type and stays in Numba's disk cache whatever strategies a run brings; a call through
   a pointer costs a few nanoseconds and cannot be inlined.
 """
 
+import numpy as np
 from numba import njit
 
-from kernels.enums import NO_CARD
-from kernels.inlined_strategies_nb import greedy_nb, random_nb
+from kernels.enums import MAX_PLAYERS, NO_CARD
+from kernels.inlined_strategies_nb import (
+    default_bid_nb,
+    default_call_nb,
+    greedy_nb,
+    random_bid_nb,
+    random_call_nb,
+    random_nb,
+)
 
 RANDOM_ID = 0
 GREEDY_ID = 1
 FIRST_PLUGIN_ID = 2  # strategy id of plugins[0]; plugins[k] has id FIRST_PLUGIN_ID + k
+BID_SLOTS = MAX_PLAYERS  # plugins[BID_SLOTS + k]: the bid of the strategy in slot k
+CALL_SLOTS = 2 * MAX_PLAYERS  # plugins[CALL_SLOTS + k]: its call
+N_SLOTS = 3 * MAX_PLAYERS
 
 
 @njit(cache=True, inline="always")
@@ -28,6 +41,40 @@ def choose_card_nb(strategy_id, view, params, rng, plugins):
     if strategy_id == GREEDY_ID:
         return greedy_nb(view, params, rng)
     return plugins[strategy_id - FIRST_PLUGIN_ID](view, params, rng)
+
+
+@njit(cache=True, inline="always")
+def bid_nb(strategy_id, view, params, rng, plugins):
+    """A Briscola Chiamata bid: ``random`` bids at random, ``greedy`` by the default policy."""
+    if strategy_id == RANDOM_ID:
+        return random_bid_nb(view, params, rng)
+    if strategy_id == GREEDY_ID:
+        return default_bid_nb(view, params, rng)
+    return plugins[BID_SLOTS + strategy_id - FIRST_PLUGIN_ID](view, params, rng)
+
+
+@njit(cache=True, inline="always")
+def call_nb(strategy_id, view, params, rng, plugins):
+    """The caller's call: as ``bid_nb``."""
+    if strategy_id == RANDOM_ID:
+        return random_call_nb(view, params, rng)
+    if strategy_id == GREEDY_ID:
+        return default_call_nb(view, params, rng)
+    return plugins[CALL_SLOTS + strategy_id - FIRST_PLUGIN_ID](view, params, rng)
+
+
+@njit(cache=True, inline="always")
+def seal_nb(views, params, sealed_params):
+    """Copies the engine's view (``views[0]``) into ``views[1]``, and the parameters into
+    ``sealed_params``, for one decision of a plug-in: whatever it writes into them, the
+    engine and the other seats never see. (The inlined strategies, part of the engine,
+    read the engine's own view.) The view is copied as bytes: one short vector copy."""
+    raw = views.view(np.uint8)
+    size = raw.shape[0] // 2
+    for k in range(size):
+        raw[size + k] = raw[k]
+    for k in range(params.shape[0]):
+        sealed_params[k] = params[k]
 
 
 @njit(cache=True)

@@ -3,7 +3,8 @@ on every core.
 
 One deal's life: ``deal_nb`` shuffles and deals it into a DEAL_DTYPE record, then
 ``play_deal_nb`` plays it trick by trick, asking each seat's strategy for a card through
-``choose_card_nb``, and writes a RESULT_DTYPE row. Strategies see the deal only through a
+``choose_card_nb``, and writes a RESULT_DTYPE row. At Briscola Chiamata (5 players) an
+auction and a call come first (``chiamata_nb.py``). Strategies see the deal only through a
 VIEW_DTYPE record holding what their player may see.
 
 Untraced 2-player deals between ``random`` and ``greedy`` take the fast path of
@@ -13,14 +14,27 @@ Untraced 2-player deals between ``random`` and ``greedy`` take the fast path of
 import numpy as np
 from numba import njit, prange
 
-from kernels.dispatch_nb import FIRST_PLUGIN_ID, RANDOM_ID, choose_card_nb
+from kernels.chiamata_nb import (
+    AUCTION_DONE,
+    AUCTION_THROWN_IN,
+    make_call_nb,
+    open_auction_nb,
+    run_auction_nb,
+    score_chiamata_nb,
+    score_thrown_in_nb,
+    show_partner_nb,
+)
+from kernels.dispatch_nb import FIRST_PLUGIN_ID, RANDOM_ID, choose_card_nb, seal_nb
 from kernels.duel_nb import is_duel_nb, play_duel_nb
 from kernels.enums import (
     CARD_FACE,
     CARD_SUIT,
+    CHIAMATA_PLAYERS,
     DEAL_DTYPE,
     FACE_HONOUR_BIT,
-    HAND_SIZE,
+    FIRST_LEAD_CALLER,
+    MAX_AUCTION,
+    MAX_HAND,
     MAX_PLAYERS,
     MAX_TABLE,
     N_CARDS,
@@ -28,7 +42,9 @@ from kernels.enums import (
     NO_CARD,
     NO_SEAT,
     PARTNER_VIEW_LAST3,
+    PHASE_PLAY,
     PLAY_DTYPE,
+    RULE_FIRST_LEAD,
     RULE_PARTNER_VIEW,
     RULE_SIGNALS,
     SIGNALS_TRUMPS,
@@ -50,23 +66,25 @@ MIN_BLOCKS = 64  # a batch is cut into this many blocks at least, where it can b
 
 
 @njit(cache=True, inline="always")
-def start_view_nb(view, deal, work):
+def start_view_nb(view, deal, work, rules):
     """Puts a freshly dealt deal on the table: live hands and the public part of the view.
     Every seat's row is reset, those beyond the table too: a replay may mix tables."""
     hands, n_hand, points = work.hands, work.n_hand, work.points
     players = deal.players
     for seat in range(players):
-        n_hand[seat] = HAND_SIZE
-        for k in range(HAND_SIZE):
+        n_hand[seat] = deal.hand_size
+        for k in range(MAX_HAND):
             hands[seat, k] = deal.hands[seat, k]
     for seat in range(MAX_PLAYERS):
         points[seat] = 0
         view.points[seat] = 0
         view.partner_trumps[seat] = NO_CARD
-        for k in range(HAND_SIZE):
+        for k in range(MAX_HAND):
             view.partner_hands[seat, k] = NO_CARD
+    work.partner = NO_SEAT
+    open_auction_nb(view, rules, players)
     view.players = players
-    view.trump_suit = CARD_SUIT[deal.briscola]
+    view.trump_suit = CARD_SUIT[deal.briscola] if deal.briscola >= 0 else -1  # Chiamata: once called
     view.briscola = deal.briscola
     view.removed_two = deal.removed[0] if players == 3 else NO_CARD
     view.stock_size = deal.n_stock
@@ -89,12 +107,12 @@ def show_seat_nb(view, seat, players, hands, n_hand, partners_visible, signalled
     show them, its partners' cards and their trump signals."""
     view.seat = seat
     view.n_hand = n_hand[seat]
-    for k in range(HAND_SIZE):
+    for k in range(MAX_HAND):
         view.hand[k] = hands[seat, k]
     if partners_visible:
         for other in range(players):
             shown = other != seat and other % 2 == seat % 2
-            for k in range(HAND_SIZE):
+            for k in range(MAX_HAND):
                 view.partner_hands[other, k] = hands[other, k] if shown else NO_CARD
     if signalled:
         for other in range(players):
@@ -113,37 +131,23 @@ def trump_honours_nb(hands, n_hand, seat, trump_suit):
 
 
 @njit(cache=True, inline="always")
-def seal_nb(views, params, sealed_params):
-    """Copies the engine's view (``views[0]``) into ``views[1]``, and the parameters into
-    ``sealed_params``, for one decision of a plug-in: whatever it writes into them, the
-    engine and the other seats never see. (The inlined strategies, part of the engine,
-    read the engine's own view.) The view is copied as bytes: one short vector copy."""
-    raw = views.view(np.uint8)
-    size = raw.shape[0] // 2
-    for k in range(size):
-        raw[size + k] = raw[k]
-    for k in range(params.shape[0]):
-        sealed_params[k] = params[k]
-
-
-@njit(cache=True, inline="always")
 def take_from_hand_nb(hands, n_hand, seat, card):
     """Removes ``card`` from the seat's hand (later cards move up); False if not there.
 
     Branch-free: which slot a random player picks is unpredictable, so the slot is found
-    by arithmetic on the three comparisons (cards in a hand are distinct) and the hand is
+    by arithmetic on the comparisons (cards in a hand are distinct) and the hand is
     closed up with selects, where an early-exit search would mispredict most times.
     """
     n = n_hand[seat]
     found = 0
     slot = 0
-    for k in range(HAND_SIZE):
+    for k in range(MAX_HAND):
         match = (hands[seat, k] == card) & (k < n)
         found += match
         slot += k * match
     if found == 0:
         return False
-    for k in range(HAND_SIZE - 1):
+    for k in range(MAX_HAND - 1):
         hands[seat, k] = hands[seat, k + 1] if k >= slot else hands[seat, k]
     hands[seat, n - 1] = NO_CARD
     n_hand[seat] = n - 1
@@ -187,8 +191,21 @@ def play_deal_nb(
     are its callers: otherwise every call and every inlined helper taking arrays would
     pay atomic increments and decrements, a sizeable share of the time of a deal.
     """
-    start_view_nb(views[0], deal, work)
+    start_view_nb(views[0], deal, work, rules)
     players = deal.players
+    first_leader = 0
+    if players == CHIAMATA_PLAYERS:
+        status = run_auction_nb(
+            strategy_ids, params, plugins, states, views, sealed_params, work, record, illegal, stop
+        )
+        if status == AUCTION_THROWN_IN:
+            score_thrown_in_nb(result)
+            return True
+        if status == AUCTION_DONE:
+            status = make_call_nb(strategy_ids, params, plugins, states, views, sealed_params, work, illegal, stop)
+        if status != AUCTION_DONE:
+            return False
+        first_leader = views[0].caller if rules[RULE_FIRST_LEAD] == FIRST_LEAD_CALLER else 0
     done = _play_any_nb(
         deal,
         strategy_ids,
@@ -202,9 +219,12 @@ def play_deal_nb(
         record,
         illegal,
         players,
+        first_leader,
         stop,
     )
-    if done:
+    if done and players == CHIAMATA_PLAYERS:
+        score_chiamata_nb(views[0], work, rules, result)
+    elif done:
         _score_nb(work.points, players, result)
     return done
 
@@ -223,14 +243,17 @@ def _play_any_nb(
     record,
     illegal,
     players,
+    first_leader,
     stop,
 ):
-    """The tricks of a deal for any table; False after an illegal decision or a stop."""
+    """The tricks of a deal for any table, ``first_leader`` leading the first; False
+    after an illegal decision or a stop."""
     trump = views[0].trump_suit
-    partner_view = players >= 4 and rules[RULE_PARTNER_VIEW] == PARTNER_VIEW_LAST3
-    signals = players >= 4 and rules[RULE_SIGNALS] == SIGNALS_TRUMPS
-    n_tricks = (HAND_SIZE * players + deal.n_stock) // players
-    leader = 0
+    teams = players == 4 or players == 6
+    partner_view = teams and rules[RULE_PARTNER_VIEW] == PARTNER_VIEW_LAST3
+    signals = teams and rules[RULE_SIGNALS] == SIGNALS_TRUMPS
+    n_tricks = (deal.hand_size * players + deal.n_stock) // players
+    leader = first_leader
     for trick in range(n_tricks):
         leader = _play_trick_nb(
             deal,
@@ -292,11 +315,14 @@ def _play_trick_nb(
     view.leader = leader
     partners_visible = partner_view and drawn == n_stock
     signalled = signals and trick > 0
+    chiamata = players == CHIAMATA_PLAYERS
     for k in range(players):
         seat = seat_after_nb(leader, k, players)
         if stop[0] != 0:
             return NO_SEAT
         show_seat_nb(view, seat, players, hands, n_hand, partners_visible, signalled)
+        if chiamata:
+            show_partner_nb(view, seat, work)
         strategy = strategy_ids[seat]
         shown, shown_params = view, params[seat]
         if strategy >= FIRST_PLUGIN_ID:
@@ -306,6 +332,8 @@ def _play_trick_nb(
         if not take_from_hand_nb(hands, n_hand, seat, card):
             _report_illegal_nb(illegal, trick * players + k, seat, card, hands[seat])
             return NO_SEAT
+        if chiamata and card == view.called:
+            work.revealed = True
         table[k] = card
         view.table[k] = card
         view.n_table = k + 1
@@ -336,9 +364,10 @@ def _draw_nb(stock, top, hands, n_hand, first, players):
 @njit(cache=True)
 def _report_illegal_nb(illegal, play, seat, card, hand):
     illegal.play = play
+    illegal.phase = PHASE_PLAY
     illegal.seat = seat
     illegal.card = card
-    for k in range(HAND_SIZE):
+    for k in range(MAX_HAND):
         illegal.hand[k] = hand[k]
 
 
@@ -361,6 +390,10 @@ def _score_nb(points, players, result):
 def _clear_record_nb(record):
     record.plays[:] = NO_CARD
     record.trick_winners[:] = NO_CARD
+    record.n_auction = 0
+    for k in range(MAX_AUCTION):
+        record.auction_seats[k] = NO_SEAT
+        record.auction_bids[k] = NO_SEAT
 
 
 @njit(cache=True, nogil=True)

@@ -7,8 +7,9 @@ Cards are integers: ``code = suit * 10 + face``.
 - suit 0..3: Denari, Coppe, Spade, Bastoni
 - face 0..9: Ace, 2, 3, 4, 5, 6, 7, Jack (Fante), Knight (Cavallo), King (Re)
 
-Seats are 0..P-1 in playing order; seat P-1 deals and seat 0 leads the first trick.
-Empty slots in any card array hold ``NO_CARD`` (-1).
+Seats are 0..P-1 in playing order; seat P-1 deals and seat 0 leads the first trick
+(at Briscola Chiamata, 5 players, seat 0 also bids first). Empty slots in any card array
+hold ``NO_CARD`` (-1).
 """
 
 import numpy as np
@@ -16,7 +17,10 @@ import numpy as np
 N_SUITS = 4
 N_FACES = 10
 N_CARDS = 40
-HAND_SIZE = 3
+HAND_SIZE = 3  # cards dealt to each player, but at Briscola Chiamata
+CHIAMATA_PLAYERS = 5
+CHIAMATA_HAND = 8  # Briscola Chiamata deals the whole pack, 8 cards each
+MAX_HAND = CHIAMATA_HAND  # the width of every hand array
 MAX_PLAYERS = 6
 MAX_TABLE = MAX_PLAYERS
 NO_CARD = -1
@@ -44,11 +48,26 @@ def record_dtype(fields):
 
 # Rule options, as integer codes in the kernels' ``rules`` array.
 RULE_TRUMP_REDEAL, RULE_REMOVED_TWO, RULE_PARTNER_VIEW, RULE_SIGNALS = 0, 1, 2, 3
-N_RULES = 4
+RULE_FIRST_LEAD, RULE_BID_MULTIPLIER, RULE_AUCTION = 4, 5, 6  # Briscola Chiamata
+N_RULES = 7
 TRUMP_REDEAL_OFF, TRUMP_REDEAL_ACE_THREE = 0, 1
 REMOVED_TWO_RANDOM = -1  # otherwise the suit (0..3) whose two is removed
 PARTNER_VIEW_NONE, PARTNER_VIEW_LAST3 = 0, 1
 SIGNALS_NONE, SIGNALS_TRUMPS = 0, 1
+FIRST_LEAD_ELDEST, FIRST_LEAD_CALLER = 0, 1
+BID_MULTIPLIER_OFF, BID_MULTIPLIER_ON = 0, 1
+AUCTION_POINTS, AUCTION_RANKS = 0, 1
+
+# Briscola Chiamata's auction. A bid is a level: 0..9 name a rank, going down the
+# ranking (BID_FACES: Ace, Three, King, Knight, Jack, 7, 6, 5, 4, Two), each promising
+# 61 points; levels 10..68 promise 62..120 points (level + 52) and call a Two.
+PASS = -1
+BID_FACES = np.array([0, 2, 9, 8, 7, 6, 5, 4, 3, 1], dtype=np.int64)
+LAST_RANK_BID = 9  # the Two: the last bid under auction=ranks
+MAX_BID = 68  # 120 points
+WINNING_POINTS = 61  # what a rank bid promises
+POINTS_BID_OFFSET = 52  # a points bid's level + 52 = the points it promises
+MAX_AUCTION = 80  # actions in an auction, at most: 69 bids and 5 passes
 
 # Partnership signals (signals=trumps) show which trump honours a partner holds, as bits:
 # Ace 1, Three 2, King 4, Knight 8, Jack 16; other faces 0.
@@ -78,9 +97,9 @@ VIEW_DTYPE = record_dtype(
         ("n_table", np.int8),  # cards already played to the current trick
         ("n_hand", np.int8),
         ("table", np.int8, MAX_TABLE),  # current trick, in playing order from the leader
-        ("hand", np.int8, HAND_SIZE),  # own cards, n_hand of them first, then -1
+        ("hand", np.int8, MAX_HAND),  # own cards, n_hand of them first, then -1
         # Partners' cards by seat, where the rules show them (partner_view=last3); else -1.
-        ("partner_hands", np.int8, (MAX_PLAYERS, HAND_SIZE)),
+        ("partner_hands", np.int8, (MAX_PLAYERS, MAX_HAND)),
         # signals=trumps, from the second trick on: the trump honours each partner holds
         # now, as FACE_HONOUR_BIT bits (0: none); -1 for every other seat, and otherwise.
         ("partner_trumps", np.int8, MAX_PLAYERS),
@@ -91,6 +110,20 @@ VIEW_DTYPE = record_dtype(
         ("n_played", np.int8),  # cards played so far in the deal, the table's included
         ("history", np.int8, N_CARDS),  # every card played, in playing order; then -1
         ("trick_winners", np.int8, N_CARDS // 2),  # seat that took each finished trick; then -1
+        # Briscola Chiamata (5 players); -1 at the other tables. The auction so far:
+        ("bid", np.int8),  # the highest bid (a level, see BID_FACES), -1 before any
+        ("bidder", np.int8),  # the seat that made it
+        ("seat_bids", np.int8, MAX_PLAYERS),  # each seat's last bid, -1 for none
+        ("passed", np.int8, MAX_PLAYERS),  # 1 for each seat that has passed, else 0
+        ("max_bid", np.int8),  # the highest bid the rules allow: 68, or 9 under auction=ranks
+        # Once the auction is over: the caller, the card called, the points it needs.
+        ("caller", np.int8),
+        ("called", np.int8),
+        ("target", np.int8),
+        # The caller's partner (the holder of the called card; the caller itself when it
+        # called its own card): shown once the called card is played, and to the partner
+        # itself; -1 for everyone else until then.
+        ("partner", np.int8),
     ]
 )
 
@@ -98,10 +131,13 @@ VIEW_DTYPE = record_dtype(
 # strategy writing to its view changes nothing): one record per block of deals.
 WORK_DTYPE = record_dtype(
     [
-        ("hands", np.int8, (MAX_PLAYERS, HAND_SIZE)),  # live hands, n_hand[seat] cards first
+        ("hands", np.int8, (MAX_PLAYERS, MAX_HAND)),  # live hands, n_hand[seat] cards first
         ("n_hand", np.int8, MAX_PLAYERS),
         ("table", np.int8, MAX_TABLE),  # the current trick, from the leader on
         ("points", np.int16, MAX_PLAYERS),  # points taken so far, per seat
+        ("partner", np.int8),  # Briscola Chiamata: the holder of the called card
+        ("revealed", np.bool_),  # whether the called card has been played
+        ("caller_strength", np.int16),  # the caller's hand at the call (RESULT_DTYPE)
     ]
 )
 
@@ -109,8 +145,9 @@ WORK_DTYPE = record_dtype(
 DEAL_DTYPE = record_dtype(
     [
         ("players", np.int8),
-        ("hands", np.int8, (MAX_PLAYERS, HAND_SIZE)),  # rows for seats 0..P-1, in dealing order
-        ("briscola", np.int8),  # the face-up card; its suit is trump
+        ("hand_size", np.int8),  # cards dealt to each seat: 3, or 8 at Briscola Chiamata
+        ("hands", np.int8, (MAX_PLAYERS, MAX_HAND)),  # rows for seats 0..P-1, in dealing order
+        ("briscola", np.int8),  # the face-up card; its suit is trump (-1 at Briscola Chiamata)
         ("n_stock", np.int8),
         ("stock", np.int8, N_CARDS),  # drawing order; the briscola is the last of n_stock cards
         ("n_removed", np.int8),
@@ -126,6 +163,17 @@ RESULT_DTYPE = record_dtype(
         ("seat_points", np.int16, MAX_PLAYERS),  # -1 for seats beyond the table
         ("side_points", np.int16, 3),  # -1 for sides beyond the table
         ("winner_side", np.int8),  # -1 for a draw
+        # Briscola Chiamata: side 0 is the caller's (caller and partner), side 1 the
+        # defenders'. A deal thrown in (everyone passed) has caller -1, made -1, no points.
+        ("bid", np.int8),
+        ("caller", np.int8),
+        ("called", np.int8),
+        ("partner", np.int8),
+        ("target", np.int8),
+        ("made", np.int8),  # 1: the caller's side took its target; 0: it did not
+        ("cappotto", np.int8),  # 1: one side took every trick
+        ("caller_strength", np.int16),  # the caller's hand at the call, by suit_value_nb
+        ("game_points", np.int8, MAX_PLAYERS),  # zero-sum game points of each seat
     ]
 )
 
@@ -134,15 +182,22 @@ PLAY_DTYPE = record_dtype(
     [
         ("plays", np.int8, N_CARDS),  # every card in playing order, -1 after the last
         ("trick_winners", np.int8, N_CARDS // 2),  # -1 after the last trick
+        # Briscola Chiamata: every auction action in turn order, each seat's bid or PASS.
+        ("n_auction", np.int8),
+        ("auction_seats", np.int8, MAX_AUCTION),
+        ("auction_bids", np.int8, MAX_AUCTION),
     ]
 )
 
-# The first decision of a deal that was not a card in the player's hand.
+# The first decision of a deal that was not legal: a card not in the player's hand, a bid
+# not above the last one, a call of a card not of the bid's rank.
+PHASE_PLAY, PHASE_BID, PHASE_CALL = 0, 1, 2
 ILLEGAL_DTYPE = record_dtype(
     [
-        ("play", np.int16),  # index of the decision in playing order; -1: every decision was legal
+        ("play", np.int16),  # index of the decision in its phase; -1: every decision was legal
+        ("phase", np.int8),
         ("seat", np.int8),
-        ("card", np.int16),  # what the strategy returned
-        ("hand", np.int8, HAND_SIZE),
+        ("card", np.int16),  # what the strategy returned (a card, or a bid)
+        ("hand", np.int8, MAX_HAND),
     ]
 )

@@ -14,9 +14,9 @@ write to it.
 
 from numba import njit
 
-from kernels.enums import CARD_STRENGTH, CARD_SUIT
+from kernels.enums import BID_FACES, CARD_POINTS, CARD_STRENGTH, CARD_SUIT, LAST_RANK_BID, N_FACES, N_SUITS, PASS
 from kernels.rng_nb import bounded_nb
-from kernels.rules_nb import beats_nb, trick_points_nb, winning_position_nb
+from kernels.rules_nb import beats_nb, bid_face_nb, trick_points_nb, winning_position_nb
 
 
 @njit(cache=True, inline="always")
@@ -71,3 +71,87 @@ def greedy_nb(view, params, rng):
         if key < best_key:
             choice, best_key = view.hand[k], key
     return choice
+
+
+# ---------------------------------------------------------------- Briscola Chiamata's auction
+# A bid function returns a level above ``view.bid`` (at most ``view.max_bid``) or PASS; a
+# call function returns a card of the bid's face (``bid_face_nb(view.bid)``), of any suit.
+
+
+@njit(cache=True)
+def random_bid_nb(view, params, rng):
+    """``random``'s bid: the next level up or a pass, each half the time."""
+    level = view.bid + 1
+    if level > view.max_bid or bounded_nb(rng, 0, 2) == 0:
+        return PASS
+    return level
+
+
+@njit(cache=True)
+def random_call_nb(view, params, rng):
+    """``random``'s call: the card of the bid's face in a suit drawn at random."""
+    return bounded_nb(rng, 0, N_SUITS) * N_FACES + bid_face_nb(view.bid)
+
+
+DEFAULT_BID_BASE = 66  # the default policy bids rank level L with a suit value of 66 + 2L
+DEFAULT_BID_STEP = 2
+
+
+@njit(cache=True)
+def default_bid_nb(view, params, rng):
+    """The default auction policy (strategies without their own ``bid``): bids the next
+    rank while its best suit lacking that rank's card is worth DEFAULT_BID_BASE +
+    DEFAULT_BID_STEP * level (``suit_value_nb``); never bids points."""
+    level = view.bid + 1
+    if level > min(view.max_bid, LAST_RANK_BID):
+        return PASS
+    suit = best_call_suit_nb(view, BID_FACES[level])
+    if suit < 0 or suit_value_nb(view, suit) < DEFAULT_BID_BASE + DEFAULT_BID_STEP * level:
+        return PASS
+    return level
+
+
+@njit(cache=True)
+def default_call_nb(view, params, rng):
+    """The default call: the card of the bid's face in the best suit where the caller
+    lacks it (holding all four, its best suit: it plays alone)."""
+    face = bid_face_nb(view.bid)
+    suit = best_call_suit_nb(view, face)
+    if suit < 0:
+        suit = best_call_suit_nb(view, -1)
+    return suit * N_FACES + face
+
+
+@njit(cache=True, inline="always")
+def suit_value_nb(view, suit):
+    """What a hand is worth with ``suit`` as trump: its card points, plus 6 and the
+    strength (0-9) of each card of that suit."""
+    value = 0
+    for k in range(view.n_hand):
+        card = view.hand[k]
+        value += CARD_POINTS[card]
+        if CARD_SUIT[card] == suit:
+            value += 6 + CARD_STRENGTH[card]
+    return value
+
+
+@njit(cache=True, inline="always")
+def holds_nb(view, card):
+    for k in range(view.n_hand):
+        if view.hand[k] == card:
+            return True
+    return False
+
+
+@njit(cache=True, inline="always")
+def best_call_suit_nb(view, face):
+    """The suit of highest ``suit_value_nb`` whose card of ``face`` is not in the hand
+    (any suit for face -1); -1 if there is none."""
+    best, best_value = -1, -1
+    for suit in range(N_SUITS):
+        if face >= 0 and holds_nb(view, suit * N_FACES + face):
+            continue
+        value = suit_value_nb(view, suit)
+        if value > best_value:
+            best, best_value = suit, value
+    return best

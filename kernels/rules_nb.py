@@ -1,26 +1,34 @@
-"""The rules of Briscola for 2, 3, 4 and 6 players (jitted code only): dealing, who wins
-a trick, who wins the deal."""
+"""The rules of Briscola for 2, 3, 4, 5 and 6 players (jitted code only): dealing, who
+wins a trick, who wins the deal. Briscola Chiamata's auction and scoring (5 players) are
+in ``chiamata_nb.py``."""
 
 import numpy as np
 from numba import njit
 
 from kernels.enums import (
+    BID_FACES,
     CARD_POINTS,
     CARD_STRENGTH,
     CARD_SUIT,
+    CHIAMATA_HAND,
+    CHIAMATA_PLAYERS,
     FACE_ACE,
     FACE_THREE,
     FACE_TWO,
     HAND_SIZE,
+    LAST_RANK_BID,
+    MAX_HAND,
     N_CARDS,
     N_FACES,
     N_SUITS,
     NO_CARD,
+    POINTS_BID_OFFSET,
     REMOVED_TWO_RANDOM,
     RULE_REMOVED_TWO,
     RULE_TRUMP_REDEAL,
     STREAM_DEAL,
     TRUMP_REDEAL_ACE_THREE,
+    WINNING_POINTS,
 )
 from kernels.rng_nb import LOW_32, bounded_local_nb, bounded_nb, next_local_nb
 
@@ -64,8 +72,15 @@ def winning_position_nb(table, n_table, trump_suit):
 
 @njit(cache=True, inline="always")
 def n_sides_nb(players):
-    """Number of sides: every player alone with 2 or 3 players, two teams with 4 or 6."""
+    """Number of sides: every player alone with 2 or 3 players, two teams with 4 or 6;
+    at Briscola Chiamata (5) the caller's side and the defenders'."""
     return 3 if players == 3 else 2
+
+
+@njit(cache=True, inline="always")
+def hand_size_nb(players):
+    """Cards dealt to each player: 3, or the whole pack at Briscola Chiamata."""
+    return CHIAMATA_HAND if players == CHIAMATA_PLAYERS else HAND_SIZE
 
 
 @njit(cache=True, inline="always")
@@ -134,7 +149,8 @@ def deal_nb(players, rules, states, deal):
     The pack is shuffled in place in ``deal.stock`` and read in drawing order: the stock
     first, its last card the turned briscola, then the hands (card k of seat s at
     ``k * players + s``). Any fixed reading of a uniform shuffle is uniform; this one
-    moves no card after the shuffle.
+    moves no card after the shuffle. At Briscola Chiamata the pack is all hands: no
+    stock, no briscola (-1).
 
     Compiled without reference counting (nothing here allocates): it runs once per deal
     and would otherwise pay atomic updates of its arrays' counts on every call.
@@ -147,18 +163,19 @@ def deal_nb(players, rules, states, deal):
     cards = deal.stock
     n = _fill_pack_nb(cards, deal.removed, n_removed)
     shuffle_nb(cards, n, states)
-    n_stock = n - HAND_SIZE * players
-    for seat in range(players):
-        for k in range(HAND_SIZE):
-            deal.hands[seat, k] = cards[n_stock + k * players + seat]
-    for seat in range(players, deal.hands.shape[0]):
-        for k in range(HAND_SIZE):
+    hand_size = hand_size_nb(players)
+    deal.hand_size = hand_size
+    n_stock = n - hand_size * players
+    for seat in range(deal.hands.shape[0]):
+        for k in range(MAX_HAND):
             deal.hands[seat, k] = NO_CARD
+            if seat < players and k < hand_size:
+                deal.hands[seat, k] = cards[n_stock + k * players + seat]
     for k in range(n_stock, N_CARDS):
         cards[k] = NO_CARD
-    if rules[RULE_TRUMP_REDEAL] == TRUMP_REDEAL_ACE_THREE:
+    if n_stock > 0 and rules[RULE_TRUMP_REDEAL] == TRUMP_REDEAL_ACE_THREE:
         redeal_trump_nb(cards, n_stock)
-    deal.briscola = cards[n_stock - 1]
+    deal.briscola = cards[n_stock - 1] if n_stock > 0 else NO_CARD
     deal.n_stock = n_stock
 
 
@@ -205,3 +222,15 @@ def winner_side_nb(side_points, n_sides):
         elif side_points[side] == side_points[best]:
             shared = True
     return -1 if shared else best
+
+
+@njit(cache=True, inline="always")
+def bid_face_nb(bid):
+    """The face a Briscola Chiamata bid calls: its rank, or the Two for a points bid."""
+    return BID_FACES[min(bid, LAST_RANK_BID)]
+
+
+@njit(cache=True, inline="always")
+def bid_target_nb(bid):
+    """The points a Briscola Chiamata bid promises: 61 for a rank, else level + 52."""
+    return WINNING_POINTS if bid <= LAST_RANK_BID else bid + POINTS_BID_OFFSET

@@ -8,6 +8,8 @@ fastest runs a twentieth of their time.
 import numpy as np
 from numba import njit
 
+from kernels.enums import CHIAMATA_PLAYERS
+
 TALLY_WINS, TALLY_DRAWS, TALLY_LOSSES, TALLY_POINTS = 0, 1, 2, 3  # columns of a tally row
 
 
@@ -16,7 +18,9 @@ def tally_results_nb(results, n_sides, not_played):
     """Counts the finished prefix of ``results`` (RESULT_DTYPE): it ends at the first
     deal whose index is ``not_played``. Returns the prefix's length and an int64 array
     with a row per side: wins, draws, losses and points. A drawn deal is drawn by the
-    sides that share its highest total, and lost by the others.
+    sides that share its highest total, and lost by the others. At Briscola Chiamata
+    (``n_sides`` 5) each seat is a side of its own, counted on its game points: won when
+    positive, drawn when nil (a deal thrown in), lost when negative.
 
     >>> from kernels.enums import RESULT_DTYPE
     >>> results = np.zeros(3, dtype=RESULT_DTYPE)
@@ -34,6 +38,9 @@ def tally_results_nb(results, n_sides, not_played):
         if result.deal == not_played:
             completed = i
             break
+        if n_sides == CHIAMATA_PLAYERS:
+            _count_game_points_nb(result.game_points, counts)
+            continue
         for side in range(n_sides):
             counts[side, TALLY_POINTS] += result.side_points[side]
         if result.winner_side >= 0:
@@ -43,6 +50,15 @@ def tally_results_nb(results, n_sides, not_played):
     for side in range(n_sides):
         counts[side, TALLY_LOSSES] = completed - counts[side, TALLY_WINS] - counts[side, TALLY_DRAWS]
     return completed, counts
+
+
+@njit(cache=True, inline="always")
+def _count_game_points_nb(game_points, counts):
+    for seat in range(CHIAMATA_PLAYERS):
+        points = game_points[seat]
+        counts[seat, TALLY_POINTS] += points
+        counts[seat, TALLY_WINS] += points > 0
+        counts[seat, TALLY_DRAWS] += points == 0
 
 
 @njit(cache=True, inline="always")

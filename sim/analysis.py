@@ -173,14 +173,24 @@ def _read_parts(folder: Path, entries: list[dict], columns: list[str] | None = N
     return dataset.to_table(columns=columns).to_pandas()
 
 
+def standings(deals: pd.DataFrame, players: int) -> np.ndarray:
+    """What decides each row, per side: its points; at Briscola Chiamata (a side per
+    seat) each seat's game points."""
+    prefix = "game_points" if players == 5 else "side_points"
+    return deals[[f"{prefix}_{side}" for side in range(n_sides(players))]].to_numpy()
+
+
 def side_scores(deals: pd.DataFrame, players: int) -> pd.DataFrame:
     """Each side's score in each row (columns ``side_0`` ...): win 1, draw 1/2 (sides
     sharing the top), loss 0. With 3 players a seat scores against each other seat apart
-    (more points wins), as ``briscola compare`` scores, so equal play scores 1/2 there too."""
-    points = deals[[f"side_points_{side}" for side in range(n_sides(players))]].to_numpy()
-    if players == 3:
-        return pd.DataFrame({f"side_{s}": score_against_copies(points, np.full(len(points), s)) for s in range(3)},
-                            index=deals.index)  # fmt: skip
+    (more points wins), as ``briscola compare`` scores, so equal play scores 1/2 there too;
+    at Briscola Chiamata (5) likewise on game points."""
+    points = standings(deals, players)
+    if players in (3, 5):
+        return pd.DataFrame(
+            {f"side_{s}": score_against_copies(points, np.full(len(points), s)) for s in range(players)},
+            index=deals.index,
+        )
     winner = deals["winner_side"].to_numpy()
     shares_top = points == points.max(axis=1, keepdims=True)
     scores = {}
@@ -256,8 +266,9 @@ def first_lead(deals: pd.DataFrame, players: int) -> pd.Series:
 
 def margins(deals: pd.DataFrame, players: int) -> pd.Series:
     """Point margin of each row: side 0 less side 1 (with 3 players: seat 0 less the mean
-    of the others); in comparison files, A's side less B's."""
-    points = deals[[f"side_points_{side}" for side in range(n_sides(players))]].to_numpy().astype(float)
+    of the others; at Briscola Chiamata the same in game points); in comparison files,
+    A's side less B's."""
+    points = standings(deals, players).astype(float)
     mine = points[np.arange(len(deals)), _a_in_row(deals)] if "a_side" in deals else points[:, 0]
     others = (points.sum(axis=1) - mine) / (points.shape[1] - 1)
     return pd.Series(mine - others, index=deals.index, name="margin")
@@ -381,10 +392,8 @@ def _with_a_scores(deals: pd.DataFrame) -> pd.DataFrame:
     players = _players(deals)
     if "match" in deals:
         a_score = _match_scores(deals, players)
-    elif players == 3:
-        a_score = score_against_copies(
-            deals[[f"side_points_{s}" for s in range(3)]].to_numpy(), deals["a_side"].to_numpy()
-        )
+    elif players in (3, 5):
+        a_score = score_against_copies(standings(deals, players), deals["a_side"].to_numpy())
     else:
         a_score = side_scores(deals, players).to_numpy()[np.arange(len(deals)), deals["a_side"].to_numpy()]
     return deals.assign(a_score=a_score, a=_strategy_of(deals, "a"), b=_strategy_of(deals, "b"))
@@ -393,19 +402,20 @@ def _with_a_scores(deals: pd.DataFrame) -> pd.DataFrame:
 def _match_scores(deals: pd.DataFrame, players: int) -> np.ndarray:
     """A's score in its match, on every row. Two sides: from the match's winner. Three
     players: against each copy of B by the match standing (deals won, or points over
-    both deals in ``two-deals-120``), counted per player from the rows of the match."""
+    both deals in ``two-deals-120``), counted per player from the rows of the match;
+    Briscola Chiamata (``five-deals``) likewise, by game points over the five deals."""
     a = deals["a_side"].to_numpy()
-    if players != 3:
+    if players not in (3, 5):
         winner = deals["match_winner_side"].to_numpy()
         return np.where(winner == a, 1.0, np.where(winner < 0, 0.5, 0.0))
     step = deals["match_deal"].to_numpy()
-    player_of_seat = (np.arange(3)[None, :] + step[:, None]) % 3  # seat s holds player (s + k) % 3
-    if deals.attrs.get("match") == "two-deals-120":
-        gained = deals[[f"side_points_{s}" for s in range(3)]].to_numpy()
+    player_of_seat = (np.arange(players)[None, :] + step[:, None]) % players  # seat s holds player (s + k) % P
+    if deals.attrs.get("match") in ("two-deals-120", "five-deals"):
+        gained = standings(deals, players)
     else:
         winner = deals["winner_side"].to_numpy()
         gained = (np.arange(3)[None, :] == winner[:, None]).astype(float)  # the seat that won the deal
-    per_player = np.zeros((len(deals), 3))
+    per_player = np.zeros((len(deals), players))
     np.put_along_axis(per_player, player_of_seat, gained, axis=1)
     keys = [k for k in ("pair", "game", "match") if k in deals]
     standing = pd.DataFrame(per_player, index=deals.index).groupby([deals[k] for k in keys]).transform("sum")

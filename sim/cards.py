@@ -65,3 +65,16 @@ def parse_card(text: str) -> int:
         return _NAMES[" ".join(text.split()).casefold()]
     except KeyError:
         raise ValueError(f"{text!r} is not a card; write e.g. 'Asso di Denari', '1D', 'A♦' or a code 0..39") from None
+
+
+# Briscola Chiamata's bids (levels 0..68): the ranks, lowest bid first, then points.
+BID_RANK_NAMES = ("Ace", "Three", "King", "Knight", "Jack", "Seven", "Six", "Five", "Four", "Two")
+
+
+def bid_name(level: int) -> str:
+    """A bid for people: the rank it calls, or the points it promises.
+
+    >>> bid_name(0), bid_name(9), bid_name(10), bid_name(68)
+    ('Ace', 'Two', '62', '120')
+    """
+    return BID_RANK_NAMES[level] if level < len(BID_RANK_NAMES) else str(level + 52)

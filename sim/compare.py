@@ -4,15 +4,17 @@ Duplicate deals: every deal is played once per seating, with the same cards:
 
 - 2 players: A in seat 0, then in seat 1;
 - 4 and 6 players: A's team is team 0, then team 1;
-- 3 players: A in seat 0, 1, then 2, against two copies of B.
+- 3 players: A in seat 0, 1, then 2, against two copies of B;
+- 5 players (Briscola Chiamata): A in each of the five seats against four copies of B.
 
 Strategies draw from random streams keyed by (seed, deal, A or B, copy), not by seat:
 the same in every seating of a deal, and different for A and B even when they are the
 same strategy, so that A against A plays genuinely different games.
 
 A deal's score is A's mean score over its seatings (win 1, draw 1/2, loss 0); with 3
-players each game scores A against each copy of B apart (more points wins), so that two
-equal strategies score 1/2 at every table. Deals are independent: intervals come from
+players each game scores A against each copy of B apart (more points wins), and at
+Briscola Chiamata likewise on game points, so that two equal strategies score 1/2 at
+every table. Deals are independent: intervals come from
 the spread of deal scores (with 2 seatings, the pentanomial model of chess testing).
 """
 
@@ -183,7 +185,7 @@ def _rows(games, config: RunConfig):
 
 def _with_seating(table, schema, game: int, seating, players: int):
     """Adds a compare file's columns: the seating (``game``) and A's side."""
-    a_side = seating.index(A) if players == 3 else seating.index(A) % 2
+    a_side = seating.index(A) if players in (3, 5) else seating.index(A) % 2
     n = table.num_rows
     table = table.add_column(1, schema.field("game"), arrow_column(np.full(n, game, dtype=np.int8)))
     return table.add_column(2, schema.field("a_side"), arrow_column(np.full(n, a_side, dtype=np.int8)))

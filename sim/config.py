@@ -8,7 +8,7 @@ whose message names the problem and what is valid:
 >>> parse_rules(["colour=red"], players=2)
 Traceback (most recent call last):
 ...
-sim.config.ConfigError: unknown rule 'colour'; valid rules: trump_redeal, removed_two, partner_view, signals
+sim.config.ConfigError: unknown rule 'colour'; valid rules: trump_redeal, removed_two, partner_view, signals, first_lead, bid_multiplier, auction
 >>> seat_strategies("greedy,random", players=4)
 ('greedy', 'random', 'greedy', 'random')
 """
@@ -21,8 +21,15 @@ from dataclasses import dataclass, field
 
 from strategies.errors import StrategyError
 
-PLAYER_COUNTS = (2, 3, 4, 6)
-MATCH_FORMATS = ("deal", "best-of-3", "best-of-5", "two-deals-120")  # see sim/matches.py
+PLAYER_COUNTS = (2, 3, 4, 5, 6)
+CHIAMATA = 5  # Briscola Chiamata: an auction, a called partner, game points
+# Match formats (sim/matches.py) and their tables: Briscola Chiamata is played for a
+# running total of game points.
+MATCH_TABLES = {
+    "deal": PLAYER_COUNTS, "best-of-3": (2, 3, 4, 6), "best-of-5": (2, 3, 4, 6), "two-deals-120": (2, 3, 4, 6),
+    "five-deals": (CHIAMATA,),
+}  # fmt: skip
+MATCH_FORMATS = tuple(MATCH_TABLES)
 SUIT_NAMES = ("denari", "coppe", "spade", "bastoni")
 
 # Each rule: its valid values (the first is the default) and the tables it applies to.
@@ -31,12 +38,18 @@ RULE_VALUES = {
     "removed_two": ("random",) + SUIT_NAMES,
     "partner_view": ("last3", "none"),
     "signals": ("none", "trumps"),
+    "first_lead": ("eldest", "caller"),
+    "bid_multiplier": ("off", "on"),
+    "auction": ("points", "ranks"),
 }
 RULE_TABLES = {
-    "trump_redeal": PLAYER_COUNTS,
+    "trump_redeal": (2, 3, 4, 6),  # Briscola Chiamata turns no card
     "removed_two": (3,),
     "partner_view": (4, 6),
     "signals": (4, 6),
+    "first_lead": (CHIAMATA,),
+    "bid_multiplier": (CHIAMATA,),
+    "auction": (CHIAMATA,),
 }
 
 
@@ -66,6 +79,9 @@ class Rules:
     removed_two: str = "random"
     partner_view: str = "last3"
     signals: str = "none"
+    first_lead: str = "eldest"
+    bid_multiplier: str = "off"
+    auction: str = "points"
 
     def as_codes(self):
         """The integer ``rules`` array the kernels take."""
@@ -81,6 +97,13 @@ class Rules:
         codes[enums.RULE_REMOVED_TWO] = removed
         codes[enums.RULE_PARTNER_VIEW] = view
         codes[enums.RULE_SIGNALS] = enums.SIGNALS_TRUMPS if self.signals == "trumps" else enums.SIGNALS_NONE
+        codes[enums.RULE_FIRST_LEAD] = (
+            enums.FIRST_LEAD_CALLER if self.first_lead == "caller" else enums.FIRST_LEAD_ELDEST
+        )
+        codes[enums.RULE_BID_MULTIPLIER] = (
+            enums.BID_MULTIPLIER_ON if self.bid_multiplier == "on" else enums.BID_MULTIPLIER_OFF
+        )
+        codes[enums.RULE_AUCTION] = enums.AUCTION_RANKS if self.auction == "ranks" else enums.AUCTION_POINTS
         return codes
 
     def for_table(self, players: int) -> dict:
@@ -109,7 +132,7 @@ def parse_count(text: str) -> int:
 
 def check_players(players: int) -> int:
     if players not in PLAYER_COUNTS:
-        raise ConfigError(f"--players {players} is not a Briscola table; valid: 2, 3, 4, 6")
+        raise ConfigError(f"--players {players} is not a Briscola table; valid: 2, 3, 4, 5, 6")
     return players
 
 
@@ -122,15 +145,17 @@ def parse_tables(text: str) -> tuple[int, ...]:
     try:
         tables = tuple(int(part) for part in text.split(",") if part.strip())
     except ValueError:
-        raise ConfigError(f"--players {text!r}: give table sizes separated by commas; valid: 2, 3, 4, 6") from None
+        raise ConfigError(f"--players {text!r}: give table sizes separated by commas; valid: 2, 3, 4, 5, 6") from None
     if not tables:
-        raise ConfigError("--players names no table; valid: 2, 3, 4, 6")
+        raise ConfigError("--players names no table; valid: 2, 3, 4, 5, 6")
     return tuple(check_players(players) for players in tables)
 
 
 def n_sides(players: int) -> int:
-    """Every player alone with 2 or 3 players; two teams (seat % 2) with 4 or 6."""
-    return 3 if players == 3 else 2
+    """Every player alone with 2 or 3 players; two teams (seat % 2) with 4 or 6. At
+    Briscola Chiamata (5), whose teams change from deal to deal, every seat is scored on
+    its own game points: a side each."""
+    return 2 if players in (4, 6) else players
 
 
 def side_of_seat(seat: int, players: int) -> int:
@@ -210,6 +235,11 @@ class RunConfig:
             raise ConfigError(f"--threads {self.threads} must be at least 1")
         if self.match not in MATCH_FORMATS:
             raise ConfigError(f"--match {self.match!r} is not a match format; valid: {', '.join(MATCH_FORMATS)}")
+        if self.players not in MATCH_TABLES[self.match]:
+            valid = [name for name, tables in MATCH_TABLES.items() if self.players in tables]
+            raise ConfigError(
+                f"--match {self.match} is not played with {self.players} players; valid: {', '.join(valid)}"
+            )
         if self.streams and (len(self.streams) != self.players or min(self.streams) < 1):
             raise ConfigError(f"streams {self.streams}: one per seat, each at least 1 (0 is the dealer's)")
 

@@ -7,6 +7,8 @@
   won takes the match; sides sharing the most draw it.
 - ``two-deals-120``: two deals, one dealt by each side; the side with the most points
   over both (more than 120 of 240 with two sides) wins; equal totals draw.
+- ``five-deals`` (Briscola Chiamata only): five deals, each player dealing once; the
+  player with the highest running total of game points wins; a shared top draws.
 
 The dealer rotates between the deals of a match: in its k-th deal (from 0), the player
 of seat p in the first deal sits in seat (p - k) mod P, so the next player in playing
@@ -22,11 +24,11 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from sim.config import MATCH_FORMATS, RunConfig, n_sides
+from sim.config import CHIAMATA, MATCH_FORMATS, RunConfig, n_sides
 from sim.interrupt import StopFlag
 from sim.play import Batch, play_batch
 
-FORMATS = dict(zip(MATCH_FORMATS, (1, 3, 5, 2)))  # format: the most deals a match takes
+FORMATS = dict(zip(MATCH_FORMATS, (1, 3, 5, 2, 5)))  # format: the most deals a match takes
 
 
 @dataclass
@@ -75,12 +77,12 @@ def play_matches(
     points = np.empty((n, most, sides), dtype=np.int64)
     winners = np.empty((n, most), dtype=np.int64)
     for k, batch in enumerate(batches):
-        seat_side_points = batch.results["side_points"][:, :sides]
+        seat_side_points = batch.results["game_points" if sides == CHIAMATA else "side_points"][:, :sides]
         for side in range(sides):  # a player's side is seat side (side - k) mod sides in deal k
             points[:, k, side] = seat_side_points[:, (side - k) % sides]
         won = batch.results["winner_side"].astype(np.int64)
         winners[:, k] = np.where(won < 0, -1, (won + k) % sides)
-    if match == "two-deals-120" or match == "deal":
+    if match in ("two-deals-120", "five-deals", "deal"):
         played = np.ones((n, most), dtype=bool)
         standing = points.sum(axis=1)
     else:

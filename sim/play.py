@@ -26,7 +26,7 @@ from kernels.dispatch_nb import FIRST_PLUGIN_ID, no_decision_nb
 from kernels.engine_nb import replay_nb, simulate_nb
 from kernels.enums import DEAL_DTYPE, DECISION_OK, ILLEGAL_DTYPE, MAX_PLAYERS, PLAY_DTYPE, RESULT_DTYPE
 from sim.cards import SUITS_ITALIAN, short_name
-from sim.config import IllegalDecisionError, RunConfig
+from sim.config import CHIAMATA, IllegalDecisionError, RunConfig
 from sim.interrupt import StopFlag
 from strategies.api import MAX_PARAMS, StrategySpec, compile_decision, parse_spec
 from strategies.registry import available_strategies
@@ -85,7 +85,8 @@ def kernel_strategies(config: RunConfig):
     """The kernels' view of the seats: strategy ids, parameter rows and plug-in slots.
 
     ``random`` and ``greedy`` take their inline ids; every other strategy gets a slot in
-    the plug-in tuple (one per distinct strategy), holding its compiled decision function.
+    the plug-in tuple (one per distinct strategy), holding its compiled decision function,
+    and, at Briscola Chiamata, its bid and call (kernels/dispatch_nb.py).
     """
     ids = np.full(MAX_PLAYERS, -1, dtype=np.int64)
     params = np.zeros((MAX_PLAYERS, MAX_PARAMS), dtype=np.float64)
@@ -99,7 +100,11 @@ def kernel_strategies(config: RunConfig):
         if strategy not in slots:
             slots.append(strategy)
         ids[seat] = FIRST_PLUGIN_ID + slots.index(strategy)
-    plugins = tuple(s.compiled() for s in slots) + (_empty_slot(),) * (MAX_PLAYERS - len(slots))
+    empty = (_empty_slot(),) * (MAX_PLAYERS - len(slots))
+    chiamata = config.players == CHIAMATA
+    auctions = [s.compiled_auction() if chiamata else (_empty_slot(), _empty_slot()) for s in slots]
+    plugins = tuple(s.compiled() for s in slots) + empty
+    plugins += tuple(bid for bid, _ in auctions) + empty + tuple(call for _, call in auctions) + empty
     return ids, params, plugins
 
 
@@ -293,7 +298,7 @@ def view_after_plays(config: RunConfig, deal, plays) -> dict:
     from sim.reference import view_before
 
     players = int(deal["players"])
-    hands = [list(map(int, deal["hands"][seat])) for seat in range(players)]
+    hands = [list(map(int, deal["hands"][seat][: int(deal["hand_size"])])) for seat in range(players)]
     stock = [int(c) for c in deal["stock"][: int(deal["n_stock"]) - 1]]
     return view_before(players, hands, int(deal["briscola"]), stock, [int(c) for c in plays],
                        config.rules.partner_view, config.rules.signals)  # fmt: skip

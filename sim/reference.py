@@ -33,7 +33,7 @@ RULE_SUITS = ("denari", "coppe", "spade", "bastoni")  # as spelt in removed_two=
 STRENGTH_ORDER = (ACE, THREE, KING, KNIGHT, JACK, SEVEN, SIX, FIVE, FOUR, TWO)
 FACE_POINTS = {ACE: 11, THREE: 10, KING: 4, KNIGHT: 3, JACK: 2}
 
-PLAYER_COUNTS = (2, 3, 4, 6)
+PLAYER_COUNTS = (2, 3, 4, 6)  # Briscola Chiamata (5) has its own section below
 HAND_SIZE = 3
 
 
@@ -293,14 +293,17 @@ class Game:
     (0, [21, 0], [[1, 2, 20], [10, 11, 21]])
     """
 
-    def __init__(self, players, hands, briscola, stock, deal=None):
+    def __init__(self, players, hands, briscola, stock, deal=None, trump_suit=None, leader=0):
         self.players = players
         self.hands = [list(hand) for hand in hands]
-        self.trump_suit = suit(briscola)
-        self.draw_pile = list(stock) + [briscola]  # the briscola lies under the stock
+        if briscola is None:  # Briscola Chiamata: no stock, trump called
+            self.trump_suit, self.draw_pile = trump_suit, []
+        else:
+            self.trump_suit = suit(briscola)
+            self.draw_pile = list(stock) + [briscola]  # the briscola lies under the stock
         self.deal = deal
         self.trick = 0
-        self.leader = 0  # seat 0 leads the first trick
+        self.leader = leader  # seat 0 leads the first trick, but at Chiamata maybe the caller
         self.table: list[int] = []  # the current trick, from the leader on
         self.points = [0] * players
 
@@ -536,7 +539,7 @@ def view_before(players, hands, briscola, stock, plays, partner_view="last3", si
             trick_winners.append(game.end_trick())
     seat = game.to_play
     visible = partner_view == "last3" and players >= 4 and not game.draw_pile
-    partners = [other for other in range(players) if players >= 4 and other != seat and other % 2 == seat % 2]
+    partners = [other for other in range(players) if players in (4, 6) and other != seat and other % 2 == seat % 2]
     signalled = signals == "trumps" and game.trick > 0
     return {
         "seat": seat,
@@ -555,3 +558,142 @@ def view_before(players, hands, briscola, stock, plays, partner_view="last3", si
         "partner_hands": {other: list(game.hands[other]) for other in partners if visible},
         "partner_trumps": {other: trump_signal(game.hands[other], game.trump_suit) for other in partners if signalled},
     }
+
+
+# ------------------------------------------------------------------ Briscola Chiamata
+
+CHIAMATA = 5
+CHIAMATA_HAND = 8
+# Rank bids, from the lowest bid up: each names a lower rank. After the Two (61 points),
+# bids are in points, 62 to 120; a points bid calls a Two.
+BID_RANKS = (ACE, THREE, KING, KNIGHT, JACK, SEVEN, SIX, FIVE, FOUR, TWO)
+PASS = -1
+
+
+def bid_face(level: int) -> int:
+    """The face a bid calls.
+
+    >>> [FACE_NAMES[bid_face(level)] for level in (0, 1, 9, 10, 68)]
+    ['Ace', '3', '2', '2', '2']
+    """
+    return BID_RANKS[min(level, len(BID_RANKS) - 1)]
+
+
+def bid_target(level: int) -> int:
+    """The points a bid promises: 61 for a rank, else its points.
+
+    >>> bid_target(0), bid_target(9), bid_target(10), bid_target(68)
+    (61, 61, 62, 120)
+    """
+    return 61 if level < len(BID_RANKS) else 61 + level - len(BID_RANKS) + 1
+
+
+def highest_bid(auction_rule: str) -> int:
+    """The last bid the rules allow: the Two under auction=ranks, else 120 points."""
+    return len(BID_RANKS) - 1 if auction_rule == "ranks" else len(BID_RANKS) + 120 - 62
+
+
+def replay_auction(actions, auction_rule: str = "points", deal=None):
+    """Replays an auction (each action a bid level or -1 for a pass, in turn order from
+    seat 0, passed seats skipped) and returns (caller, bid), or None if all five passed.
+
+    >>> replay_auction([0, PASS, 1, PASS, PASS, PASS])  # seat 2 outbids seat 0, the others pass
+    (2, 1)
+    >>> replay_auction([PASS] * 5) is None
+    True
+    >>> replay_auction([3, 2])
+    Traceback (most recent call last):
+    ...
+    sim.reference.RuleViolation: seat 1: bid 2 is not above the last bid 3
+    """
+    passed, bid, caller, seat = set(), -1, None, 0
+    actions = list(actions)
+    top = highest_bid(auction_rule)
+    for k, action in enumerate(actions):
+        if action == PASS:
+            passed.add(seat)
+        elif not bid < action <= top:
+            raise RuleViolation(f"bid {action} is not above the last bid {bid}" if action <= bid
+                                else f"bid {action} is above the highest bid {top}", deal=deal, seat=seat)  # fmt: skip
+        else:
+            bid, caller = action, seat
+        over = len(passed) == CHIAMATA or (caller is not None and (len(passed) == CHIAMATA - 1 or bid == top))
+        if over and k < len(actions) - 1:
+            raise RuleViolation(f"the auction was over after {k + 1} actions, yet goes on", deal=deal)
+        if over:
+            return None if caller is None else (caller, bid)
+        seat = next(s % CHIAMATA for s in range(seat + 1, seat + 1 + CHIAMATA) if s % CHIAMATA not in passed)
+    raise RuleViolation(f"the auction stops after {len(actions)} actions before it is over", deal=deal)
+
+
+def chiamata_game_points(caller, partner, seat_points, trick_winners, target, bid_multiplier="off"):
+    """Each seat's game points and whether the caller's side made its target.
+
+    The caller's side (caller and partner) needs ``target`` points. Succeeding, the caller
+    takes 2, the partner 1 and each defender pays 1; failing, the reverse. Alone (the
+    caller its own partner) the caller takes or pays 4, against 1 from or to each of the
+    four. A side taking every trick (cappotto) doubles it all; with bid_multiplier=on a
+    target of 71+, 81+, 91+, 101+ multiplies it by 2, 3, 4, 5.
+
+    >>> chiamata_game_points(0, 2, [30, 10, 31, 20, 29], [0] * 4 + [1] * 4, 61)
+    ([2, -1, 1, -1, -1], True)
+    >>> chiamata_game_points(3, 3, [0, 0, 0, 120, 0], [3] * 8, 75, "on")
+    ([-4, -4, -4, 16, -4], True)
+    """
+    team = {caller, partner}
+    made = sum(seat_points[s] for s in team) >= target
+    team_tricks = sum(1 for winner in trick_winners if winner in team)
+    unit = 1 if made else -1
+    if team_tricks in (0, len(trick_winners)):
+        unit *= 2
+    if bid_multiplier == "on" and target >= 71:
+        unit *= min(5, 2 + (target - 71) // 10)
+    points = [-unit] * CHIAMATA
+    if partner == caller:
+        points[caller] = 4 * unit
+    else:
+        points[caller], points[partner] = 2 * unit, unit
+    return points, made
+
+
+def replay_chiamata(row: dict, first_lead="eldest", bid_multiplier="off", auction_rule="points") -> dict:
+    """Replays a Briscola Chiamata trace row by the rules: the pack (8 cards each, no
+    stock), the auction, the call (a card of the bid's face), every card played by the
+    seat whose turn it is, each trick's winner, seat points and game points. Returns
+    caller, bid, called, partner, target, made and game points (caller None: thrown in);
+    raises RuleViolation at the first difference."""
+    deal = row["deal"]
+    hands = [list(row["hands"][CHIAMATA_HAND * s : CHIAMATA_HAND * (s + 1)]) for s in range(CHIAMATA)]
+    dealt = sorted(c for hand in hands for c in hand)
+    if row["players"] != CHIAMATA or dealt != list(range(40)) or row["briscola"] != -1 or row["stock"]:
+        raise RuleViolation("Briscola Chiamata deals the whole pack, 8 cards to each of 5, nothing else", deal=deal)
+    auction = replay_auction(row["auction"], auction_rule, deal)
+    if auction is None:
+        if row["plays"] or any(row["game_points"]) or row["called"] != -1:
+            raise RuleViolation("everyone passed, yet the deal was played or scored", deal=deal)
+        return {"caller": None, "game_points": [0] * CHIAMATA}
+    caller, bid = auction
+    called = row["called"]
+    if not 0 <= called < 40 or face(called) != bid_face(bid):
+        raise RuleViolation(f"the call of card {called} does not name the bid's face", deal=deal, seat=caller)
+    partner = next(s for s in range(CHIAMATA) if called in hands[s])
+    leader = caller if first_lead == "caller" else 0
+    game = Game(CHIAMATA, hands, None, [], deal=deal, trump_suit=suit(called), leader=leader)
+    plays, winners = list(row["plays"]), list(row["trick_winners"])
+    if len(plays) != 40 or len(winners) != CHIAMATA_HAND:
+        raise RuleViolation(f"{len(plays)} plays and {len(winners)} trick winners; a deal has 40 and 8", deal=deal)
+    cards = iter(plays)
+    for trick in range(CHIAMATA_HAND):
+        for _ in range(CHIAMATA):
+            game.play(next(cards))
+        table = list(game.table)
+        if game.end_trick() != winners[trick]:
+            raise RuleViolation(f"the trace gives trick {table} to seat {winners[trick]}", deal=deal, trick=trick)
+    if list(row["seat_points"]) != game.points:
+        raise RuleViolation(f"seat points should be {game.points}, the trace says {row['seat_points']}", deal=deal)
+    target = bid_target(bid)
+    points, made = chiamata_game_points(caller, partner, game.points, winners, target, bid_multiplier)
+    if list(row["game_points"]) != points:
+        raise RuleViolation(f"game points should be {points}, the trace says {row['game_points']}", deal=deal)
+    return {"caller": caller, "bid": bid, "called": called, "partner": partner, "target": target,
+            "made": made, "game_points": points}  # fmt: skip

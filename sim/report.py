@@ -104,7 +104,32 @@ def summary_dict(outcome) -> dict:
     summary.update(
         seconds=round(outcome.seconds, 3), deals_per_second=round(deals_per_second, 1), sides=side_rows(outcome)
     )
+    if outcome.tally.chiamata is not None:
+        summary["chiamata"] = chiamata_dict(outcome.tally.chiamata, outcome.tally.deals_played)
     return summary
+
+
+def chiamata_dict(tally, deals: int) -> dict:
+    """Briscola Chiamata's figures: deals thrown in, game points by role, how often each
+    bid that won an auction took its target, and the caller alone."""
+    from sim.cards import bid_name
+    from sim.stats import ROLES, Z_95
+
+    roles = []
+    for role, n, total, squares in zip(ROLES, tally.role_deals, tally.role_points, tally.role_squares):
+        mean = total / n if n else 0.0
+        half = Z_95 * math.sqrt(max(0.0, squares / n - mean * mean) / n) if n > 1 else 0.0
+        roles.append({"role": role, "deals": n, "mean_game_points": rounded(mean, POINTS_DIGITS),
+                      "mean_game_points_ci95": rounded([mean - half, mean + half], POINTS_DIGITS)})  # fmt: skip
+    bids = [
+        {"bid": bid_name(level), "target": 61 if level < 10 else level + 52, "deals": calls, "made": made,
+         "made_rate": rounded(made / calls, SCORE_DIGITS)}
+        for level, (calls, made) in enumerate(zip(tally.bid_calls, tally.bid_made)) if calls
+    ]  # fmt: skip
+    alone = {"deals": tally.alone_calls, "made": tally.alone_made,
+             "mean_game_points": rounded(tally.alone_points / tally.alone_calls if tally.alone_calls else 0.0,
+                                         POINTS_DIGITS)}  # fmt: skip
+    return {"thrown_in": tally.thrown_in, "cappotti": tally.cappotti, "roles": roles, "bids": bids, "alone": alone}
 
 
 def print_summary(outcome) -> None:
@@ -116,10 +141,14 @@ def show_simulate(summary: dict, interrupted: bool = False) -> None:
     from rich.table import Table
 
     title = f"{summary['players']} players, {summary['deals']:,} deals"
+    chiamata = "chiamata" in summary
     if "matches" in summary:
         title += f": {summary['matches']:,} {summary['match']} matches (wins, draws, losses and points per match)"
+    elif chiamata:
+        title += " of Briscola Chiamata: each seat's deals won (game points > 0), drawn (thrown in), lost"
     table = Table(title=title + (" (interrupted)" if interrupted else ""), title_justify="left")
-    for column in ("side", "seats", "strategy", "wins", "draws", "losses", "win rate", "95% CI", "points"):
+    points = "game points" if chiamata else "points"
+    for column in ("side", "seats", "strategy", "wins", "draws", "losses", "win rate", "95% CI", points):
         table.add_column(column, justify="left" if column == "strategy" else "right", no_wrap=True)
     for row in summary["sides"]:
         lo, hi = row["win_rate_ci95"]
@@ -134,10 +163,37 @@ def show_simulate(summary: dict, interrupted: bool = False) -> None:
             f"{lo:.4f}-{hi:.4f}",
             f"{row['mean_points']:.2f}",
         )
-    _print_table(
-        table,
-        run_facts(summary) + _speed(summary["deals"], "deals", summary.get("seconds"), summary.get("deals_per_second")),
+    facts = run_facts(summary) + _speed(
+        summary["deals"], "deals", summary.get("seconds"), summary.get("deals_per_second")
     )
+    if chiamata:
+        _print_table(table, "")
+        show_chiamata(summary["chiamata"])
+    _print_table(table if not chiamata else None, facts)
+
+
+def show_chiamata(figures: dict) -> None:
+    """Briscola Chiamata's tables: game points by role, then each bid's success."""
+    from rich.table import Table
+
+    roles = Table(title="by role: mean game points per deal", title_justify="left")
+    for column in ("role", "deals", "game points", "95% CI"):
+        roles.add_column(column, justify="left" if column == "role" else "right", no_wrap=True)
+    for row in figures["roles"]:
+        lo, hi = row["mean_game_points_ci95"]
+        roles.add_row(row["role"], f"{row['deals']:,}", f"{row['mean_game_points']:+.3f}", f"{lo:+.3f} to {hi:+.3f}")
+    alone = figures["alone"]
+    _print_table(
+        roles,
+        f"thrown in (all passed): {figures['thrown_in']:,} deals; cappotto: {figures['cappotti']:,}; "
+        f"caller alone: {alone['deals']:,} deals, made {alone['made']:,}, mean {alone['mean_game_points']:+.2f}",
+    )
+    bids = Table(title="by winning bid: how often the caller's side took its target", title_justify="left")
+    for column in ("bid", "target", "deals", "made", "rate"):
+        bids.add_column(column, justify="left" if column == "bid" else "right", no_wrap=True)
+    for row in figures["bids"]:
+        bids.add_row(row["bid"], str(row["target"]), f"{row['deals']:,}", f"{row['made']:,}", f"{row['made_rate']:.3f}")
+    _print_table(bids, "")
 
 
 # ------------------------------------------------------------------ briscola compare
@@ -340,9 +396,10 @@ def _print_table(table, facts: str) -> None:
     from rich.measure import Measurement
 
     console = Console()
-    needed = Measurement.get(console, console.options.update(max_width=10_000), table).maximum
+    needed = Measurement.get(console, console.options.update(max_width=10_000), table).maximum if table else 0
     console = Console(width=max(MIN_WIDTH, console.width, needed))
-    console.print(table)
+    if table is not None:
+        console.print(table)
     if facts:
         console.print(facts, soft_wrap=True, highlight=False)
 

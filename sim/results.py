@@ -24,7 +24,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from sim.config import ConfigError, RunConfig, n_sides
+from sim.config import CHIAMATA, ConfigError, RunConfig, n_sides
 
 if TYPE_CHECKING:  # pandas only where a notebook reads results: runs start faster without it
     import pandas
@@ -52,16 +52,36 @@ def arrow_strings(texts: list[str]) -> pa.Array:
     )
 
 
+# Briscola Chiamata's columns, after winner_side (side 0 is the caller's, 1 the defenders'):
+# the auction's result and each seat's game points. A deal thrown in has caller -1.
+CHIAMATA_FIELDS = (
+    ("bid", pa.int8()), ("caller", pa.int8()), ("called", pa.int8()), ("partner", pa.int8()),
+    ("target", pa.int8()), ("made", pa.int8()), ("cappotto", pa.int8()), ("caller_strength", pa.int16()),
+)  # fmt: skip
+
+
+def point_sides(players: int) -> int:
+    """Sides whose card points a result row holds: at Briscola Chiamata the caller's (0)
+    and the defenders' (1)."""
+    return 2 if players == CHIAMATA else n_sides(players)
+
+
 def results_schema(config: RunConfig) -> pa.Schema:
     """Column order: deal, strategy per seat, briscola, points per seat and side, winner;
-    with a match format, then the match, the deal's place in it and the match's winner."""
+    at Briscola Chiamata (no briscola) then CHIAMATA_FIELDS and game points per seat; with
+    a match format, then the match, the deal's place in it and the match's winner."""
+    chiamata = config.players == CHIAMATA
     strategy = pa.dictionary(pa.int8(), pa.string())
     fields = [pa.field("deal", pa.int64())]
     fields += [pa.field(f"strategy_{seat}", strategy) for seat in range(config.players)]
-    fields.append(pa.field("briscola", pa.int8()))
+    if not chiamata:
+        fields.append(pa.field("briscola", pa.int8()))
     fields += [pa.field(f"points_{seat}", pa.int16()) for seat in range(config.players)]
-    fields += [pa.field(f"side_points_{side}", pa.int16()) for side in range(n_sides(config.players))]
+    fields += [pa.field(f"side_points_{side}", pa.int16()) for side in range(point_sides(config.players))]
     fields.append(pa.field("winner_side", pa.int8()))
+    if chiamata:
+        fields += [pa.field(name, kind) for name, kind in CHIAMATA_FIELDS]
+        fields += [pa.field(f"game_points_{seat}", pa.int8()) for seat in range(config.players)]
     if config.match != "deal":
         fields += [pa.field(name, kind) for name, kind in MATCH_FIELDS]
     return pa.schema(fields)
@@ -70,16 +90,21 @@ def results_schema(config: RunConfig) -> pa.Schema:
 def results_table(results: np.ndarray, config: RunConfig, schema: pa.Schema) -> pa.Table:
     """RESULT_DTYPE rows as an Arrow table; strategy names dictionary-encoded."""
     n = len(results)
+    chiamata = config.players == CHIAMATA
     names = sorted(set(config.strategies))
     dictionary = arrow_strings(names)
     columns = [arrow_column(results["deal"])]
     for name in config.strategies:
         indices = arrow_column(np.full(n, names.index(name), dtype=np.int8))
         columns.append(pa.DictionaryArray.from_arrays(indices, dictionary))
-    columns.append(arrow_column(results["briscola"]))
+    if not chiamata:
+        columns.append(arrow_column(results["briscola"]))
     columns += [arrow_column(results["seat_points"][:, seat]) for seat in range(config.players)]
-    columns += [arrow_column(results["side_points"][:, side]) for side in range(n_sides(config.players))]
+    columns += [arrow_column(results["side_points"][:, side]) for side in range(point_sides(config.players))]
     columns.append(arrow_column(results["winner_side"]))
+    if chiamata:
+        columns += [arrow_column(results[name]) for name, _ in CHIAMATA_FIELDS]
+        columns += [arrow_column(results["game_points"][:, seat]) for seat in range(config.players)]
     return pa.Table.from_arrays(columns, schema=pa.schema(list(schema)[: len(columns)]))
 
 

@@ -216,6 +216,8 @@ def _play_deals(config, first, n, writers, schema, tally, stop) -> int:
     if "trace" in writers:
         writers["trace"].write(trace_table(batch))
     tally.add_counts(counts, completed)
+    if tally.chiamata is not None:
+        tally.chiamata.add(batch.results)
     return completed
 
 
@@ -234,6 +236,9 @@ def _play_matches(config, first, n, writers, schema, tally, stop) -> int:
             )
     tally.add_outcomes(matches.winner, matches.points, matches.standing)
     tally.deals_played += int(matches.played.sum())
+    if tally.chiamata is not None:
+        for k, batch in enumerate(matches.batches):
+            tally.chiamata.add(batch.results[matches.played[:, k]])
     return matches.completed
 
 

@@ -56,15 +56,72 @@ class SideTally:
         return self.wins + self.draws + self.losses
 
 
+ROLES = ("caller", "partner", "defender")
+N_BIDS = 69  # Briscola Chiamata's bid levels: 10 ranks, then 62..120 points
+
+
+@dataclass
+class ChiamataTally:
+    """Briscola Chiamata deals counted by role and by bid, in integers (exact, and the
+    same however the deals were batched). The caller playing alone counts as caller."""
+
+    thrown_in: int = 0
+    cappotti: int = 0
+    role_deals: list = field(default_factory=lambda: [0] * len(ROLES))
+    role_points: list = field(default_factory=lambda: [0] * len(ROLES))  # game points
+    role_squares: list = field(default_factory=lambda: [0] * len(ROLES))
+    bid_calls: list = field(default_factory=lambda: [0] * N_BIDS)  # deals won at each bid
+    bid_made: list = field(default_factory=lambda: [0] * N_BIDS)  # of them, targets taken
+    alone_calls: int = 0
+    alone_made: int = 0
+    alone_points: int = 0  # the caller's game points when alone
+
+    def add(self, results: np.ndarray) -> None:
+        """Adds finished RESULT_DTYPE rows of a 5-player run."""
+        called = results[results["caller"] >= 0]
+        self.thrown_in += len(results) - len(called)
+        self.cappotti += int(called["cappotto"].sum())
+        rows = np.arange(len(called))
+        points = called["game_points"][:, :5].astype(np.int64)
+        caller, partner = called["caller"].astype(np.int64), called["partner"].astype(np.int64)
+        alone = caller == partner
+        roles = np.full(points.shape, 2)
+        roles[rows, partner] = 1
+        roles[rows, caller] = 0
+        for role in range(len(ROLES)):
+            chosen = points[roles == role]
+            self.role_deals[role] += len(chosen)
+            self.role_points[role] += int(chosen.sum())
+            self.role_squares[role] += int((chosen * chosen).sum())
+        made = called["made"] == 1
+        bids = called["bid"].astype(np.int64)
+        self.bid_calls = (np.array(self.bid_calls) + np.bincount(bids, minlength=N_BIDS)).tolist()
+        self.bid_made = (np.array(self.bid_made) + np.bincount(bids[made], minlength=N_BIDS)).tolist()
+        self.alone_calls += int(alone.sum())
+        self.alone_made += int((alone & made).sum())
+        self.alone_points += int(points[rows, caller][alone].sum())
+
+    def merge(self, other: ChiamataTally) -> None:
+        for name, value in vars(other).items():
+            mine = getattr(self, name)
+            setattr(self, name, [a + b for a, b in zip(mine, value)] if isinstance(value, list) else mine + value)
+
+    def to_dict(self) -> dict:
+        return {name: list(value) if isinstance(value, list) else value for name, value in vars(self).items()}
+
+
 @dataclass
 class RunTally:
     n_sides: int
     sides: list[SideTally] = field(default_factory=list)
     deals_played: int = 0  # with a match format, more than the games (matches) tallied
+    chiamata: ChiamataTally | None = None  # 5 players: the deals by role and by bid
 
     def __post_init__(self):
         if not self.sides:
             self.sides = [SideTally() for _ in range(self.n_sides)]
+        if self.n_sides == 5 and self.chiamata is None:
+            self.chiamata = ChiamataTally()
 
     @property
     def units(self) -> int:
@@ -80,13 +137,19 @@ class RunTally:
             mine.losses += theirs.losses
             mine.points += theirs.points
         self.deals_played += other.deals_played
+        if self.chiamata is not None:
+            self.chiamata.merge(other.chiamata)
 
     def to_dict(self) -> dict:
-        return {"sides": [vars(side).copy() for side in self.sides], "deals_played": self.deals_played}
+        data = {"sides": [vars(side).copy() for side in self.sides], "deals_played": self.deals_played}
+        if self.chiamata is not None:
+            data["chiamata"] = self.chiamata.to_dict()
+        return data
 
     @classmethod
     def from_dict(cls, data: dict) -> RunTally:
-        return cls(len(data["sides"]), [SideTally(**side) for side in data["sides"]], data["deals_played"])
+        chiamata = ChiamataTally(**data["chiamata"]) if "chiamata" in data else None
+        return cls(len(data["sides"]), [SideTally(**side) for side in data["sides"]], data["deals_played"], chiamata)
 
     def add_counts(self, counts: np.ndarray, deals_played: int) -> None:
         """Adds a batch's deals counted by ``kernels.tally_nb.tally_results_nb``: a row per
@@ -115,10 +178,11 @@ class RunTally:
 
 
 def score_against_copies(standing: np.ndarray, a: np.ndarray) -> np.ndarray:
-    """With 3 players: A's score against each copy of B apart (a higher standing wins,
-    equal ones draw), averaged; ``a`` is A's column in each row of ``standing``."""
+    """With 3 players (and 5): A's score against each copy of B apart (a higher standing
+    wins, equal ones draw), averaged; ``a`` is A's column in each row of ``standing``."""
     mine = standing[np.arange(len(a)), a][:, None]
-    return (((mine > standing) + 0.5 * (mine == standing)).sum(axis=1) - 0.5) / 2  # A's tie with itself out
+    copies = standing.shape[1] - 1
+    return (((mine > standing) + 0.5 * (mine == standing)).sum(axis=1) - 0.5) / copies  # A's tie with itself out
 
 
 def normal_cdf(x: float) -> float:
@@ -185,9 +249,10 @@ A, B = "A", "B"
 
 
 def seatings(players: int) -> list[tuple[str, ...]]:
-    """Who sits where in each game of a deal: 'A' or 'B' per seat."""
-    if players == 3:
-        return [tuple(A if seat == a_seat else B for seat in range(3)) for a_seat in range(3)]
+    """Who sits where in each game of a deal: 'A' or 'B' per seat. With 3 players and at
+    Briscola Chiamata (5), A sits in each seat in turn against copies of B."""
+    if players in (3, 5):
+        return [tuple(A if seat == a_seat else B for seat in range(players)) for a_seat in range(players)]
     return [tuple(A if seat % 2 == a_side else B for seat in range(players)) for a_side in range(2)]
 
 
@@ -197,9 +262,10 @@ def game_scores(points: np.ndarray, winner: np.ndarray, standing: np.ndarray, se
     the game: points, or deals won in a best-of match), ``winner`` the winning side or -1.
     With 3 players A plays each copy of B apart, by standing: its results are two per
     game (shape (games, 2)), its score their mean, its margin its points less the mean
-    of B's; so the results count what the score measures."""
+    of B's; so the results count what the score measures. At Briscola Chiamata (5) the
+    same against four copies, on game points (``deal_games``)."""
     points, standing = points.astype(np.int64), standing.astype(np.int64)
-    if len(seating) == 3:
+    if len(seating) in (3, 5):
         a = seating.index(A)
         score = score_against_copies(standing, np.full(len(standing), a))
         result = np.sign(standing[:, [a]] - np.delete(standing, a, axis=1))
@@ -210,7 +276,11 @@ def game_scores(points: np.ndarray, winner: np.ndarray, standing: np.ndarray, se
 
 
 def deal_games(results: np.ndarray, sides: int):
-    """``game_scores``' inputs for single deals: side points, winner, standing."""
+    """``game_scores``' inputs for single deals: side points, winner, standing. At
+    Briscola Chiamata (a side per seat) both points and standing are game points."""
+    if sides == 5:
+        points = results["game_points"][:, :5]
+        return points, results["winner_side"], points
     points = results["side_points"][:, :sides]
     return points, results["winner_side"], points
 
@@ -222,7 +292,7 @@ class CompareTally:
     not depend on how the deals were cut into batches (a float sum would)."""
 
     n_games: int  # games per deal
-    score_counts: np.ndarray = field(default=None)  # deals by score, in steps of 1 / (4 n_games)
+    score_counts: np.ndarray = field(default=None)  # deals by score, in steps of 1 / (steps n_games)
     wins: int = 0
     draws: int = 0
     losses: int = 0
@@ -232,7 +302,14 @@ class CompareTally:
 
     def __post_init__(self):
         if self.score_counts is None:
-            self.score_counts = np.zeros(4 * self.n_games + 1, dtype=np.int64)
+            self.score_counts = np.zeros(self.steps * self.n_games + 1, dtype=np.int64)
+
+    @property
+    def steps(self) -> int:
+        """A game's score is a multiple of 1 / steps: of 1/4, or of 1/8 at Briscola
+        Chiamata (5 games a deal: A against four copies of B, each win, draw or loss);
+        its margin a multiple of 2 / steps."""
+        return max(4, 2 * (self.n_games - 1))
 
     @property
     def units(self) -> int:
@@ -241,11 +318,11 @@ class CompareTally:
 
     @property
     def score_values(self) -> np.ndarray:
-        return np.arange(len(self.score_counts)) / (4 * self.n_games)
+        return np.arange(len(self.score_counts)) / (self.steps * self.n_games)
 
     @property
     def margin_unit(self) -> float:
-        return 1.0 / (2 * self.n_games)
+        return 2.0 / (self.steps * self.n_games)
 
     def mean_sd(self) -> tuple[float, float]:
         """Mean and standard deviation of the deal scores."""
@@ -255,7 +332,7 @@ class CompareTally:
 
     def add_scores(self, scores: np.ndarray) -> None:
         """Adds deals' scores: shape (deals, games per deal)."""
-        steps = np.rint(scores.sum(axis=1) * 4).astype(np.int64)  # game scores are quarters
+        steps = np.rint(scores.sum(axis=1) * self.steps).astype(np.int64)
         self.score_counts += np.bincount(steps, minlength=len(self.score_counts))
 
     def merge(self, other: CompareTally) -> None:
@@ -285,7 +362,7 @@ class CompareTally:
         self.wins += int((results == 1).sum())
         self.draws += int((results == 0).sum())
         self.losses += int((results == -1).sum())
-        units = np.rint(margins.sum(axis=1) * 2).astype(np.int64)  # a deal's margin / margin_unit
+        units = np.rint(margins.sum(axis=1) * (self.steps // 2)).astype(np.int64)  # a deal's margin / margin_unit
         self.margin_units += int(units.sum())
         self.margin_unit_squares += int((units * units).sum())
 

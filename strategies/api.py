@@ -14,6 +14,11 @@ a one-line description, typed parameters, and a decision function::
 
 Authors import all they need from ``strategies.toolkit``.
 
+At Briscola Chiamata (5 players) a strategy may also make the auction's decisions with
+two more functions of the same signature: ``bid`` (a level above ``view.bid``, at most
+``view.max_bid``, or -1 to pass) and ``call`` (the caller's card, of the bid's face);
+without them it follows the default auction policy (``kernels/inlined_strategies_nb.py``).
+
 It returns the code of a card in ``view.hand``. It is compiled by Numba with exactly
 that signature (a plain Python function is compiled too), cached on disk where its
 source file's folder allows, and called by the kernels through a function pointer: no
@@ -113,6 +118,8 @@ class Strategy:
     params: tuple[Param, ...] = ()
     inline_id: int | None = None
     source: str = "built-in"
+    bid: Any = None  # Briscola Chiamata's bid and call; None: the default auction policy
+    call: Any = None
     _compiled: dict = field(default_factory=dict, compare=False, repr=False)
 
     def __post_init__(self):
@@ -127,6 +134,19 @@ class Strategy:
         if "fn" not in self._compiled:
             self._compiled["fn"] = compile_decision(self.choose, self.name)
         return self._compiled["fn"]
+
+    def compiled_auction(self):
+        """The bid and call functions compiled as decisions: the strategy's own, or the
+        default auction policy's."""
+        if "auction" not in self._compiled:
+            from kernels.inlined_strategies_nb import default_bid_nb, default_call_nb
+
+            bid = compile_decision(self.bid, f"{self.name}'s bid") if self.bid else _default_decision(default_bid_nb)
+            call = (
+                compile_decision(self.call, f"{self.name}'s call") if self.call else _default_decision(default_call_nb)
+            )
+            self._compiled["auction"] = (bid, call)
+        return self._compiled["auction"]
 
     def is_compiled(self) -> bool:
         return "fn" in self._compiled
@@ -182,6 +202,16 @@ def _format(value) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+_DEFAULTS: dict = {}
+
+
+def _default_decision(function):
+    """A default auction decision compiled once per process, shared by every strategy."""
+    if function not in _DEFAULTS:
+        _DEFAULTS[function] = compile_decision(function, "default auction policy")
+    return _DEFAULTS[function]
 
 
 def decision_signature():

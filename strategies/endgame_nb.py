@@ -11,7 +11,7 @@ deal, the most points is also the best result (win, draw, loss).
 import numpy as np
 from numba import njit
 
-from kernels.enums import CARD_POINTS, HAND_SIZE, MAX_PLAYERS, N_CARDS
+from kernels.enums import CARD_POINTS, MAX_HAND, MAX_PLAYERS, N_CARDS
 from kernels.rules_nb import winning_position_nb
 
 NO_BOUND = 1000  # above any number of points
@@ -129,4 +129,4 @@ def card_values_nb(hands, n_hand, table, n_table, leader, players, trump, stock,
 @njit(cache=True)
 def new_hands_nb():
     """Work arrays for a search: hands (one row per seat, room to draw) and their sizes."""
-    return np.full((MAX_PLAYERS, HAND_SIZE + 1), -1, dtype=np.int64), np.zeros(MAX_PLAYERS, dtype=np.int64)
+    return np.full((MAX_PLAYERS, MAX_HAND + 1), -1, dtype=np.int64), np.zeros(MAX_PLAYERS, dtype=np.int64)

@@ -13,7 +13,7 @@ partners hold, and fears none of them.
 import numpy as np
 from numba import njit
 
-from kernels.enums import CARD_POINTS, CARD_STRENGTH, CARD_SUIT, HAND_SIZE, N_CARDS
+from kernels.enums import CARD_POINTS, CARD_STRENGTH, CARD_SUIT, MAX_HAND, N_CARDS
 from kernels.rules_nb import beats_nb, trick_points_nb, winning_position_nb
 from strategies.knowledge_nb import (
     UNSEEN,
@@ -21,6 +21,7 @@ from strategies.knowledge_nb import (
     exact_2p_values_nb,
     last_draw_2p_values_nb,
     mark_signalled_nb,
+    same_side_nb,
 )
 
 LOAD = 10  # points of an Ace or a Three
@@ -41,7 +42,7 @@ def expert_play_nb(view, use_signals):
     if use_signals:
         mark_signalled_nb(view, places)
     if view.players == 2 and view.stock_size <= 2:
-        values = np.empty(HAND_SIZE, dtype=np.float64)
+        values = np.empty(MAX_HAND, dtype=np.float64)
         if view.stock_size == 0:
             exact_2p_values_nb(view, places, values)
             return _best_valued_nb(view, values)
@@ -101,10 +102,9 @@ def _follow_nb(view, places):
     position = winning_position_nb(view.table, view.n_table, trump)
     winning_card = view.table[position]
     winning_seat = (view.leader + position) % view.players
-    teams = view.players >= 4
     last = view.n_table == view.players - 1
     table_points = trick_points_nb(view.table, view.n_table)
-    partner_wins = teams and winning_seat % 2 == view.seat % 2
+    partner_wins = same_side_nb(view, view.seat, winning_seat)
     if partner_wins and (last or _safe_nb(winning_card, trump, places)):
         return _load_nb(view)
     best, best_key = view.hand[0], -(1 << 30)

@@ -5,7 +5,18 @@ unseen, and where the search of the last tricks applies. Shared by ``expert`` an
 import numpy as np
 from numba import njit
 
-from kernels.enums import CARD_FACE, CARD_SUIT, FACE_HONOUR_BIT, FACE_TWO, HAND_SIZE, N_CARDS, N_FACES, N_SUITS
+from kernels.enums import (
+    CARD_FACE,
+    CARD_SUIT,
+    CHIAMATA_PLAYERS,
+    FACE_HONOUR_BIT,
+    FACE_TWO,
+    MAX_HAND,
+    N_CARDS,
+    N_FACES,
+    N_SUITS,
+)
+from kernels.rules_nb import hand_size_nb
 from strategies.endgame_nb import card_values_nb, new_hands_nb
 
 UNSEEN, MINE, PLAYED, VISIBLE, OUT = 0, 1, 2, 3, 4  # where a card is, as far as a seat knows
@@ -24,7 +35,7 @@ def card_places_nb(view, places):
     if view.briscola >= 0:
         places[view.briscola] = VISIBLE
     for seat in range(view.players):
-        for k in range(HAND_SIZE):
+        for k in range(MAX_HAND):
             if view.partner_hands[seat, k] >= 0:
                 places[view.partner_hands[seat, k]] = VISIBLE
     if view.players == 3 and view.removed_two >= 0:
@@ -68,6 +79,21 @@ def is_trump_honour_nb(card, trump_suit):
     return CARD_SUIT[card] == trump_suit and FACE_HONOUR_BIT[CARD_FACE[card]] > 0
 
 
+@njit(cache=True, inline="always")
+def same_side_nb(view, seat, other):
+    """Whether ``other`` is known to play on ``seat``'s side (a seat is on its own): with
+    4 and 6 players its partners; at Briscola Chiamata the caller and its partner, once
+    the view shows the partner (to the partner itself, to a caller playing alone, to all
+    once the called card is out); before, nobody is known to share a side."""
+    if seat == other:
+        return True
+    if view.players == 4 or view.players == 6:
+        return seat % 2 == other % 2
+    if view.players == CHIAMATA_PLAYERS and view.partner >= 0:
+        return (seat == view.caller or seat == view.partner) == (other == view.caller or other == view.partner)
+    return False
+
+
 @njit(cache=True)
 def pack_size_nb(players):
     """Cards in play: 40, less the twos taken out with 3 (one) and 6 players (four)."""
@@ -76,12 +102,13 @@ def pack_size_nb(players):
 
 @njit(cache=True)
 def hand_sizes_nb(view, sizes):
-    """``sizes[seat]``: cards each seat holds now: 3 dealt, plus one per draw (every seat
-    draws alike), less those it played."""
-    first_stock = pack_size_nb(view.players) - HAND_SIZE * view.players
+    """``sizes[seat]``: cards each seat holds now: 3 dealt (8 at Briscola Chiamata), plus
+    one per draw (every seat draws alike), less those it played."""
+    dealt = hand_size_nb(view.players)
+    first_stock = pack_size_nb(view.players) - dealt * view.players
     draws = (first_stock - view.stock_size) // view.players
     for seat in range(view.players):
-        sizes[seat] = HAND_SIZE + draws
+        sizes[seat] = dealt + draws
     for card in range(N_CARDS):
         if view.played_by[card] >= 0:
             sizes[view.played_by[card]] -= 1
@@ -115,7 +142,7 @@ def last_draw_2p_values_nb(view, places, values):
     the search plans who will draw the briscola)."""
     for k in range(view.n_hand):
         values[k] = 0.0
-    one = np.empty(HAND_SIZE, dtype=np.float64)
+    one = np.empty(MAX_HAND, dtype=np.float64)
     stock = np.empty(2, dtype=np.int64)
     stock[1] = view.briscola
     cases = 0

@@ -14,12 +14,16 @@ opponents (a model of a good opponent shies away from lines a random one rarely 
 
 Under signals=trumps (unless ``signals`` is off) the sampled deals agree with the
 partners' signals: each signalling partner holds exactly the trump honours it shows.
+
+At Briscola Chiamata (5 players) a sampled deal also says who holds the called card,
+and so who the caller's partner is: each playout is scored for the sides of its own deal
+(the caller's side wins with its target), and played out to the end by the rules.
 """
 
 import numpy as np
 from numba import njit
 
-from kernels.enums import HAND_SIZE, MAX_PLAYERS, MAX_TABLE, N_CARDS, TOTAL_POINTS
+from kernels.enums import CHIAMATA_PLAYERS, MAX_HAND, MAX_PLAYERS, MAX_TABLE, N_CARDS, TOTAL_POINTS
 from kernels.rng_nb import rng_below_nb, rng_uniform_nb
 from kernels.rules_nb import trick_points_nb, winning_position_nb
 from strategies.endgame_nb import new_hands_nb, new_stack_nb, search_nb
@@ -54,9 +58,10 @@ def pimc_nb(view, params, rng):
     hands, n_hand = new_hands_nb()
     stock = np.empty(N_CARDS, dtype=np.int64)
     work = _new_playout_nb()
-    totals = np.zeros(HAND_SIZE, dtype=np.float64)
+    totals = np.zeros(MAX_HAND, dtype=np.float64)
     for _ in range(samples):
         n_stock = _determinize_nb(view, places, sizes, rng, hands, n_hand, stock, use_signals)
+        _world_sides_nb(view, hands, n_hand, work[5])
         for rollout in range(rollouts):
             if rollout > 0:
                 _shuffle_nb(stock, n_stock - 1, rng)  # another order of the face-down stock
@@ -74,9 +79,30 @@ def pimc_nb(view, params, rng):
 
 @njit(cache=True, inline="always")
 def _new_playout_nb():
-    """Work arrays of one playout: hands and their sizes, the trick, points per seat, search stack."""
-    return (np.empty((MAX_PLAYERS, HAND_SIZE + 1), dtype=np.int64), np.empty(MAX_PLAYERS, dtype=np.int64),
-            np.empty(N_CARDS + MAX_TABLE, dtype=np.int64), np.empty(MAX_PLAYERS, dtype=np.int64), new_stack_nb())  # fmt: skip
+    """Work arrays of one playout: hands and their sizes, the trick, points per seat, search
+    stack, and each seat's side in the sampled deal."""
+    return (np.empty((MAX_PLAYERS, MAX_HAND + 1), dtype=np.int64), np.empty(MAX_PLAYERS, dtype=np.int64),
+            np.empty(N_CARDS + MAX_TABLE, dtype=np.int64), np.empty(MAX_PLAYERS, dtype=np.int64), new_stack_nb(),
+            np.empty(MAX_PLAYERS, dtype=np.int64))  # fmt: skip
+
+
+@njit(cache=True)
+def _world_sides_nb(view, hands, n_hand, sides):
+    """Each seat's side in a sampled deal: itself with 2 and 3 players, seat % 2 with 4 and
+    6; at Briscola Chiamata 0 for the caller and the holder of the called card (the
+    partner, as the view shows it once known), 1 for the defenders."""
+    players = view.players
+    for seat in range(players):
+        sides[seat] = seat % 2 if players == 4 or players == 6 else seat
+    if players != CHIAMATA_PLAYERS:
+        return
+    partner = view.partner
+    for seat in range(players):
+        for k in range(n_hand[seat]):
+            if hands[seat, k] == view.called:
+                partner = seat
+    for seat in range(players):
+        sides[seat] = 0 if seat == view.caller or seat == partner else 1
 
 
 @njit(cache=True)
@@ -105,7 +131,7 @@ def _determinize_nb(view, places, sizes, rng, hands, n_hand, stock, use_signals)
                 hands[seat, k] = view.hand[k]
             n_hand[seat] = view.n_hand
         elif view.partner_hands[seat, 0] >= 0:
-            for k in range(HAND_SIZE):
+            for k in range(MAX_HAND):
                 if view.partner_hands[seat, k] >= 0:
                     hands[seat, n_hand[seat]] = view.partner_hands[seat, k]
                     n_hand[seat] += 1
@@ -172,7 +198,7 @@ def _shuffle_nb(cards, n, rng):
 def _try_card_nb(view, k, hands, n_hand, stock, n_stock, work, points_weight, opponent_random, rng):
     """The result for this seat's side of playing its k-th card on one determinized deal."""
     players = view.players
-    w_hands, w_n_hand, plays, points, stack = work
+    w_hands, w_n_hand, plays, points, stack, sides = work
     for seat in range(players):
         w_n_hand[seat] = n_hand[seat]
         for j in range(n_hand[seat]):
@@ -198,6 +224,7 @@ def _try_card_nb(view, k, hands, n_hand, stock, n_stock, work, points_weight, op
         points,
         points_weight,
         stack,
+        sides,
         opponent_random,
         rng,
     )
@@ -205,20 +232,22 @@ def _try_card_nb(view, k, hands, n_hand, stock, n_stock, work, points_weight, op
 
 @njit(cache=True)
 def _play_out_nb(
-    view, hands, n_hand, plays, n_table, stock, drawn, n_stock, points, points_weight, stack, opponent_random, rng
-):
+    view, hands, n_hand, plays, n_table, stock, drawn, n_stock, points, points_weight, stack, sides, opponent_random,
+    rng,
+):  # fmt: skip
     """Plays the deal to its end (greedy, then exact search) and scores it for this seat.
-    An opponent plays a card at random with probability ``opponent_random``."""
+    An opponent plays a card at random with probability ``opponent_random``. At Briscola
+    Chiamata the search is not used (its sides are seat % 2): the playout goes on."""
     players, trump, me = view.players, view.trump_suit, view.seat
-    two_sides = players != 3
+    two_sides = players != 3 and players != CHIAMATA_PLAYERS
     leader = view.leader
     while True:
         while n_table < players:  # the rest of the trick
             seat = (leader + n_table) % players
-            if _plays_at_random_nb(seat, me, players, opponent_random, rng):
+            if _plays_at_random_nb(seat, me, sides, opponent_random, rng):
                 plays[n_table] = _take_nb(hands, n_hand, seat, rng_below_nb(rng, n_hand[seat]))
             else:
-                plays[n_table] = _rollout_take_nb(hands, n_hand, seat, plays, n_table, trump, players, leader)
+                plays[n_table] = _rollout_take_nb(hands, n_hand, seat, plays, n_table, trump, players, leader, sides)
             n_table += 1
         winner = (leader + winning_position_nb(plays, players, trump)) % players
         points[winner] += trick_points_nb(plays, players)
@@ -239,11 +268,11 @@ def _play_out_nb(
                 hands, n_hand, plays, 0, 0, leader, players, trump, stock, drawn, n_stock, me % 2, stack
             )
             break  # the points the side of ``me`` takes with best play from here, its opponents the rest
-    return _score_points_nb(points, players, me, points_weight)
+    return _score_points_nb(points, players, me, points_weight, sides, view.target)
 
 
 @njit(cache=True, inline="always")
-def _rollout_take_nb(hands, n_hand, seat, table, n_table, trump, players, leader):
+def _rollout_take_nb(hands, n_hand, seat, table, n_table, trump, players, leader, sides):
     """The playout policy's card for ``seat``, taken out of its hand: ``expert``'s rules
     without its card counting. Leads the card cheapest to lose (plain loads last);
     following, loads a trick its partner wins when it plays last, takes with the plain
@@ -258,7 +287,7 @@ def _rollout_take_nb(hands, n_hand, seat, table, n_table, trump, players, leader
                 best_k, best_key = k, key
     else:
         position = winning_position_nb(table, n_table, trump)
-        partner_wins = players >= 4 and ((leader + position) % players) % 2 == seat % 2
+        partner_wins = players >= 4 and sides[(leader + position) % players] == sides[seat]
         loads = partner_wins and n_table == players - 1
         table_points = trick_points_nb(table, n_table)
         for k in range(n):
@@ -283,16 +312,15 @@ def _take_nb(hands, n_hand, seat, k):
 
 
 @njit(cache=True, inline="always")
-def _plays_at_random_nb(seat, me, players, opponent_random, rng):
-    """Whether ``seat``, an opponent of ``me`` (with 3 players any other seat, else the
-    other team), plays this card of the playout at random: it does so with probability
+def _plays_at_random_nb(seat, me, sides, opponent_random, rng):
+    """Whether ``seat``, an opponent of ``me`` (another side), plays this card of the
+    playout at random: it does so with probability
     ``opponent_random``, since a weak opponent is not the policy's good player. The
     random stream is not drawn from when ``opponent_random`` is 0, so that results stay
     as they were without it."""
     if opponent_random <= 0.0:
         return False
-    opponent = seat != me if players == 3 else seat % 2 != me % 2
-    return opponent and rng_uniform_nb(rng) < opponent_random
+    return sides[seat] != sides[me] and rng_uniform_nb(rng) < opponent_random
 
 
 @njit(cache=True, inline="always")
@@ -302,9 +330,17 @@ def _score_nb(mine, theirs, points_weight):
 
 
 @njit(cache=True)
-def _score_points_nb(points, players, me, points_weight):
+def _score_points_nb(points, players, me, points_weight, sides, target):
     """Score from the points per seat: by team with 4 and 6 players; with 3, against the
-    best of the two others."""
+    best of the two others; at Briscola Chiamata by side, the caller's winning with its
+    ``target``."""
+    if players == CHIAMATA_PLAYERS:
+        callers = 0
+        for seat in range(players):
+            callers += points[seat] if sides[seat] == 0 else 0
+        mine = callers if sides[me] == 0 else TOTAL_POINTS - callers
+        won = callers >= target if sides[me] == 0 else callers < target
+        return (1.0 if won else 0.0) + points_weight * (2 * mine - TOTAL_POINTS) / TOTAL_POINTS
     if players == 3:
         theirs = 0
         for seat in range(3):

@@ -46,15 +46,18 @@ from kernels.enums import (
     CARD_STRENGTH,
     CARD_SUIT,
     HAND_SIZE,
+    MAX_HAND,
     MAX_PLAYERS,
     N_CARDS,
     N_FACES,
     N_SUITS,
     NO_CARD,
     NO_SEAT,
+    PASS,
 )
+from kernels.inlined_strategies_nb import default_bid_nb, default_call_nb, suit_value_nb
 from kernels.rng_nb import rng_below_nb, rng_uniform_nb
-from kernels.rules_nb import beats_nb, n_sides_nb, trick_points_nb, winning_position_nb
+from kernels.rules_nb import beats_nb, bid_face_nb, bid_target_nb, n_sides_nb, trick_points_nb, winning_position_nb
 from strategies.api import Param, Strategy
 from strategies.errors import StrategyError
 from strategies.knowledge_nb import (
@@ -67,11 +70,13 @@ from strategies.knowledge_nb import (
     card_places_nb,
     hand_sizes_nb,
     mark_signalled_nb,
+    same_side_nb,
 )
 
 __all__ = [
     "CARD_FACE", "CARD_POINTS", "CARD_STRENGTH", "CARD_SUIT", "HAND_SIZE", "MAX_PLAYERS", "N_CARDS", "N_FACES",
     "N_SUITS", "NO_CARD", "NO_SEAT", "rng_below_nb", "rng_uniform_nb", "beats_nb", "n_sides_nb", "trick_points_nb",
     "winning_position_nb", "Param", "Strategy", "StrategyError", "MINE", "OUT", "PLAYED", "UNSEEN", "VISIBLE",
-    "SIGNALLED", "card_places_nb", "hand_sizes_nb", "mark_signalled_nb",
+    "SIGNALLED", "card_places_nb", "hand_sizes_nb", "mark_signalled_nb", "same_side_nb", "default_bid_nb",
+    "default_call_nb", "suit_value_nb", "bid_face_nb", "bid_target_nb", "MAX_HAND", "PASS",
 ]  # fmt: skip

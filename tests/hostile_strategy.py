@@ -4,13 +4,14 @@ scribbling), so that any difference elsewhere comes from the scribbling alone.""
 
 from numba import njit
 
-from strategies.api import Strategy
+from strategies.toolkit import Strategy, default_bid_nb, default_call_nb
 
 # Every field of the view that ``scribble_nb`` overwrites; tests/test_view.py checks that
 # this is all of them.
 SCRIBBLED = (
     "seat", "players", "trump_suit", "briscola", "removed_two", "stock_size", "trick", "leader", "n_table",
     "n_hand", "table", "hand", "partner_hands", "partner_trumps", "points", "played_by", "n_played", "history", "trick_winners",
+    "bid", "bidder", "seat_bids", "passed", "max_bid", "caller", "called", "target", "partner",
 )  # fmt: skip
 
 
@@ -39,6 +40,10 @@ def scribble_nb(view, params):
         view.played_by[card] = card % 6
         view.history[card] = 39 - card
     view.n_played = 40
+    view.bid, view.bidder, view.max_bid, view.caller, view.called, view.target, view.partner = 9, 4, 9, 4, 39, 99, 4
+    for seat in range(view.seat_bids.shape[0]):
+        view.seat_bids[seat] = 9
+        view.passed[seat] = 1
     for trick in range(view.trick_winners.shape[0]):
         view.trick_winners[trick] = trick % 6
     for k in range(params.shape[0]):
@@ -57,5 +62,24 @@ def polite_nb(view, params, rng):
     return choice_nb(view)
 
 
-HOSTILE = Strategy("hostile", 1, "Scribbles over its view, then plays its last card.", hostile_nb)
-POLITE = Strategy("polite", 1, "Plays its last card.", polite_nb)
+@njit
+def hostile_bid_nb(view, params, rng):
+    bid = default_bid_nb(view, params, rng)
+    scribble_nb(view, params)
+    return bid
+
+
+@njit
+def hostile_call_nb(view, params, rng):
+    card = default_call_nb(view, params, rng)
+    scribble_nb(view, params)
+    return card
+
+
+HOSTILE = Strategy(
+    "hostile", 1, "Scribbles over its view, then plays its last card.", hostile_nb,
+    bid=hostile_bid_nb, call=hostile_call_nb,
+)  # fmt: skip
+POLITE = Strategy(
+    "polite", 1, "Plays its last card.", polite_nb, bid=default_bid_nb, call=default_call_nb
+)  # fmt: skip

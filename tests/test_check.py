@@ -72,7 +72,7 @@ def test_writing_into_the_view_passes_with_a_note():
 def test_bad_input_is_one_line_and_exit_2():
     for args, message in [
         (("nosuch",), "unknown strategy 'nosuch'"),
-        (("expert", "--players", "5"), "--players 5 is not a Briscola table"),
+        (("expert", "--players", "7"), "--players 7 is not a Briscola table"),
         (("expert", "--players", "two"), "--players 'two': give table sizes separated by commas"),
         (("expert", "--decision-limit", "-1"), "--decision-limit -1 must be above 0 seconds"),
     ]:

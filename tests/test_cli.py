@@ -106,9 +106,11 @@ def test_trace_holds_every_deal_move_by_move(tmp_path, capsys):
     )  # fmt: skip
     assert code == 0
     frame = pd.read_parquet(trace)
-    expected = ["deal", "players", "hands", "briscola", "stock", "removed", "plays", "trick_winners", "seat_points"]
+    expected = ["deal", "players", "hands", "briscola", "stock", "removed", "plays", "trick_winners", "seat_points",
+                "auction", "called", "game_points"]  # fmt: skip
     assert list(frame.columns) == expected
     row = frame.iloc[0]
+    assert len(row["auction"]) == len(row["game_points"]) == 0 and row["called"] == -1  # Chiamata's only
     assert len(row["hands"]) == 12 and len(row["stock"]) == 27 and len(row["plays"]) == 40
     assert sorted([*row["hands"], row["briscola"], *row["stock"]]) == list(range(40))
     assert sorted(row["plays"]) == list(range(40))
@@ -132,7 +134,7 @@ def test_summary_only_writes_no_file(tmp_path):
 
 
 BAD_INPUTS = [
-    (["--players", "5", "--strategies", "random"], "--players 5"),
+    (["--players", "7", "--strategies", "random"], "--players 7"),
     (["--players", "2", "--strategies", "nosuch"], "unknown strategy 'nosuch'"),
     (["--players", "2", "--strategies", "random,random,random"], "takes 1 or 2"),
     (["--players", "4", "--strategies", "a,b,c"], "takes 1 or 4 or 2"),

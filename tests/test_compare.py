@@ -144,7 +144,7 @@ def test_sprt_stops_early_with_the_right_verdict(capsys):
         (["--sprt", "ten"], "--sprt 'ten' is not ELO0,ELO1"),
         (["--sprt", "10,0"], "ELO0 must be below ELO1"),
         (["--sprt", "0,10", "--alpha", "0.7"], "--alpha 0.7 must be between 0 and 0.5"),
-        (["--players", "5"], "--players 5 is not a Briscola table"),
+        (["--players", "7"], "--players 7 is not a Briscola table"),
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(tmp_path, capsys, args, message):

@@ -42,7 +42,7 @@ def check_batch(batch, players):
     # Every card dealt is played exactly once, and nothing after the last play.
     assert (plays[:, :n_cards] >= 0).all() and (plays[:, n_cards:] == -1).all()
     dealt = np.concatenate(
-        [deals["hands"][:, :players].reshape(n, -1), deals["stock"][:, : deals["n_stock"][0]]], axis=1
+        [deals["hands"][:, :players, :3].reshape(n, -1), deals["stock"][:, : deals["n_stock"][0]]], axis=1
     ).astype(int)
     assert (np.sort(plays[:, :n_cards], axis=1) == np.sort(dealt, axis=1)).all()
     removed = deals["removed"][:, : deals["n_removed"][0]].astype(int)

@@ -37,7 +37,7 @@ def positions(players: int, rules: Rules, deals: int = 12):
     config = RunConfig(players=players, strategies=("greedy",) * players, deals=deals, seed=6, rules=rules, threads=1)
     batch = play_batch(config, 0, deals, trace=True)
     for deal, record in zip(batch.deals, batch.records):
-        hands = [list(map(int, deal["hands"][s])) for s in range(players)]
+        hands = [list(map(int, deal["hands"][s][:3])) for s in range(players)]
         stock = [int(c) for c in deal["stock"][: int(deal["n_stock"]) - 1]]
         game = reference.Game(players, hands, int(deal["briscola"]), stock)
         plays = [int(c) for c in record["plays"] if c >= 0]

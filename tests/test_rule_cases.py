@@ -39,9 +39,10 @@ def make_deal(hands, briscola, stock_top=(), removed=()) -> np.ndarray:
     stock = list(stock_top) + [c for c in range(40) if c not in used] + [briscola]
     deal = np.zeros(1, dtype=DEAL_DTYPE)
     deal["players"] = players
+    deal["hand_size"] = 3
     deal["hands"] = -1
     for seat, hand in enumerate(hands):
-        deal["hands"][0, seat] = hand
+        deal["hands"][0, seat, :3] = hand
     deal["briscola"] = briscola
     deal["n_stock"] = len(stock)
     deal["stock"] = -1
@@ -175,8 +176,8 @@ def test_hand_order_does_not_change_greedy():
         stock_top=[FOUR_COPPE, JACK_COPPE],
     )
     shuffled = deal.copy()
-    shuffled["hands"][0, 0] = [SEVEN_SPADE, ACE_DENARI, SIX_SPADE]
-    shuffled["hands"][0, 1] = [FIVE_BASTONI, KING_COPPE, TWO_SPADE]
+    shuffled["hands"][0, 0, :3] = [SEVEN_SPADE, ACE_DENARI, SIX_SPADE]
+    shuffled["hands"][0, 1, :3] = [FIVE_BASTONI, KING_COPPE, TWO_SPADE]
     assert play_greedy(deal)[0]["plays"] == play_greedy(shuffled)[0]["plays"]
 
 

@@ -217,8 +217,8 @@ BAD_PLANS = [
         "applies to 4, 6 players only",
     ),
     (
-        "seed = 1\n[[simulate]]\nname = 'x'\nplayers = [2, 5]\nstrategies = ['greedy']\ndeals = 10\n",
-        "key 'players': --players 5 is not a Briscola table; valid: 2, 3, 4, 6",
+        "seed = 1\n[[simulate]]\nname = 'x'\nplayers = [2, 7]\nstrategies = ['greedy']\ndeals = 10\n",
+        "key 'players': --players 7 is not a Briscola table; valid: 2, 3, 4, 5, 6",
     ),
     (
         "seed = 1\n[[simulate]]\nname = 'x'\nplayers = 2\nstrategies = ['greedy']\ndeals = 0\n",

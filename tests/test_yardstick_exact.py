@@ -100,6 +100,7 @@ def yardstick_deals(games: int, seed: int) -> tuple[np.ndarray, int]:
     rng = Xoshiro256StarStar(seed)
     deals = np.zeros(games, dtype=DEAL_DTYPE)
     deals["players"] = 2
+    deals["hand_size"] = 3
     deals["hands"] = -1
     deals["stock"] = -1
     deals["removed"] = -1
@@ -107,8 +108,8 @@ def yardstick_deals(games: int, seed: int) -> tuple[np.ndarray, int]:
     deals["n_stock"] = 34
     for g in range(games):
         deck = [C_TO_OURS[c] for c in c_deck(rng)]
-        deals["hands"][g, 0] = [deck[0], deck[2], deck[4]]
-        deals["hands"][g, 1] = [deck[1], deck[3], deck[5]]
+        deals["hands"][g, 0, :3] = [deck[0], deck[2], deck[4]]
+        deals["hands"][g, 1, :3] = [deck[1], deck[3], deck[5]]
         deals["briscola"][g] = deck[6]
         deals["stock"][g, :34] = deck[7:40] + [deck[6]]  # the turned card is drawn last
     return deals, rng.s[0]

@@ -6,6 +6,7 @@ import json
 import sys
 import warnings
 
+import kernels.chiamata_nb as chiamata_nb
 import kernels.engine_nb as engine_nb
 from sim.config import Rules, RunConfig
 from sim.play import play_batch
@@ -14,15 +15,22 @@ from sim.trace import trace_rows
 
 def spy_on_views(players: int, partner_view: str, n_deals: int, signals: str = "none") -> dict:
     views = []
-    real_choose = engine_nb.choose_card_nb
 
-    def spy(strategy_id, view, params, rng, plugins):
-        seen = {name: _plain(view[name]) for name in view.dtype.names}
-        seen["rng_shape"] = list(rng.shape)  # its own stream only, not the dealer's or others'
-        views.append(seen)
-        return real_choose(strategy_id, view, params, rng, plugins)
+    def spy_on(module, name, phase):
+        real = getattr(module, name)
 
-    engine_nb.choose_card_nb = spy
+        def spy(strategy_id, view, params, rng, plugins):
+            seen = {name: _plain(view[name]) for name in view.dtype.names}
+            seen["rng_shape"] = list(rng.shape)  # its own stream only, not the dealer's or others'
+            seen["phase"] = phase
+            views.append(seen)
+            return real(strategy_id, view, params, rng, plugins)
+
+        setattr(module, name, spy)
+
+    spy_on(engine_nb, "choose_card_nb", "play")
+    spy_on(chiamata_nb, "bid_nb", "bid")
+    spy_on(chiamata_nb, "call_nb", "call")
     rules = Rules(partner_view=partner_view, signals=signals) if players in (4, 6) else Rules()
     # Inlined strategies see the engine's view; plug-ins (highest) the copy made for them.
     strategies = tuple(("highest", "greedy", "random")[seat % 3] for seat in range(players))
