@@ -151,6 +151,8 @@ def _draw_all(run: analysis.Results, found: dict, folder: Path) -> list[str]:
         plots.append(("first_lead.png", _first_lead))
     if run.kind == "tournament" and found["rows"]:
         plots.append(("heatmap.png", _heatmap))
+    if run.players == 5 and found["rows"]:
+        plots.append(("caller_strength.png", _caller_strength))
     drawn = []
     for name, draw in plots:
         size = (7, 4.5) if name != "heatmap.png" else (2.7 + 0.9 * len(run.strategies), 1.7 + 0.9 * len(run.strategies))
@@ -210,6 +212,18 @@ def _first_lead(run, found, axes, figure) -> None:
     axes.legend(loc="lower right", fontsize=8)
 
 
+def _caller_strength(run, found, axes, figure) -> None:
+    """Briscola Chiamata: the caller's mean game points against its hand's strength."""
+    bands = analysis.caller_by_strength(run.deals)
+    bands = bands[bands["games"] >= 20]  # fewer games make intervals wider than the plot
+    errors = [bands["score"] - bands["ci_low"], bands["ci_high"] - bands["score"]]
+    axes.errorbar(bands.index + 5, bands["score"], yerr=errors, fmt="o-", color="#3b6ea5", capsize=3)
+    axes.axhline(0, color="grey", linewidth=1, linestyle="--")
+    axes.set(title="Caller's mean game points by hand strength (95% intervals)",
+             xlabel="hand strength at the call: card points + 6 and the strength of each trump",
+             ylabel="caller's game points per deal")  # fmt: skip
+
+
 def _heatmap(run, found, axes, figure) -> None:
     names = run.strategies
     matrix = np.array([[np.nan if s is None else s for s in row] for row in run.config["matrix"]], dtype=float)
@@ -256,6 +270,9 @@ def _summary_tables(found: dict) -> list[tuple[str, pd.DataFrame]]:
     summary, tables = found["summary"] or {}, []
     if found["kind"] == "simulate" and "sides" in summary:
         tables.append(("Summary (as briscola simulate printed it)", pd.DataFrame(summary["sides"])))
+    if "chiamata" in summary:
+        tables.append(("Briscola Chiamata: game points by role", pd.DataFrame(summary["chiamata"]["roles"])))
+        tables.append(("Briscola Chiamata: winning bids and their success", pd.DataFrame(summary["chiamata"]["bids"])))
     if found["kind"] == "compare" and "score" in summary:
         keys = ("a", "b", "deals", "matches", "games", "score", "score_ci95", "elo", "elo_ci95", "los", "wins",
                 "draws", "losses", "mean_margin", "mean_margin_ci95")  # fmt: skip

@@ -191,9 +191,23 @@ def show_chiamata(figures: dict) -> None:
     bids = Table(title="by winning bid: how often the caller's side took its target", title_justify="left")
     for column in ("bid", "target", "deals", "made", "rate"):
         bids.add_column(column, justify="left" if column == "bid" else "right", no_wrap=True)
-    for row in figures["bids"]:
-        bids.add_row(row["bid"], str(row["target"]), f"{row['deals']:,}", f"{row['made']:,}", f"{row['made_rate']:.3f}")
+    for label, target, deals, made in _bid_bands(figures["bids"]):
+        bids.add_row(label, target, f"{deals:,}", f"{made:,}", f"{made / deals:.3f}")
     _print_table(bids, "")
+
+
+POINT_BANDS = ((62, 65), (66, 70), (71, 80), (81, 90), (91, 100), (101, 120))  # points bids, shown together
+
+
+def _bid_bands(rows: list[dict]) -> list[tuple[str, str, int, int]]:
+    """The bids for the console: each rank, then points bids in bands (the JSON has each)."""
+    bands = [(row["bid"], str(row["target"]), row["deals"], row["made"]) for row in rows if row["target"] == 61]
+    for low, high in POINT_BANDS:
+        inside = [row for row in rows if row["target"] > 61 and low <= row["target"] <= high]
+        if inside:
+            label = f"{low}-{high}"
+            bands.append((label, label, sum(r["deals"] for r in inside), sum(r["made"] for r in inside)))
+    return bands
 
 
 # ------------------------------------------------------------------ briscola compare

@@ -4,6 +4,7 @@
 from kernels.dispatch_nb import GREEDY_ID, RANDOM_ID
 from kernels.inlined_strategies_nb import greedy_nb, random_nb
 from strategies.api import Param, Strategy
+from strategies.auction_nb import expert_bid_nb, expert_call_nb
 from strategies.expert_nb import expert_nb
 from strategies.pimc_nb import pimc_nb
 from strategies.styles_nb import highest_nb, hoarder_nb, lowest_nb
@@ -29,6 +30,8 @@ EXPERT = Strategy(
     "a trick its partner surely wins; with 2 players searches the end exactly from the last draw.",
     expert_nb,
     params=(Param("signals", bool, True, help="use partners' trump signals where the rules show them"),),
+    bid=expert_bid_nb,
+    call=expert_call_nb,
 )  # fmt: skip
 # Defaults measured to be the strongest against both random and greedy, at 2 and 4 players
 # (README, Strength); a 2-player 10,000-deal comparison with them takes about 5 minutes.
@@ -45,6 +48,8 @@ PIMC = Strategy(
         Param("opponent_random", float, 0.75, 0.0, 1.0, "chance that an opponent plays a card at random in the playouts"),
         Param("signals", bool, True, help="deal hidden cards consistently with partners' trump signals where shown"),
     ),
+    bid=expert_bid_nb,
+    call=expert_call_nb,
 )  # fmt: skip
 
 BUILTIN = (RANDOM, GREEDY, HIGHEST, LOWEST, HOARDER, EXPERT, PIMC)
