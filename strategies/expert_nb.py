@@ -7,7 +7,8 @@ outright and scores most, does not trump tricks worth little, and loads points (
 onto a trick its partner is sure to win. With 2 players it searches the end exactly: from
 the last draw (weighing who gets the face-up briscola) and once the stock is empty.
 Under signals=trumps (unless ``signals`` is off) it knows which trump honours its
-partners hold, and fears none of them.
+partners hold, and fears none of them; with ``partner_view`` off it ignores partners' hands
+shown by partner_view=last3 (to measure what seeing them is worth).
 """
 
 import numpy as np
@@ -26,12 +27,23 @@ from strategies.knowledge_nb import (
 
 LOAD = 10  # points of an Ace or a Three
 TRUMP_WORTHY = 3  # table points for which a plain trump is spent (a Knight or more)
-SIGNALS = 0  # parameter slot: use partners' trump signals
+SIGNALS, PARTNER_VIEW = 0, 1  # parameter slots: use partners' trump signals, and their shown hands
 
 
 @njit(cache=True)
 def expert_nb(view, params, rng):
+    if params[PARTNER_VIEW] == 0.0:
+        forget_partner_hands_nb(view)
     return expert_play_nb(view, params[SIGNALS] != 0.0)
+
+
+@njit(cache=True, inline="always")
+def forget_partner_hands_nb(view):
+    """Plays as if partner_view=none: wipes the partners' hands from this decision's own
+    copy of the view (nobody else sees it)."""
+    for seat in range(view.partner_hands.shape[0]):
+        for k in range(view.partner_hands.shape[1]):
+            view.partner_hands[seat, k] = -1
 
 
 @njit(cache=True)

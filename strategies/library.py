@@ -29,7 +29,10 @@ EXPERT = Strategy(
     "Counts cards: leads lisci, keeps trumps for loaded tricks, takes points cheaply, loads "
     "a trick its partner surely wins; with 2 players searches the end exactly from the last draw.",
     expert_nb,
-    params=(Param("signals", bool, True, help="use partners' trump signals where the rules show them"),),
+    params=(
+        Param("signals", bool, True, help="use partners' trump signals where the rules show them"),
+        Param("partner_view", bool, True, help="use partners' hands where partner_view=last3 shows them"),
+    ),
     bid=expert_bid_nb,
     call=expert_call_nb,
 )  # fmt: skip
@@ -47,6 +50,7 @@ PIMC = Strategy(
         Param("points_weight", float, 1.0, 0.0, 10.0, "weight of the point margin beside win/draw/loss"),
         Param("opponent_random", float, 0.75, 0.0, 1.0, "chance that an opponent plays a card at random in the playouts"),
         Param("signals", bool, True, help="deal hidden cards consistently with partners' trump signals where shown"),
+        Param("partner_view", bool, True, help="use partners' hands where partner_view=last3 shows them"),
     ),
     bid=expert_bid_nb,
     call=expert_call_nb,

@@ -27,7 +27,14 @@ from kernels.enums import CHIAMATA_PLAYERS, MAX_HAND, MAX_PLAYERS, MAX_TABLE, N_
 from kernels.rng_nb import rng_below_nb, rng_uniform_nb
 from kernels.rules_nb import trick_points_nb, winning_position_nb
 from strategies.endgame_nb import new_hands_nb, new_stack_nb, search_nb
-from strategies.expert_nb import expert_play_nb, follow_key_nb, lead_key_nb, load_key_nb, throw_cost_nb
+from strategies.expert_nb import (
+    expert_play_nb,
+    follow_key_nb,
+    forget_partner_hands_nb,
+    lead_key_nb,
+    load_key_nb,
+    throw_cost_nb,
+)
 from strategies.knowledge_nb import (
     UNSEEN,
     card_places_nb,
@@ -37,7 +44,7 @@ from strategies.knowledge_nb import (
     signalled_by_nb,
 )
 
-SAMPLES, ROLLOUTS, POINTS_WEIGHT, OPPONENT_RANDOM, SIGNALS = 0, 1, 2, 3, 4  # parameter slots
+SAMPLES, ROLLOUTS, POINTS_WEIGHT, OPPONENT_RANDOM, SIGNALS, PARTNER_VIEW = 0, 1, 2, 3, 4, 5  # parameter slots
 SEARCH_CARDS = 12  # exact search takes over once the hands hold this many cards or fewer
 
 
@@ -47,6 +54,8 @@ def pimc_nb(view, params, rng):
         return view.hand[0]
     samples, rollouts, points_weight = int(params[SAMPLES]), int(params[ROLLOUTS]), params[POINTS_WEIGHT]
     opponent_random, use_signals = params[OPPONENT_RANDOM], params[SIGNALS] != 0.0
+    if params[PARTNER_VIEW] == 0.0:
+        forget_partner_hands_nb(view)
     if view.players == 2 and view.stock_size <= 2 and opponent_random <= 0.0:
         return expert_play_nb(view, use_signals)  # exact from the last draw on
     places = np.empty(N_CARDS, dtype=np.int64)

@@ -96,7 +96,7 @@ def test_builtin_list_names_every_strategy_with_versions_and_parameters():
     listed = {s["name"]: s for s in json.loads(result.stdout)}
     assert {"random", "greedy", "highest", "lowest", "hoarder", "expert", "pimc"} <= set(listed)
     assert [p["name"] for p in listed["pimc"]["params"]] == [
-        "samples", "rollouts", "points_weight", "opponent_random", "signals"
+        "samples", "rollouts", "points_weight", "opponent_random", "signals", "partner_view"
     ]  # fmt: skip
     assert all(s["version"] >= 1 and s["description"] for s in listed.values())
 
