@@ -30,7 +30,7 @@ from kernels.rng_nb import seed_key_nb, start_streams_nb
 from sim import reference
 from sim.cards import short_name
 from sim.compare import run_comparison, seating_config
-from sim.config import Rules, RunConfig
+from sim.config import CHIAMATA, Rules, RunConfig
 from sim.play import IllegalDecisionError, describe_view, play_batch, seat_specs, view_after_plays
 from sim.stats import A, seatings, summary
 from sim.trace import trace_rows
@@ -41,6 +41,7 @@ TABLES = [
     (3, Rules()), (3, Rules(trump_redeal="ace-three")), (3, Rules(removed_two="denari")),
     (4, Rules()), (4, Rules(trump_redeal="ace-three")), (4, Rules(partner_view="none")), (4, Rules(signals="trumps")),
     (6, Rules()), (6, Rules(trump_redeal="ace-three")), (6, Rules(partner_view="none")), (6, Rules(signals="trumps")),
+    (5, Rules()), (5, Rules(first_lead="caller", bid_multiplier="on", auction="ranks")),
 ]  # fmt: skip
 AUDITED_DEALS = 200  # per table and seating: replayed by the reference engine, and on 1 and 2 threads
 ASKED_AGAIN_DEALS = 40  # per table and seating: every decision of the strategy asked again
@@ -84,7 +85,7 @@ def check_strategy(
     strategy_files: tuple[str, ...] = (),
     deals: int = 1000,
     seed: int = 1,
-    players: tuple[int, ...] = (2, 3, 4, 6),
+    players: tuple[int, ...] = (2, 3, 4, 5, 6),
     decision_limit: float = 1.0,
     threads: int | None = None,
     on_table=None,
@@ -132,9 +133,13 @@ def _check_table(base: RunConfig, strategy: str, report: TableReport, decision_l
 
 def _audit(config: RunConfig, batch, where: str) -> None:
     greedy = tuple(seat for seat, name in enumerate(config.strategies) if name == "greedy")
+    rules = config.rules
     for row in trace_rows(batch):
         try:
-            reference.replay_trace(row, config.rules.trump_redeal, config.rules.removed_two, greedy)
+            if config.players == CHIAMATA:
+                reference.replay_chiamata(row, rules.first_lead, rules.bid_multiplier, rules.auction)
+            else:
+                reference.replay_trace(row, rules.trump_redeal, rules.removed_two, greedy)
         except reference.RuleViolation as violation:
             raise CheckFailed(f"{where}: the reference engine disagrees: {violation}") from None
 
@@ -145,6 +150,12 @@ def _same_on_other_threads(config: RunConfig, batch, where: str) -> bool:
         return False
     other = replace(config, threads=2 if config.threads == 1 else 1)
     again = play_batch(other, 0, len(batch.results), trace=True)
+    if not np.array_equal(batch.records["auction_bids"], again.records["auction_bids"]):
+        deal = int(np.flatnonzero((batch.records["auction_bids"] != again.records["auction_bids"]).any(axis=1))[0])
+        raise CheckFailed(
+            f"{where}: deal {deal}'s auction differs on {config.threads} and {other.threads} threads: its bids "
+            "depend on more than its view, parameters and stream (np.random?)"
+        )
     for i, (first, second) in enumerate(zip(batch.records["plays"], again.records["plays"])):
         if not np.array_equal(first, second):
             play = int(np.flatnonzero(first != second)[0])
@@ -158,34 +169,36 @@ def _same_on_other_threads(config: RunConfig, batch, where: str) -> bool:
 
 
 def _ask_again(config, batch, seats, n_deals, decision_limit, report: TableReport, where: str) -> None:
-    """Asks the strategy every decision of its seats again, outside the run, in the order
-    it made them (so that its random stream is drawn as in the run)."""
+    """Asks the strategy every decision of its seats again (bids and calls too, at
+    Briscola Chiamata), outside the run, in the order it made them (so that its random
+    stream is drawn as in the run)."""
     specs = seat_specs(config)
-    decide = specs[seats[0]].strategy.compiled()
+    strategy = specs[seats[0]].strategy
+    deciders = {"play": strategy.compiled()}
+    if config.players == CHIAMATA:
+        deciders["bid"], deciders["call"] = strategy.compiled_auction()
     params = specs[seats[0]].param_vector()
     seed_key = seed_key_nb(config.seed)
+    rows = trace_rows(batch.head(n_deals)) if config.players == CHIAMATA else None
     for deal_index in range(n_deals):
-        deal, plays = batch.deals[deal_index], batch.records[deal_index]["plays"]
+        deal = batch.deals[deal_index]
         states = np.empty(N_STREAMS, dtype=np.uint64)
         start_streams_nb(states, seed_key, deal_index, config.seat_streams(), config.players)
-        for play, card in enumerate(plays):
-            if card == NO_CARD:
-                break
-            view = view_after_plays(config, deal, plays[:play])
+        for number, (phase, view, decision) in enumerate(_decisions(config, batch, deal_index, rows)):
             if view["seat"] not in seats:
                 continue
+            what = f"deal {deal_index}, {phase} {number}"
             record = view_record(view, config.players, deal)
             given, asked_params, streams = record.copy(), params.copy(), states.copy()
             own = 1 + view["seat"]
             started = time.perf_counter()
-            chosen = decide(record[0], asked_params, states[own : own + 1])
+            chosen = deciders[phase](record[0], asked_params, states[own : own + 1])
             seconds = time.perf_counter() - started
             others = np.delete(np.arange(len(states)), own)
             if not np.array_equal(states[others], streams[others]):
                 raise CheckFailed(
-                    f"{where}: deal {deal_index}, play {play}: it wrote outside its random stream (rng[1] or "
-                    f"beyond is another seat's stream): its choices would change the other seats'; the view: "
-                    f"{describe_view(view)}"
+                    f"{where}: {what}: it wrote outside its random stream (rng[1] or beyond is another seat's "
+                    f"stream): its choices would change the other seats'; the view: {describe_view(view)}"
                 )
             report.decisions_asked_again += 1
             report.slowest_decision = max(report.slowest_decision, seconds)
@@ -194,17 +207,34 @@ def _ask_again(config, batch, seats, n_deals, decision_limit, report: TableRepor
             }
             if not np.array_equal(asked_params, params):
                 report.writes_to_view.add("params")
-            if chosen != card:
+            if chosen != decision:
                 raise CheckFailed(
-                    f"{where}: deal {deal_index}, play {play}: it played {int(card)} in the run but {int(chosen)} "
-                    f"when asked again with the same view, parameters and stream: it reads something besides "
-                    f"its inputs; the view: {describe_view(view)}"
+                    f"{where}: {what}: it decided {int(decision)} in the run but {int(chosen)} when asked again "
+                    f"with the same view, parameters and stream: it reads something besides its inputs; the "
+                    f"view: {describe_view(view)}"
                 )
             if seconds > decision_limit:
                 raise CheckFailed(
-                    f"{where}: deal {deal_index}, play {play}: a decision took {seconds:.2f} s, over the limit of "
+                    f"{where}: {what}: a decision took {seconds:.2f} s, over the limit of "
                     f"{decision_limit:g} s; the view: {describe_view(view)}"
                 )
+
+
+def _decisions(config: RunConfig, batch, deal_index: int, rows):
+    """A deal's decisions in the order they were made: (phase, view, decision), the view
+    rebuilt by the reference engine."""
+    if config.players == CHIAMATA:
+        rules = config.rules
+        yield from reference.chiamata_decisions(rows[deal_index], rules.first_lead, rules.auction)
+        return
+    deal, plays = batch.deals[deal_index], batch.records[deal_index]["plays"]
+    for play, card in enumerate(plays):
+        if card == NO_CARD:
+            return
+        yield "play", view_after_plays(config, deal, plays[:play]), card
+
+
+CHIAMATA_VIEW_FIELDS = ("bid", "bidder", "seat_bids", "passed", "max_bid", "caller", "called", "target", "partner")
 
 
 def view_record(view: dict, players: int, deal) -> np.ndarray:
@@ -214,6 +244,8 @@ def view_record(view: dict, players: int, deal) -> np.ndarray:
     record = np.zeros(1, dtype=VIEW_DTYPE)
     record["partner_hands"] = NO_CARD
     record["partner_trumps"] = NO_CARD
+    for name in CHIAMATA_VIEW_FIELDS:
+        record[name] = view.get(name, 0 if name == "passed" else NO_CARD)
     scalars = {
         "seat": view["seat"], "players": players, "trump_suit": view["trump_suit"], "briscola": view["briscola"],
         "removed_two": int(deal["removed"][0]) if players == 3 else NO_CARD, "stock_size": view["stock_size"],

@@ -24,7 +24,16 @@ from numba.core.errors import NumbaExperimentalFeatureWarning
 
 from kernels.dispatch_nb import FIRST_PLUGIN_ID, no_decision_nb
 from kernels.engine_nb import replay_nb, simulate_nb
-from kernels.enums import DEAL_DTYPE, DECISION_OK, ILLEGAL_DTYPE, MAX_PLAYERS, PLAY_DTYPE, RESULT_DTYPE
+from kernels.enums import (
+    DEAL_DTYPE,
+    DECISION_OK,
+    ILLEGAL_DTYPE,
+    MAX_PLAYERS,
+    PHASE_BID,
+    PHASE_PLAY,
+    PLAY_DTYPE,
+    RESULT_DTYPE,
+)
 from sim.cards import SUITS_ITALIAN, short_name
 from sim.config import CHIAMATA, IllegalDecisionError, RunConfig
 from sim.interrupt import StopFlag
@@ -276,6 +285,8 @@ def _raise_on_illegal(
         return
     first, deal_index = illegal[bad[0]], first_deal + int(bad[0]) * deal_step
     seat, card, play = int(first["seat"]), int(first["card"]), int(first["play"])
+    if int(first["phase"]) != PHASE_PLAY:
+        raise IllegalDecisionError(_illegal_auction_text(config, first, deal_index))
     returned = f"{card} ({short_name(card)})" if 0 <= card < 40 else f"{card} (not a card code)"
     view = None
     if not stop.is_set():
@@ -293,6 +304,19 @@ def _raise_on_illegal(
     raise error
 
 
+def _illegal_auction_text(config: RunConfig, illegal, deal_index: int) -> str:
+    """One line for an illegal bid or call at Briscola Chiamata."""
+    seat, value = int(illegal["seat"]), int(illegal["card"])
+    hand = ", ".join(short_name(int(c)) for c in illegal["hand"] if c >= 0)
+    if int(illegal["phase"]) == PHASE_BID:
+        what = (f"bid {value} at auction action {int(illegal['play'])}: a bid is -1 (pass) or a level above the "
+                f"last bid, at most {9 if config.rules.auction == 'ranks' else 68}")  # fmt: skip
+    else:
+        shown = f"{value} ({short_name(value)})" if 0 <= value < 40 else f"{value} (not a card code)"
+        what = f"called card {shown}: a call names a card of the bid's face"
+    return f"strategy {config.strategies[seat]!r} (seat {seat}) {what}, in deal {deal_index}; its hand: {hand}"
+
+
 def view_after_plays(config: RunConfig, deal, plays) -> dict:
     """The view of the seat to play after ``plays``, rebuilt by the reference engine."""
     from sim.reference import view_before
@@ -308,10 +332,16 @@ def describe_view(view: dict) -> str:
     def cards(codes):
         return "[" + ", ".join(short_name(c) for c in codes) + "]"
 
-    briscola = short_name(view["briscola"]) if view["briscola"] >= 0 else "drawn"
+    if view.get("max_bid", -1) >= 0:  # Briscola Chiamata
+        trump = SUITS_ITALIAN[view["trump_suit"]] if view["trump_suit"] >= 0 else "not called yet"
+        called = short_name(view["called"]) if view["called"] >= 0 else "none yet"
+        table = (f"bid {view['bid']} by seat {view['bidder']}, passed {view['passed'][:5]}, called {called} "
+                 f"(trump {trump}), partner {view['partner']}")  # fmt: skip
+    else:
+        briscola = short_name(view["briscola"]) if view["briscola"] >= 0 else "drawn"
+        table = f"briscola {briscola} (trump {SUITS_ITALIAN[view['trump_suit']]}), stock {view['stock_size']}"
     text = (
-        f"hand {cards(view['hand'])}, table {cards(view['table'])}, briscola {briscola} "
-        f"(trump {SUITS_ITALIAN[view['trump_suit']]}), stock {view['stock_size']}, trick {view['trick']}, "
+        f"hand {cards(view['hand'])}, table {cards(view['table'])}, {table}, trick {view['trick']}, "
         f"points {view['points']}, {len(view['played_by'])} cards played"
     )
     if view["partner_hands"]:

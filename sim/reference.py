@@ -697,3 +697,53 @@ def replay_chiamata(row: dict, first_lead="eldest", bid_multiplier="off", auctio
         raise RuleViolation(f"game points should be {points}, the trace says {row['game_points']}", deal=deal)
     return {"caller": caller, "bid": bid, "called": called, "partner": partner, "target": target,
             "made": made, "game_points": points}  # fmt: skip
+
+
+def chiamata_decisions(row: dict, first_lead="eldest", auction_rule="points"):
+    """Every decision of a Briscola Chiamata trace row, in the order they were made:
+    ``(phase, view, decision)`` with phase "bid", "call" or "play", the view the deciding
+    seat had (the fields of the kernels' view, as plain Python) and what it decided.
+    Used by briscola check to ask each decision again."""
+    hands = [list(row["hands"][CHIAMATA_HAND * s : CHIAMATA_HAND * (s + 1)]) for s in range(CHIAMATA)]
+    top = highest_bid(auction_rule)
+    auction = {"bid": -1, "bidder": -1, "seat_bids": [-1] * 6, "passed": [0] * 6, "max_bid": top,
+               "caller": -1, "called": -1, "target": -1, "partner": -1}  # fmt: skip
+    start = {"players": CHIAMATA, "trump_suit": -1, "briscola": -1, "stock_size": 0, "trick": 0, "leader": 0,
+             "table": [], "points": [0] * CHIAMATA, "played_by": {}, "n_played": 0, "history": [],
+             "trick_winners": [], "partner_hands": {}, "partner_trumps": {}}  # fmt: skip
+    seat = 0
+    for action in row["auction"]:
+        while auction["passed"][seat]:
+            seat = (seat + 1) % CHIAMATA
+        yield "bid", {**start, **_copied(auction), "seat": seat, "hand": list(hands[seat])}, action
+        if action == PASS:
+            auction["passed"][seat] = 1
+        else:
+            auction.update(bid=action, bidder=seat)
+            auction["seat_bids"][seat] = action
+        seat = (seat + 1) % CHIAMATA
+    if row["called"] < 0:
+        return
+    caller, called = auction["bidder"], row["called"]
+    auction["caller"] = caller
+    yield "call", {**start, **_copied(auction), "seat": caller, "hand": list(hands[caller])}, called
+    auction.update(called=called, target=bid_target(auction["bid"]))
+    holder = next(s for s in range(CHIAMATA) if called in hands[s])
+    game = Game(CHIAMATA, hands, None, [], trump_suit=suit(called), leader=caller if first_lead == "caller" else 0)
+    played_by, winners = {}, []
+    for k, card in enumerate(row["plays"]):
+        seat = game.to_play
+        known = called in played_by or seat == holder
+        yield "play", {**start, **_copied(auction), "partner": holder if known else -1, "seat": seat,
+                       "hand": list(game.hands[seat]), "trump_suit": suit(called), "trick": game.trick,
+                       "leader": game.leader, "table": list(game.table), "points": list(game.points),
+                       "played_by": dict(played_by), "n_played": k, "history": list(row["plays"][:k]),
+                       "trick_winners": list(winners)}, card  # fmt: skip
+        played_by[card] = seat
+        game.play(card)
+        if len(game.table) == CHIAMATA:
+            winners.append(game.end_trick())
+
+
+def _copied(fields: dict) -> dict:
+    return {key: list(value) if isinstance(value, list) else value for key, value in fields.items()}
