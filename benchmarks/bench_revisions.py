@@ -2,7 +2,7 @@
 each, alternately, in one sitting, so that a shared and noisy machine slows both alike.
 
     .venv/bin/python benchmarks/bench_revisions.py HEAD~1 HEAD -- \
-        simulate --players 4 --strategies highest,lowest --deals 1000000 --threads 1 --summary-only
+        simulate --players 4 --strategies highest,lowest --deals 1000000 --seed 1 --threads 1 --summary-only
 
 Each revision is checked out into a temporary worktree (its Numba cache warmed by one
 run first); the command runs there with this Python, ``PYTHONPATH`` set to the

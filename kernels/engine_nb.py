@@ -33,6 +33,7 @@ from kernels.enums import (
     DEAL_DTYPE,
     FACE_HONOUR_BIT,
     FIRST_LEAD_CALLER,
+    HAND_SIZE,
     MAX_AUCTION,
     MAX_HAND,
     MAX_PLAYERS,
@@ -79,7 +80,7 @@ def start_view_nb(view, deal, work, rules):
         points[seat] = 0
         view.points[seat] = 0
         view.partner_trumps[seat] = NO_CARD
-        for k in range(MAX_HAND):
+        for k in range(HAND_SIZE):
             view.partner_hands[seat, k] = NO_CARD
     work.partner = NO_SEAT
     open_auction_nb(view, rules, players)
@@ -112,7 +113,7 @@ def show_seat_nb(view, seat, players, hands, n_hand, partners_visible, signalled
     if partners_visible:
         for other in range(players):
             shown = other != seat and other % 2 == seat % 2
-            for k in range(MAX_HAND):
+            for k in range(HAND_SIZE):  # partners are shown at 4 and 6 players: 3 cards at most
                 view.partner_hands[other, k] = hands[other, k] if shown else NO_CARD
     if signalled:
         for other in range(players):

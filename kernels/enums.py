@@ -98,8 +98,9 @@ VIEW_DTYPE = record_dtype(
         ("n_hand", np.int8),
         ("table", np.int8, MAX_TABLE),  # current trick, in playing order from the leader
         ("hand", np.int8, MAX_HAND),  # own cards, n_hand of them first, then -1
-        # Partners' cards by seat, where the rules show them (partner_view=last3); else -1.
-        ("partner_hands", np.int8, (MAX_PLAYERS, MAX_HAND)),
+        # Partners' cards by seat, where the rules show them (partner_view=last3, 4 and 6
+        # players: 3-card hands); else -1.
+        ("partner_hands", np.int8, (MAX_PLAYERS, HAND_SIZE)),
         # signals=trumps, from the second trick on: the trump honours each partner holds
         # now, as FACE_HONOUR_BIT bits (0: none); -1 for every other seat, and otherwise.
         ("partner_trumps", np.int8, MAX_PLAYERS),

@@ -8,6 +8,7 @@ For notebooks (all return pandas objects; see ``sim.analysis`` and examples/)::
     sim.side_strategy_scores(run.deals, run.players), sim.first_lead(run.deals, run.players)
     sim.compare_summary(run.deals), sim.ratings(run.deals, run.strategies)
     sim.paired("results/one.parquet", "results/other.parquet")   # two runs of one seed, deal by deal
+    sim.caller_by_strength(run.deals)   # Briscola Chiamata: the caller's game points by hand strength
 """
 
 __version__ = "0.1.0"
@@ -15,7 +16,7 @@ __version__ = "0.1.0"
 _RESULTS = ("read_results", "read_config", "RunResults")
 _ANALYSIS = (
     "load", "Results", "seat_scores", "side_scores", "side_strategy_scores", "first_lead", "margins",
-    "compare_summary", "ratings", "unit_figures", "paired",
+    "compare_summary", "ratings", "unit_figures", "paired", "caller_by_strength",
 )  # fmt: skip
 __all__ = [*_RESULTS, *_ANALYSIS]
 

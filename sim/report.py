@@ -253,7 +253,8 @@ def show_compare(row: dict, interrupted: bool = False, seconds: float | None = N
     table.add_row("Elo difference", _elo(row["elo"]), f"{_elo(row['elo_ci95'][0])} to {_elo(row['elo_ci95'][1])}")
     table.add_row("LOS (A stronger)", f"{row['los']:.4f}", "")
     table.add_row("wins / draws / losses", f"{row['wins']:,} / {row['draws']:,} / {row['losses']:,}", "")
-    table.add_row("mean point margin", f"{row['mean_margin']:+.2f}", _interval(row["mean_margin_ci95"], "{:+.2f}"))
+    margin = "mean game-point margin" if row["players"] == 5 else "mean point margin"
+    table.add_row(margin, f"{row['mean_margin']:+.2f}", _interval(row["mean_margin_ci95"], "{:+.2f}"))
     if row["sprt"] is not None:
         sprt = row["sprt"]
         verdict = {"H1": "H1 accepted", "H0": "H0 accepted", "none": "no decision"}[sprt["result"]]

@@ -35,7 +35,7 @@ def card_places_nb(view, places):
     if view.briscola >= 0:
         places[view.briscola] = VISIBLE
     for seat in range(view.players):
-        for k in range(MAX_HAND):
+        for k in range(view.partner_hands.shape[1]):
             if view.partner_hands[seat, k] >= 0:
                 places[view.partner_hands[seat, k]] = VISIBLE
     if view.players == 3 and view.removed_two >= 0:

@@ -140,7 +140,7 @@ def _determinize_nb(view, places, sizes, rng, hands, n_hand, stock, use_signals)
                 hands[seat, k] = view.hand[k]
             n_hand[seat] = view.n_hand
         elif view.partner_hands[seat, 0] >= 0:
-            for k in range(MAX_HAND):
+            for k in range(view.partner_hands.shape[1]):
                 if view.partner_hands[seat, k] >= 0:
                     hands[seat, n_hand[seat]] = view.partner_hands[seat, k]
                     n_hand[seat] += 1

@@ -40,8 +40,9 @@ def scripted(tops, card=ACE_BASTONI, raw=None) -> tuple[str, ...]:
     )
 
 
-def play_scripted(tops, card=ACE_BASTONI, rules=Rules(), raw=None):
+def play_scripted(tops, card=ACE_BASTONI, rules=None, raw=None):
     """Plays the hand-made deal; returns its trace row (replayed by the reference) and result."""
+    rules = rules or Rules()
     config = RunConfig(players=5, strategies=scripted(tops, card, raw), deals=1, seed=1, rules=rules,
                        strategy_files=(SCRIPTED_FILE,), threads=1)  # fmt: skip
     batch = replay(config, chiamata_deal())

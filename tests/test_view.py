@@ -112,10 +112,10 @@ def test_every_view_shows_exactly_the_players_information(players, partner_view,
                            and other < players and other != seat and other % 2 == seat % 2)  # fmt: skip
                 if visible:
                     hand = truth["hands"][other]
-                    assert shown == hand + [-1] * (8 - len(hand))
+                    assert shown == hand + [-1] * (3 - len(hand))
                     partners_seen += 1
                 else:
-                    assert shown == [-1] * 8, f"seat {seat} sees seat {other}'s cards"
+                    assert shown == [-1] * 3, f"seat {seat} sees seat {other}'s cards"
                 partner = other < players and players >= 4 and other != seat and other % 2 == seat % 2
                 if signals == "trumps" and partner and truth["trick"] > 0:
                     assert view["partner_trumps"][other] == signal_of(truth["hands"][other], trace["briscola"] // 10)
@@ -218,6 +218,6 @@ def test_every_chiamata_view_shows_exactly_the_players_information():
             assert view["partner"] == (holder if out or seat == holder else -1), f"seat {seat} learns the partner"
             hidden_partners += view["partner"] == -1
             revealed += out
-            assert view["partner_hands"] == [[-1] * 8] * 6 and view["partner_trumps"] == [-1] * 6
+            assert view["partner_hands"] == [[-1] * 3] * 6 and view["partner_trumps"] == [-1] * 6
     assert next(views, None) is None
     assert hidden_partners > 0 and revealed > 0
