@@ -132,8 +132,11 @@ def trump_honours_nb(hands, n_hand, seat, trump_suit):
 
 
 @njit(cache=True, inline="always")
-def take_from_hand_nb(hands, n_hand, seat, card):
+def take_from_hand_nb(hands, n_hand, seat, card, width):
     """Removes ``card`` from the seat's hand (later cards move up); False if not there.
+    ``width``: the most cards a hand holds at the table (HAND_SIZE, or MAX_HAND at
+    Briscola Chiamata), given as a constant so that the loops unroll: looking through 8
+    slots where 3 suffice made 3-player deals a quarter slower.
 
     Branch-free: which slot a random player picks is unpredictable, so the slot is found
     by arithmetic on the comparisons (cards in a hand are distinct) and the hand is
@@ -142,13 +145,13 @@ def take_from_hand_nb(hands, n_hand, seat, card):
     n = n_hand[seat]
     found = 0
     slot = 0
-    for k in range(MAX_HAND):
+    for k in range(width):
         match = (hands[seat, k] == card) & (k < n)
         found += match
         slot += k * match
     if found == 0:
         return False
-    for k in range(MAX_HAND - 1):
+    for k in range(width - 1):
         hands[seat, k] = hands[seat, k + 1] if k >= slot else hands[seat, k]
     hands[seat, n - 1] = NO_CARD
     n_hand[seat] = n - 1
@@ -330,7 +333,11 @@ def _play_trick_nb(
             seal_nb(views, params[seat], sealed_params)
             shown, shown_params = views[1], sealed_params
         card = choose_card_nb(strategy, shown, shown_params, states[1 + seat : 2 + seat], plugins)
-        if not take_from_hand_nb(hands, n_hand, seat, card):
+        if chiamata:
+            taken = take_from_hand_nb(hands, n_hand, seat, card, MAX_HAND)
+        else:
+            taken = take_from_hand_nb(hands, n_hand, seat, card, HAND_SIZE)
+        if not taken:
             _report_illegal_nb(illegal, trick * players + k, seat, card, hands[seat])
             return NO_SEAT
         if chiamata and card == view.called:
