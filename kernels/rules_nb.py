@@ -18,6 +18,7 @@ from kernels.enums import (
     HAND_SIZE,
     LAST_RANK_BID,
     MAX_HAND,
+    MAX_PLAYERS,
     N_CARDS,
     N_FACES,
     N_SUITS,
@@ -166,11 +167,12 @@ def deal_nb(players, rules, states, deal):
     hand_size = hand_size_nb(players)
     deal.hand_size = hand_size
     n_stock = n - hand_size * players
-    for seat in range(deal.hands.shape[0]):
+    for seat in range(MAX_PLAYERS):  # constant bounds: a few vector stores
         for k in range(MAX_HAND):
             deal.hands[seat, k] = NO_CARD
-            if seat < players and k < hand_size:
-                deal.hands[seat, k] = cards[n_stock + k * players + seat]
+    for seat in range(players):
+        for k in range(hand_size):
+            deal.hands[seat, k] = cards[n_stock + k * players + seat]
     for k in range(n_stock, N_CARDS):
         cards[k] = NO_CARD
     if n_stock > 0 and rules[RULE_TRUMP_REDEAL] == TRUMP_REDEAL_ACE_THREE:
