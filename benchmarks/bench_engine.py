@@ -41,7 +41,8 @@ def deals_per_second(players: int, pair: tuple[str, str], threads: int, n_deals:
 
 
 def seats(pair: tuple[str, str], players: int) -> tuple[str, ...]:
-    """Strategy A on side 0 and B on side 1 (with 3 players, B on seats 1 and 2)."""
+    """Strategy A on side 0 and B on side 1 (with 3 players, B on seats 1 and 2; with 5, A on
+    the even seats)."""
     return tuple(pair[0] if seat % (3 if players == 3 else 2) == 0 else pair[1] for seat in range(players))
 
 
@@ -62,7 +63,7 @@ def main() -> None:
     print(f"first call (kernel load or compile): {compile_seconds():.2f} s")
     print(f"| players | pair | 1 thread (deals/s) | {all_threads} threads (deals/s) | scaling |")
     print("|---|---|---|---|---|")
-    for players in (2, 3, 4, 6):
+    for players in (2, 3, 4, 5, 6):
         for name, pair in PAIRS.items():
             one = deals_per_second(players, pair, 1, n_deals, repeats)
             many = deals_per_second(players, pair, all_threads, n_deals, repeats)

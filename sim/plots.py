@@ -182,7 +182,8 @@ def _margin(run, found, axes, figure) -> None:
         who = f"A's side ({found['strategies'][0]}) less B's"
     else:
         who = "seat 0 less the others' mean" if run.players == 3 else "side 0 less side 1"
-    axes.set(title=f"Point margin per game: {who}", xlabel="points", ylabel="games")
+    unit = "game points" if run.players == 5 else "points"
+    axes.set(title=f"{unit.capitalize()} margin per game: {who}", xlabel=unit, ylabel="games")
 
 
 def _scores(run, found, axes, figure) -> None:

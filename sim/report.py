@@ -478,6 +478,10 @@ def _headline(kind: str, summary: dict | None) -> str:
     """An experiment's main figure, in a few words."""
     if summary is None:
         return "-"
+    if kind == "simulate" and "chiamata" in summary:
+        caller = summary["chiamata"]["roles"][0]
+        made = sum(b["made"] for b in summary["chiamata"]["bids"]) / max(1, caller["deals"])
+        return f"callers gain {caller['mean_game_points']:+.3f} game points a deal, make {made:.1%} of their calls"
     if kind == "simulate":
         side = summary["sides"][0]
         lo, hi = side["win_rate_ci95"]

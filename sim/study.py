@@ -59,7 +59,9 @@ def experiment_dir(folder: Path, name: str) -> Path:
 
 
 COLUMN_ORDER = ("deal", "game", "a_side", *(f"strategy_{s}" for s in range(6)), "briscola", *(f"points_{s}" for s in range(6)),
-                *(f"side_points_{s}" for s in range(3)), "winner_side", "match", "match_deal", "match_winner_side")  # fmt: skip
+                *(f"side_points_{s}" for s in range(3)), "winner_side",
+                "bid", "caller", "called", "partner", "target", "made", "cappotto", "caller_strength",  # Chiamata
+                *(f"game_points_{s}" for s in range(5)), "match", "match_deal", "match_winner_side")  # fmt: skip
 
 
 def native_schema(experiment: Experiment):

@@ -43,6 +43,19 @@ def test_a_strategy_reading_more_than_its_inputs_fails():
     assert ("asked again" in message or "threads" in message) and "the view: hand [" in message
 
 
+def test_a_chiamata_bid_reading_more_than_its_inputs_fails():
+    result = check("gambler", "--strategy-file", UNFAIR, "--deals", "50", "--players", "5")
+    assert result.returncode == 1
+    message = result.stderr.strip().splitlines()[-1]
+    assert message.startswith("briscola: check failed: 5 players, rules default: deal")
+    assert "auction differs" in message or ("bid" in message and "asked again" in message)
+
+
+def test_a_chiamata_call_of_the_wrong_face_fails():
+    result = check("miscaller", "--strategy-file", UNFAIR, "--deals", "50", "--players", "5")
+    assert result.returncode == 1 and "a call names a card of the bid's face" in result.stderr
+
+
 def test_an_illegal_strategy_fails_with_its_view():
     result = check("cheat", "--strategy-file", UNFAIR, "--deals", "50", "--players", "4")
     assert result.returncode == 1

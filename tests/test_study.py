@@ -444,3 +444,28 @@ def test_status_says_whether_a_study_is_running(tmp_path):
     assert running["running"] and not stopped["running"] and stopped["status"] == "partial"
     table = run_cli("status", "study", env={"PYTHONPATH": str(REPO), "COLUMNS": "80"}, cwd=tmp_path).stdout
     assert "not running: resume it" in table and max(map(len, table.splitlines())) <= 80
+
+
+def test_a_chiamata_study_keeps_every_column_of_its_commands(tmp_path):
+    """A 5-player experiment's rows hold Briscola Chiamata's columns, as its command writes them."""
+    write_plan(tmp_path, "seed = 4\n[[simulate]]\nname = 'five'\nplayers = 5\nstrategies = ['expert']\ndeals = 300\n"
+                         "[[simulate]]\nname = 'two'\nplayers = 2\nstrategies = ['greedy']\ndeals = 300\n")  # fmt: skip
+    assert batch(tmp_path, "--out", "study", "--quiet").returncode == 0
+    five = sim.load(tmp_path / "study").experiment("five").deals
+    out = tmp_path / "five.parquet"
+    command = [
+        "simulate",
+        "--players",
+        "5",
+        "--strategies",
+        "expert",
+        "--deals",
+        "300",
+        "--seed",
+        "4",
+        "--out",
+        str(out),
+    ]
+    assert run_cli(*command, "--quiet", env={"PYTHONPATH": str(REPO)}).returncode == 0
+    assert {"bid", "caller", "called", "partner", "game_points_4", "caller_strength"} <= set(five.columns)
+    pd.testing.assert_frame_equal(five.reset_index(drop=True), pd.read_parquet(out), check_categorical=False)

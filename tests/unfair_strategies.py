@@ -1,12 +1,13 @@
 """Plug-ins that ``briscola check`` must fail: ``dice`` draws from Numba's own random
 generator instead of its stream (its choices depend on something besides its inputs),
 ``cheat`` returns the face-up briscola, a card it does not hold, ``meddler`` writes into
-the next seat's random stream."""
+the next seat's random stream; at Briscola Chiamata ``gambler`` bids by Numba's generator
+and ``miscaller`` calls a card of the wrong face."""
 
 import numpy as np
 from numba import njit
 
-from strategies.toolkit import Strategy
+from strategies.toolkit import PASS, Strategy, bid_face_nb, default_call_nb
 
 
 @njit
@@ -30,3 +31,24 @@ def meddler_nb(view, params, rng):
 
 
 MEDDLER = Strategy("meddler", 1, "Plays its first card, after writing into the next seat's stream.", meddler_nb)
+
+
+@njit
+def first_nb(view, params, rng):
+    return view.hand[0]
+
+
+@njit
+def gambler_bid_nb(view, params, rng):
+    return view.bid + 1 if view.bid < 9 and np.random.randint(0, 2) == 0 else PASS
+
+
+@njit
+def miscall_nb(view, params, rng):
+    return (bid_face_nb(view.bid) + 1) % 10  # the next face, of Denari
+
+
+GAMBLER = Strategy("gambler", 1, "Bids at random, from the wrong generator.", first_nb, bid=gambler_bid_nb,
+                   call=default_call_nb)  # fmt: skip
+MISCALLER = Strategy("miscaller", 1, "Bids as the default policy; calls a card of the wrong face.", first_nb,
+                     call=miscall_nb)  # fmt: skip
