@@ -41,7 +41,7 @@ TABLES = [
     (3, Rules()), (3, Rules(trump_redeal="ace-three")), (3, Rules(removed_two="denari")),
     (4, Rules()), (4, Rules(trump_redeal="ace-three")), (4, Rules(partner_view="none")), (4, Rules(signals="trumps")),
     (6, Rules()), (6, Rules(trump_redeal="ace-three")), (6, Rules(partner_view="none")), (6, Rules(signals="trumps")),
-    (5, Rules()), (5, Rules(first_lead="caller", bid_multiplier="on", auction="ranks")),
+    (5, Rules()), (5, Rules(first_lead="caller")), (5, Rules(bid_multiplier="on")), (5, Rules(auction="ranks")),
 ]  # fmt: skip
 AUDITED_DEALS = 200  # per table and seating: replayed by the reference engine, and on 1 and 2 threads
 ASKED_AGAIN_DEALS = 40  # per table and seating: every decision of the strategy asked again
@@ -156,10 +156,21 @@ def _same_on_other_threads(config: RunConfig, batch, where: str) -> bool:
             f"{where}: deal {deal}'s auction differs on {config.threads} and {other.threads} threads: its bids "
             "depend on more than its view, parameters and stream (np.random?)"
         )
+    if not np.array_equal(batch.results["called"], again.results["called"]):
+        deal = int(np.flatnonzero(batch.results["called"] != again.results["called"])[0])
+        raise CheckFailed(
+            f"{where}: deal {deal}'s call differs on {config.threads} and {other.threads} threads: its calls "
+            "depend on more than its view, parameters and stream (np.random?)"
+        )
+    rows = trace_rows(batch) if config.players == CHIAMATA else None
     for i, (first, second) in enumerate(zip(batch.records["plays"], again.records["plays"])):
         if not np.array_equal(first, second):
             play = int(np.flatnonzero(first != second)[0])
-            view = view_after_plays(config, batch.deals[i], first[:play])
+            if rows is not None:
+                plays = [v for phase, v, _ in _decisions(config, batch, i, rows) if phase == "play"]
+                view = plays[play]
+            else:
+                view = view_after_plays(config, batch.deals[i], first[:play])
             raise CheckFailed(
                 f"{where}: deal {i} differs on {config.threads} and {other.threads} threads at play {play} "
                 f"({short_name(int(first[play]))} against {short_name(int(second[play]))}): its choices depend on "

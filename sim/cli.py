@@ -133,7 +133,7 @@ ThreadsOption = Annotated[int | None, typer.Option(help="Threads to use (default
 RuleOption = Annotated[
     list[str] | None,
     typer.Option(
-        help="A rule option (repeatable): trump_redeal, removed_two, partner_view or signals.",
+        help="A rule option (repeatable): trump_redeal, removed_two, partner_view, signals; at 5 players first_lead, bid_multiplier, auction.",
         metavar="KEY=VALUE",
         autocompletion=_complete_from(RULE_CHOICES),
     ),
@@ -143,7 +143,10 @@ JsonOption = Annotated[bool, _flag("--json", "Print the summary as one JSON obje
 QuietOption = Annotated[bool, _flag("--quiet", "No progress bar and no notes on stderr.")]
 SummaryOnlyOption = Annotated[bool, _flag("--summary-only", "Write no result file, only print the summary.")]
 TablePlayersOption = Annotated[
-    int, typer.Option(help="Table size: 2, 3, 4 or 6.", metavar="P", autocompletion=_complete_from(TABLES))
+    int,
+    typer.Option(
+        help="Table size: 2, 3, 4, 6, or 5 for Briscola Chiamata.", metavar="P", autocompletion=_complete_from(TABLES)
+    ),
 ]
 SeedOption = Annotated[
     int, typer.Option(help="The same seed deals the same cards.", parser=parse_count, metavar="S", show_default=False)
@@ -151,7 +154,7 @@ SeedOption = Annotated[
 MatchOption = Annotated[
     str,
     typer.Option(
-        help="deal, best-of-3, best-of-5 or two-deals-120 (then --deals counts matches).",
+        help="deal, best-of-3, best-of-5, two-deals-120, or five-deals at 5 players (then --deals counts matches).",
         metavar="FORMAT",
         autocompletion=_complete_from(MATCH_FORMATS),
     ),
@@ -188,7 +191,10 @@ def simulate(
     players: Annotated[
         int,
         typer.Option(
-            help="Table size: 2, 3, 4 or 6.", metavar="P", show_default=False, autocompletion=_complete_from(TABLES)
+            help="Table size: 2, 3, 4, 6, or 5 for Briscola Chiamata.",
+            metavar="P",
+            show_default=False,
+            autocompletion=_complete_from(TABLES),
         ),
     ],
     strategies: Annotated[
@@ -663,8 +669,8 @@ def check(
         int, typer.Option(help="The seed (default: 1).", parser=parse_count, metavar="S", show_default=False)
     ] = 1,
     players: Annotated[
-        str, typer.Option(help="The tables to check (default: 2,3,4,6).", metavar="P,...", show_default=False)
-    ] = "2,3,4,6",
+        str, typer.Option(help="The tables to check (default: 2,3,4,5,6).", metavar="P,...", show_default=False)
+    ] = "2,3,4,5,6",
     decision_limit: Annotated[
         float, typer.Option(help="Seconds a decision may take, at most.", metavar="SECONDS")
     ] = 1.0,

@@ -285,8 +285,8 @@ def _raise_on_illegal(
         return
     first, deal_index = illegal[bad[0]], first_deal + int(bad[0]) * deal_step
     seat, card, play = int(first["seat"]), int(first["card"]), int(first["play"])
-    if int(first["phase"]) != PHASE_PLAY:
-        raise IllegalDecisionError(_illegal_auction_text(config, first, deal_index))
+    if int(first["phase"]) != PHASE_PLAY or config.players == CHIAMATA:
+        raise IllegalDecisionError(_illegal_chiamata_text(config, first, deal_index))
     returned = f"{card} ({short_name(card)})" if 0 <= card < 40 else f"{card} (not a card code)"
     view = None
     if not stop.is_set():
@@ -304,11 +304,14 @@ def _raise_on_illegal(
     raise error
 
 
-def _illegal_auction_text(config: RunConfig, illegal, deal_index: int) -> str:
-    """One line for an illegal bid or call at Briscola Chiamata."""
+def _illegal_chiamata_text(config: RunConfig, illegal, deal_index: int) -> str:
+    """One line for an illegal bid, call or card at Briscola Chiamata, with the hand."""
     seat, value = int(illegal["seat"]), int(illegal["card"])
     hand = ", ".join(short_name(int(c)) for c in illegal["hand"] if c >= 0)
-    if int(illegal["phase"]) == PHASE_BID:
+    if int(illegal["phase"]) == PHASE_PLAY:
+        shown = f"{value} ({short_name(value)})" if 0 <= value < 40 else f"{value} (not a card code)"
+        what = f"returned card {shown}, not in its hand, at play {int(illegal['play'])}"
+    elif int(illegal["phase"]) == PHASE_BID:
         what = (f"bid {value} at auction action {int(illegal['play'])}: a bid is -1 (pass) or a level above the "
                 f"last bid, at most {9 if config.rules.auction == 'ranks' else 68}")  # fmt: skip
     else:

@@ -133,7 +133,9 @@ def _first_lead_text(found: dict) -> str:
     if lead is None:
         return ("first-lead advantage: not measured (the strategies are not balanced over the seats; "
                 "briscola compare plays every seating)")  # fmt: skip
-    return (f"first-lead advantage (score of the side of seat 0, who leads first; 1/2 = none): "
+    who = ("seat 0, who bids first and, unless first_lead=caller, leads first" if found["players"] == 5
+           else "the side of seat 0, who leads first")  # fmt: skip
+    return (f"first-lead advantage (score of {who}; 1/2 = none): "
             f"{lead['score']:.4f} ({lead['ci_low']:.4f} to {lead['ci_high']:.4f})")  # fmt: skip
 
 
@@ -181,7 +183,7 @@ def _margin(run, found, axes, figure) -> None:
     elif "a_side" in run.deals:
         who = f"A's side ({found['strategies'][0]}) less B's"
     else:
-        who = "seat 0 less the others' mean" if run.players == 3 else "side 0 less side 1"
+        who = "seat 0 less the others' mean" if run.players in (3, 5) else "side 0 less side 1"
     unit = "game points" if run.players == 5 else "points"
     axes.set(title=f"{unit.capitalize()} margin per game: {who}", xlabel=unit, ylabel="games")
 

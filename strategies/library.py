@@ -2,14 +2,17 @@
 ``*_nb.py`` modules beside this one)."""
 
 from kernels.dispatch_nb import GREEDY_ID, RANDOM_ID
-from kernels.inlined_strategies_nb import greedy_nb, random_nb
+from kernels.inlined_strategies_nb import greedy_nb, random_bid_nb, random_call_nb, random_nb
 from strategies.api import Param, Strategy
 from strategies.auction_nb import expert_bid_nb, expert_call_nb
 from strategies.expert_nb import expert_nb
 from strategies.pimc_nb import pimc_nb
 from strategies.styles_nb import highest_nb, hoarder_nb, lowest_nb
 
-RANDOM = Strategy("random", 1, "Plays any card of its hand, uniformly at random.", random_nb, inline_id=RANDOM_ID)
+RANDOM = Strategy(
+    "random", 1, "Plays any card of its hand, uniformly at random; bids and calls at random.", random_nb,
+    inline_id=RANDOM_ID, bid=random_bid_nb, call=random_call_nb,
+)  # fmt: skip
 GREEDY = Strategy(
     "greedy", 1,
     "The C yardstick's heuristic: lead the cheapest non-trump; take a trick cheaply without "

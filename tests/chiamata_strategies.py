@@ -31,3 +31,12 @@ SCRIPTED = Strategy(
     params=(Param("top", int, -1, -1, 68), Param("card", int, 0, -1, 60), Param("raw", int, -99, -99, 100)),
     bid=scripted_bid_nb, call=scripted_call_nb,
 )  # fmt: skip
+
+
+@njit
+def king_of_bastoni_nb(view, params, rng):
+    return 39  # in one hand only: every other seat plays a card it does not hold
+
+
+GRABBER = Strategy("grabber", 1, "Bids as scripted, then always plays the King of Bastoni.", king_of_bastoni_nb,
+                   params=SCRIPTED.params, bid=scripted_bid_nb, call=scripted_call_nb)  # fmt: skip

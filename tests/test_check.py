@@ -17,18 +17,22 @@ def check(*args):
     return run_cli("check", *args, "--quiet", env={"PYTHONPATH": str(REPO)})
 
 
-@pytest.mark.parametrize("strategy, deals", [("expert", "200"), ("greedy", "200"), ("pimc:samples=4", "6")])
+@pytest.mark.parametrize(
+    "strategy, deals", [("expert", "200"), ("greedy", "200"), ("random", "100"), ("pimc:samples=4", "6")]
+)
 def test_built_ins_pass_at_every_table_and_rule(strategy, deals):
     result = check(strategy, "--deals", deals, "--json")
     assert result.returncode == 0, result.stderr
     report = json.loads(result.stdout)
-    assert report["passed"] and len(report["tables"]) == 13
+    assert report["passed"] and len(report["tables"]) == 17
     assert {(t["players"], t["rules"]) for t in report["tables"]} >= {
         (2, "default"),
         (3, "removed_two=denari"),
         (6, "partner_view=none"),
         (4, "signals=trumps"),
         (6, "signals=trumps"),
+        (5, "default"),
+        (5, "auction=ranks"),
     }
     assert all(t["decisions_asked_again"] > 0 and t["deals_per_second"] > 0 for t in report["tables"])
     assert all(t["threads_checked"] for t in report["tables"])  # this machine has 2 cores

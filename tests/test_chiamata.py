@@ -185,3 +185,10 @@ def test_invariants_over_many_deals(seed, strategy):
         assert bool(results["made"][i]) == (side >= results["target"][i])
         assert reference.bid_face(int(results["bid"][i])) == results["called"][i] % 10
     assert (records["plays"][~called] == -1).all() and (points[~called] == 0).all()
+
+
+def test_an_illegal_card_at_chiamata_is_refused_in_one_line():
+    config = RunConfig(players=5, strategies=("grabber:top=0:card=30",) * 5, deals=1, seed=1,
+                       strategy_files=(SCRIPTED_FILE,), threads=1)  # fmt: skip
+    with pytest.raises(IllegalDecisionError, match=re.escape("returned card 39 (10B), not in its hand, at play 0")):
+        replay(config, chiamata_deal())
