@@ -1,6 +1,6 @@
 """Readying a run's kernels, on both cores when the caches are cold.
 
-A first run compiles the engine (about 15-20 s) and every plug-in strategy it uses
+A first run compiles the engine (about 30 s) and every plug-in strategy it uses
 (``expert`` ~4 s, ``pimc`` ~6 s). Numba compiles on one core at a time within a process,
 so the strategies that are not in the disk cache yet are compiled by a second process
 while this one compiles the engine; afterwards this process loads them from the cache.
