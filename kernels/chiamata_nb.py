@@ -18,6 +18,7 @@ from kernels.enums import (
     BID_MULTIPLIER_ON,
     CARD_FACE,
     CARD_SUIT,
+    CHIAMATA_HAND,
     CHIAMATA_PLAYERS,
     LAST_RANK_BID,
     MAX_BID,
@@ -35,7 +36,6 @@ from kernels.inlined_strategies_nb import suit_value_nb
 from kernels.rules_nb import bid_face_nb, bid_target_nb
 
 AUCTION_DONE, AUCTION_THROWN_IN, AUCTION_STOPPED, AUCTION_ILLEGAL = 0, 1, 2, 3
-CHIAMATA_TRICKS = N_CARDS // CHIAMATA_PLAYERS
 
 
 @njit(cache=True, inline="always")
@@ -165,11 +165,11 @@ def score_chiamata_nb(view, work, rules, result):
     caller, partner = view.caller, work.partner
     side_points = work.points[caller] + (work.points[partner] if partner != caller else 0)
     tricks = 0
-    for trick in range(CHIAMATA_TRICKS):
+    for trick in range(CHIAMATA_HAND):  # a trick per card of a hand
         winner = view.trick_winners[trick]
         tricks += winner == caller or winner == partner
     made = side_points >= view.target
-    cappotto = tricks == 0 or tricks == CHIAMATA_TRICKS
+    cappotto = tricks == 0 or tricks == CHIAMATA_HAND
     unit = (1 if made else -1) * (2 if cappotto else 1) * bid_multiplier_nb(rules, view.target)
     for seat in range(MAX_PLAYERS):
         result.seat_points[seat] = work.points[seat] if seat < CHIAMATA_PLAYERS else -1

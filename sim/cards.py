@@ -77,4 +77,13 @@ def bid_name(level: int) -> str:
     >>> bid_name(0), bid_name(9), bid_name(10), bid_name(68)
     ('Ace', 'Two', '62', '120')
     """
-    return BID_RANK_NAMES[level] if level < len(BID_RANK_NAMES) else str(level + 52)
+    return BID_RANK_NAMES[level] if level < len(BID_RANK_NAMES) else str(bid_target(level))
+
+
+def bid_target(level: int) -> int:
+    """The points a bid promises: 61 for a rank, else its points.
+
+    >>> bid_target(0), bid_target(9), bid_target(10), bid_target(68)
+    (61, 61, 62, 120)
+    """
+    return 61 if level < len(BID_RANK_NAMES) else level + 52

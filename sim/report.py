@@ -112,7 +112,7 @@ def summary_dict(outcome) -> dict:
 def chiamata_dict(tally, deals: int) -> dict:
     """Briscola Chiamata's figures: deals thrown in, game points by role, how often each
     bid that won an auction took its target, and the caller alone."""
-    from sim.cards import bid_name
+    from sim.cards import bid_name, bid_target
     from sim.stats import ROLES, Z_95
 
     roles = []
@@ -122,7 +122,7 @@ def chiamata_dict(tally, deals: int) -> dict:
         roles.append({"role": role, "deals": n, "mean_game_points": rounded(mean, POINTS_DIGITS),
                       "mean_game_points_ci95": rounded([mean - half, mean + half], POINTS_DIGITS)})  # fmt: skip
     bids = [
-        {"bid": bid_name(level), "target": 61 if level < 10 else level + 52, "deals": calls, "made": made,
+        {"bid": bid_name(level), "target": bid_target(level), "deals": calls, "made": made,
          "made_rate": rounded(made / calls, SCORE_DIGITS)}
         for level, (calls, made) in enumerate(zip(tally.bid_calls, tally.bid_made)) if calls
     ]  # fmt: skip
