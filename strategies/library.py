@@ -54,6 +54,7 @@ PIMC = Strategy(
         Param("opponent_random", float, 0.75, 0.0, 1.0, "chance that an opponent plays a card at random in the playouts"),
         Param("signals", bool, True, help="deal hidden cards consistently with partners' trump signals where shown"),
         Param("partner_view", bool, True, help="use partners' hands where partner_view=last3 shows them"),
+        Param("inference", float, 0.0, 0.0, 1.0, "trust in the opponent model weighing hidden hands by the plays seen (0: uniform)"),
     ),
     bid=expert_bid_nb,
     call=expert_call_nb,

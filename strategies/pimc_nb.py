@@ -27,14 +27,8 @@ from kernels.enums import CHIAMATA_PLAYERS, MAX_HAND, MAX_PLAYERS, MAX_TABLE, N_
 from kernels.rng_nb import rng_below_nb, rng_uniform_nb
 from kernels.rules_nb import trick_points_nb, winning_position_nb
 from strategies.endgame_nb import new_hands_nb, new_stack_nb, search_nb
-from strategies.expert_nb import (
-    expert_play_nb,
-    follow_key_nb,
-    forget_partner_hands_nb,
-    lead_key_nb,
-    load_key_nb,
-    throw_cost_nb,
-)
+from strategies.expert_nb import expert_play_nb, forget_partner_hands_nb, throw_cost_nb
+from strategies.inference_nb import PAST_HAND, resample_nb, world_log_weight_nb
 from strategies.knowledge_nb import (
     UNSEEN,
     card_places_nb,
@@ -43,8 +37,10 @@ from strategies.knowledge_nb import (
     mark_signalled_nb,
     signalled_by_nb,
 )
+from strategies.policy_nb import policy_choice_nb
 
-SAMPLES, ROLLOUTS, POINTS_WEIGHT, OPPONENT_RANDOM, SIGNALS, PARTNER_VIEW = 0, 1, 2, 3, 4, 5  # parameter slots
+SAMPLES, ROLLOUTS, POINTS_WEIGHT, OPPONENT_RANDOM, SIGNALS, PARTNER_VIEW, INFERENCE = 0, 1, 2, 3, 4, 5, 6  # parameters
+CANDIDATES = 4  # deals dealt uniformly per sample kept, when inferring
 SEARCH_CARDS = 12  # exact search takes over once the hands hold this many cards or fewer
 
 
@@ -68,8 +64,17 @@ def pimc_nb(view, params, rng):
     stock = np.empty(N_CARDS, dtype=np.int64)
     work = _new_playout_nb()
     totals = np.zeros(MAX_HAND, dtype=np.float64)
-    for _ in range(samples):
-        n_stock = _determinize_nb(view, places, sizes, rng, hands, n_hand, stock, use_signals)
+    inference = params[INFERENCE]
+    worlds = np.empty(samples, dtype=np.uint64)  # the random state each sampled deal is dealt from
+    if inference > 0.0 and view.n_played > 0:
+        _infer_worlds_nb(view, places, sizes, rng, hands, n_hand, stock, use_signals, work[5], inference, worlds)
+    for sample in range(samples):
+        if inference > 0.0 and view.n_played > 0:
+            playout_state, rng[0] = rng[0], worlds[sample]
+            n_stock = _determinize_nb(view, places, sizes, rng, hands, n_hand, stock, use_signals)
+            rng[0] = playout_state
+        else:
+            n_stock = _determinize_nb(view, places, sizes, rng, hands, n_hand, stock, use_signals)
         _world_sides_nb(view, hands, n_hand, work[5])
         for rollout in range(rollouts):
             if rollout > 0:
@@ -84,6 +89,27 @@ def pimc_nb(view, params, rng):
         if key > best_key:
             best, best_key = k, key
     return view.hand[best]
+
+
+@njit(cache=True)
+def _infer_worlds_nb(view, places, sizes, rng, hands, n_hand, stock, use_signals, sides, inference, worlds):
+    """Fills ``worlds`` with the random states that deal the sampled deals: of
+    CANDIDATES per sample dealt uniformly, each is kept in proportion to how likely the
+    opponent model (``inference``: its trust) makes the plays seen so far
+    (``inference_nb``)."""
+    n_candidates = CANDIDATES * worlds.shape[0]
+    states = np.empty(n_candidates, dtype=np.uint64)
+    log_weights = np.empty(n_candidates, dtype=np.float64)
+    past = np.empty(PAST_HAND, dtype=np.int64)
+    for i in range(n_candidates):
+        states[i] = rng[0]
+        _determinize_nb(view, places, sizes, rng, hands, n_hand, stock, use_signals)
+        _world_sides_nb(view, hands, n_hand, sides)
+        log_weights[i] = world_log_weight_nb(view, hands, n_hand, sides, inference, rng, past)
+    chosen = np.empty(worlds.shape[0], dtype=np.int64)
+    resample_nb(log_weights, n_candidates, chosen, worlds.shape[0], rng)
+    for j in range(worlds.shape[0]):
+        worlds[j] = states[chosen[j]]
 
 
 @njit(cache=True, inline="always")
@@ -282,32 +308,9 @@ def _play_out_nb(
 
 @njit(cache=True, inline="always")
 def _rollout_take_nb(hands, n_hand, seat, table, n_table, trump, players, leader, sides):
-    """The playout policy's card for ``seat``, taken out of its hand: ``expert``'s rules
-    without its card counting. Leads the card cheapest to lose (plain loads last);
-    following, loads a trick its partner wins when it plays last, takes with the plain
-    winner that scores most, trumps a trick worth 10+ (3+ with a trump worth nothing),
-    else throws the cheapest card."""
-    n = n_hand[seat]
-    best_k, best_key = 0, -(1 << 60)
-    if n_table == 0:
-        for k in range(n):
-            key = -lead_key_nb(hands[seat, k], trump)
-            if key > best_key:
-                best_k, best_key = k, key
-    else:
-        position = winning_position_nb(table, n_table, trump)
-        partner_wins = players >= 4 and sides[(leader + position) % players] == sides[seat]
-        loads = partner_wins and n_table == players - 1
-        table_points = trick_points_nb(table, n_table)
-        for k in range(n):
-            card = hands[seat, k]
-            if loads:  # the partner takes the trick: this seat plays last
-                key = load_key_nb(card, trump)
-            else:
-                key = follow_key_nb(card, table[position], trump, table_points, partner_wins)
-            if key > best_key:
-                best_k, best_key = k, key
-    return _take_nb(hands, n_hand, seat, best_k)
+    """The playout policy's card for ``seat`` (``policy_nb``), taken out of its hand."""
+    k = policy_choice_nb(hands[seat], n_hand[seat], table, n_table, trump, players, leader, seat, sides)
+    return _take_nb(hands, n_hand, seat, k)
 
 
 @njit(cache=True, inline="always")

@@ -1,0 +1,108 @@
+"""Inference of the hidden hands from the plays the other seats have made (jitted code
+only).
+
+A sampled world (every hidden hand dealt) is weighed by the probability the opponent
+model (``policy_nb.play_probability_nb``) gives every play the other seats have made so
+far. Weighing a play needs the hand it was made from, which the world does not say
+whole: going back from the hand the world deals a seat, each card it played is put back,
+and each card it drew is taken out. Which card of the hand was the one drawn is not
+known; it is chosen at random, every card alike, which is what a shuffled stock makes
+all draw orders: so the weight is the probability of the plays along one random draw
+history, and its mean over histories is the world's likelihood. Resampling worlds in
+proportion to their weights then draws them from the posterior given the plays.
+"""
+
+import numpy as np
+from numba import njit
+
+from kernels.enums import MAX_HAND
+from kernels.rng_nb import rng_below_nb, rng_uniform_nb
+from kernels.rules_nb import hand_size_nb
+from strategies.knowledge_nb import pack_size_nb
+from strategies.policy_nb import play_probability_nb
+
+
+@njit(cache=True)
+def world_log_weight_nb(view, hands, n_hand, sides, trust, rng, past):
+    """Log of the probability of the other seats' plays so far in the world
+    ``hands[seat, :n_hand[seat]]`` (sides ``sides``) under the model with ``trust``
+    (``past``: a work array of MAX_HAND cards). Seats whose hand the view shows are
+    not weighed: the world cannot differ there."""
+    total = 0.0
+    for seat in range(view.players):
+        if seat != view.seat and view.partner_hands[seat, 0] < 0:
+            total += _seat_log_weight_nb(view, seat, hands[seat], n_hand[seat], sides, trust, rng, past)
+    return total
+
+
+@njit(cache=True)
+def _seat_log_weight_nb(view, seat, hand, n, sides, trust, rng, past):
+    """The log-probability of ``seat``'s plays, going back trick by trick from its hand
+    now (``hand[:n]``) along a random draw history."""
+    players = view.players
+    for k in range(n):
+        past[k] = hand[k]
+    drawing_tricks = draw_rounds_nb(players)  # tricks 0 .. drawing_tricks - 1 end with a draw
+    log_p = 0.0
+    for trick in range(view.trick, -1, -1):
+        if trick < view.trick and trick < drawing_tricks:  # before the draw after this trick
+            k = rng_below_nb(rng, n)
+            past[k] = past[n - 1]
+            n -= 1
+        leader = trick_leader_nb(view, trick)
+        start = trick * players
+        position = (seat - leader) % players
+        if start + position >= view.n_played:  # not played yet in the current trick
+            continue
+        card = view.history[start + position]
+        past[n] = card
+        n += 1
+        table = view.history[start : start + position]
+        log_p += np.log(
+            play_probability_nb(past, n, card, table, position, view.trump_suit, players, leader, seat, sides, trust)
+        )
+    return log_p
+
+
+@njit(cache=True, inline="always")
+def trick_leader_nb(view, trick):
+    """The seat that led ``trick`` (the current one or an earlier one)."""
+    if trick == view.trick:
+        return view.leader
+    if trick == 0:
+        return view.played_by[view.history[0]]
+    return view.trick_winners[trick - 1]
+
+
+@njit(cache=True, inline="always")
+def draw_rounds_nb(players):
+    """How many tricks are followed by a draw: the stock dealt out, a card to each seat."""
+    return (pack_size_nb(players) - hand_size_nb(players) * players) // players
+
+
+@njit(cache=True)
+def resample_nb(log_weights, n, chosen, m, rng):
+    """Fills ``chosen[:m]`` with indices into ``log_weights[:n]``, each drawn with
+    probability proportional to its weight (systematic resampling: one uniform draw,
+    ``m`` evenly spaced points, indices in increasing order). Flat weights when every
+    weight is 0."""
+    top = -np.inf
+    for i in range(n):
+        top = max(top, log_weights[i])
+    weights = np.empty(n, dtype=np.float64)
+    total = 0.0
+    for i in range(n):
+        weights[i] = np.exp(log_weights[i] - top) if top > -np.inf else 1.0
+        total += weights[i]
+    step = total / m
+    point = rng_uniform_nb(rng) * step
+    i, reached = 0, weights[0]
+    for j in range(m):
+        while reached <= point and i < n - 1:
+            i += 1
+            reached += weights[i]
+        chosen[j] = i
+        point += step
+
+
+PAST_HAND = MAX_HAND  # the work array ``past`` of world_log_weight_nb: cards of one hand

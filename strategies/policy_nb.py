@@ -1,0 +1,76 @@
+"""The playout policy of the search strategies, and the opponent model of their inference
+(jitted code only): ``expert``'s rules without its card counting, as one score per card.
+
+Scores are in points: leading, the cheapest card to lose scores most (a plain load
+least); following, a plain card that takes the trick scores most, then a trump for a
+trick worth 10+ (3+ with a trump worth nothing), else the cheapest card to throw; loading
+a trick the partner takes (this seat plays last), the card worth most, plain before trump.
+The policy plays the best-scoring card; the model (``play_probability_nb``) gives each
+card a softmax of its score, one point of difference a factor of e, mixed with a uniform
+choice so that no play is ruled out.
+"""
+
+import numpy as np
+from numba import njit
+
+from kernels.rules_nb import trick_points_nb, winning_position_nb
+from strategies.expert_nb import follow_key_nb, lead_key_nb, load_key_nb
+
+LEAD_KEY_PER_POINT, LOAD_KEY_PER_POINT = 400.0, 16.0  # the expert keys' scale: units per point
+
+
+@njit(cache=True, inline="always")
+def trick_state_nb(table, n_table, trump, players, leader, seat, sides):
+    """What the policy needs of the trick so far for ``seat`` to play: the winning card,
+    the table's points, whether its side wins it now, and whether it loads (its side
+    wins and it plays last)."""
+    if n_table == 0:
+        return -1, 0, False, False
+    position = winning_position_nb(table, n_table, trump)
+    partner_wins = players >= 4 and sides[(leader + position) % players] == sides[seat]
+    return table[position], trick_points_nb(table, n_table), partner_wins, partner_wins and n_table == players - 1
+
+
+@njit(cache=True, inline="always")
+def policy_score_nb(card, trump, winning_card, table_points, partner_wins, loads):
+    """The policy's score of ``card`` in points (module docstring); ``winning_card`` -1
+    when leading."""
+    if winning_card < 0:
+        return -lead_key_nb(card, trump) / LEAD_KEY_PER_POINT
+    if loads:
+        return load_key_nb(card, trump) / LOAD_KEY_PER_POINT
+    return follow_key_nb(card, winning_card, trump, table_points, partner_wins) / LEAD_KEY_PER_POINT
+
+
+@njit(cache=True, inline="always")
+def policy_choice_nb(hand, n, table, n_table, trump, players, leader, seat, sides):
+    """Index in ``hand[:n]`` of the policy's card for ``seat`` (the first of equals)."""
+    winning_card, table_points, partner_wins, loads = trick_state_nb(
+        table, n_table, trump, players, leader, seat, sides
+    )
+    best_k, best_score = 0, -np.inf
+    for k in range(n):
+        score = policy_score_nb(hand[k], trump, winning_card, table_points, partner_wins, loads)
+        if score > best_score:
+            best_k, best_score = k, score
+    return best_k
+
+
+@njit(cache=True)
+def play_probability_nb(hand, n, played, table, n_table, trump, players, leader, seat, sides, trust):
+    """How likely the model makes ``seat`` play ``played`` from ``hand[:n]`` (``played``
+    among them): ``trust`` times the softmax of the policy's scores, plus ``1 - trust``
+    times a uniform choice."""
+    winning_card, table_points, partner_wins, loads = trick_state_nb(
+        table, n_table, trump, players, leader, seat, sides
+    )
+    top = -np.inf
+    for k in range(n):
+        top = max(top, policy_score_nb(hand[k], trump, winning_card, table_points, partner_wins, loads))
+    total, mine = 0.0, 0.0
+    for k in range(n):
+        weight = np.exp(policy_score_nb(hand[k], trump, winning_card, table_points, partner_wins, loads) - top)
+        total += weight
+        if hand[k] == played:
+            mine = weight
+    return trust * mine / total + (1.0 - trust) / n

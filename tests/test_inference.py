@@ -1,0 +1,133 @@
+"""Inference of hidden hands from the plays seen (strategies/inference_nb.py), as ``pimc``
+samples with it: with flat weights every consistent deal is equally likely; with the
+opponent model's weights, the hands it samples follow the exact posterior, worked out
+here by brute force over every hand and every draw history."""
+
+from __future__ import annotations
+
+import collections
+import itertools
+import math
+
+import numpy as np
+import pytest
+
+from sim.config import Rules
+from strategies.endgame_nb import new_hands_nb
+from strategies.knowledge_nb import UNSEEN, card_places_nb, hand_sizes_nb
+from strategies.pimc_nb import _determinize_nb, _infer_worlds_nb
+from strategies.policy_nb import play_probability_nb
+from tests.test_knowledge import chi_square_critical, consistent_deals, late_position, positions
+
+SIDES_2P = np.array([0, 1, 0, 0, 0, 0], dtype=np.int64)
+
+
+def sampled_worlds(view, trust, batches, per_batch, seed=4242):
+    """The deals ``pimc`` would play out: ``batches`` calls, each keeping ``per_batch``
+    deals; yields each deal's hands (rows by seat)."""
+    places, sizes = np.empty(40, dtype=np.int64), np.zeros(6, dtype=np.int64)
+    card_places_nb(view, places)
+    hand_sizes_nb(view, sizes)
+    hands, n_hand = new_hands_nb()
+    stock, sides = np.empty(40, dtype=np.int64), np.zeros(6, dtype=np.int64)
+    rng = np.array([seed], dtype=np.uint64)
+    worlds = np.empty(per_batch, dtype=np.uint64)
+    for _ in range(batches):
+        _infer_worlds_nb(view, places, sizes, rng, hands, n_hand, stock, False, sides, trust, worlds)
+        for state in worlds:
+            _determinize_nb(view, places, sizes, np.array([state]), hands, n_hand, stock, False)
+            yield [hands[s, : n_hand[s]].tolist() for s in range(int(view["players"]))]
+
+
+def test_with_flat_weights_every_consistent_deal_is_equally_likely():
+    """Trust 0: every play is equally likely in every deal, so the weights are flat and
+    the 90 ways six hidden cards can lie in three 2-card hands come up alike."""
+    view, game = late_position(Rules(partner_view="none"))
+    seat = int(view["seat"])
+    counts = collections.Counter()
+    for hands in sampled_worlds(view, 0.0, batches=150, per_batch=60):
+        counts[tuple(frozenset(hands[s]) for s in range(4) if s != seat)] += 1
+    consistent = consistent_deals(game, seat, (seat + 2) % 4, int(view["trump_suit"]), "none")
+    assert set(counts) == consistent
+    expected = 9000 / len(consistent)
+    chi_square = sum((n - expected) ** 2 / expected for n in counts.values())
+    assert chi_square < chi_square_critical(len(consistent) - 1), chi_square
+
+
+def exact_posterior(view, trust):
+    """P(card in the opponent's hand) for every unseen card, 2 players, by brute force:
+    the sum over every hand it may hold and every order in which it may have drawn its
+    cards of the model's probability of its plays (all such histories equally likely
+    a priori)."""
+    other, players = 1 - int(view["seat"]), 2
+    trump = int(view["trump_suit"])
+    history = [int(c) for c in view["history"][: int(view["n_played"])]]
+    tricks = int(view["trick"])
+    plays = {}  # trick -> (table before the play, the card) for the opponent's plays
+    for trick in range(tricks + 1):
+        if trick == tricks:
+            leader = int(view["leader"])
+        else:
+            leader = int(view["played_by"][history[0]]) if trick == 0 else int(view["trick_winners"][trick - 1])
+        position = (other - leader) % players
+        start = trick * players
+        if start + position < len(history):
+            plays[trick] = (history[start : start + position], history[start + position], leader)
+    places = np.empty(40, dtype=np.int64)
+    card_places_nb(view, places)
+    unseen = [c for c in range(40) if places[c] == UNSEEN]
+    marginal = collections.Counter()
+    total = 0.0
+    for hand in itertools.combinations(unseen, 3):
+        likelihood = sum(history_probability(list(hand), draws, plays, tricks, trump, trust)
+                         for draws in itertools.product(range(3), repeat=tricks))  # fmt: skip
+        total += likelihood
+        for card in hand:
+            marginal[card] += likelihood
+    return {card: marginal[card] / total for card in unseen}
+
+
+def history_probability(hand, draws, plays, tricks, trump, trust):
+    """The model's probability of the opponent's plays going back from ``hand``, the
+    card drawn after trick t being ``hand[draws[t]]`` at that point."""
+    probability = 1.0
+    for trick in range(tricks, -1, -1):
+        if trick < tricks:
+            hand.pop(draws[trick])
+        if trick in plays:
+            table, card, leader = plays[trick]
+            hand.append(card)
+            probability *= play_probability_nb(
+                np.array(hand, dtype=np.int64), len(hand), card, np.array(table, dtype=np.int64), len(table),
+                trump, 2, leader, (leader + len(table)) % 2, SIDES_2P, trust,
+            )  # fmt: skip
+    return probability
+
+
+def informative_position(trust):
+    """An early 2-player decision (the opponent has made two or three plays) whose exact
+    posterior is far from uniform: the plays told something."""
+    for record, _game, _deal in positions(2, Rules(), deals=30):
+        view = record[0]
+        if int(view["trick"]) == 2:
+            posterior = exact_posterior(view, trust)
+            if max(abs(p - 3 / len(posterior)) for p in posterior.values()) > 0.1:
+                return view, posterior
+    pytest.fail("no informative position")
+
+
+def test_with_the_models_weights_sampled_hands_follow_the_exact_posterior():
+    """Each unseen card's chance to be in the opponent's hand, over 20,000 sampled deals
+    (at least 5,000 independent: a fourth of the candidates are kept), within 4
+    standard errors of the exact posterior; a position where that posterior is far
+    (0.1 or more for some card) from uniform sampling's 3 in 32."""
+    trust = 0.9
+    view, posterior = informative_position(trust)
+    other = 1 - int(view["seat"])
+    counts, draws = collections.Counter(), 0
+    for hands in sampled_worlds(view, trust, batches=400, per_batch=50):
+        counts.update(hands[other])
+        draws += 1
+    for card, exact in posterior.items():
+        sampled = counts[card] / draws
+        assert abs(sampled - exact) < 4 * math.sqrt(exact * (1 - exact) / 5000), (card, sampled, exact)
