@@ -45,8 +45,11 @@ def search_nb(hands, n_hand, plays, ply, trick_start, leader, players, trump, st
                         n_hand[seat] += 1
                     draws[ply] += players
                     drew[ply] = 1
-                elif n_hand[winner] == 0:  # the last trick
+                elif n_hand[winner] == 0:  # that was the last trick
                     value = gained[ply]
+                    state = RETURN
+                elif n_hand[winner] == 1:  # one card each: the last trick plays itself
+                    value = gained[ply] + _last_trick_nb(hands, plays, ply, winner, players, trump, max_side)
                     state = RETURN
                 starts[ply], leaders[ply] = ply, winner
             if state == NEXT:
@@ -95,6 +98,19 @@ def search_nb(hands, n_hand, plays, ply, trick_start, leader, players, trump, st
                 beta[ply] = min(beta[ply], best[ply])
             tried[ply] = k + 1
             state = NEXT
+
+
+@njit(cache=True, inline="always")
+def _last_trick_nb(hands, plays, ply, leader, players, trump, max_side):
+    """The points ``max_side`` takes from the last trick, every hand holding one card
+    (``plays[ply:]`` is scratch space)."""
+    points = 0
+    for k in range(players):
+        card = hands[(leader + k) % players, 0]
+        plays[ply + k] = card
+        points += CARD_POINTS[card]
+    winner = (leader + winning_position_nb(plays[ply : ply + players], players, trump)) % players
+    return points if winner % 2 == max_side else 0
 
 
 @njit(cache=True)

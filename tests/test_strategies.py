@@ -75,7 +75,9 @@ def random_position(rng, players, hand_size, n_table, with_stock):
     return hands, table, leader, stock
 
 
-@pytest.mark.parametrize("players, hand_size, with_stock", [(2, 3, False), (2, 3, True), (4, 2, False), (4, 2, True)])
+@pytest.mark.parametrize(
+    "players, hand_size, with_stock", [(2, 3, False), (2, 3, True), (4, 2, False), (4, 2, True), (4, 3, False)]
+)
 def test_exact_search_agrees_with_brute_force(players, hand_size, with_stock):
     rng = random.Random(players * 10 + hand_size + with_stock)
     for case in range(60):
