@@ -10,6 +10,10 @@ known; it is chosen at random, every card alike, which is what a shuffled stock 
 all draw orders: so the weight is the probability of the plays along one random draw
 history, and its mean over histories is the world's likelihood. Resampling worlds in
 proportion to their weights then draws them from the posterior given the plays.
+
+How far a seat follows the policy (its trust, from 0: at random, to 1: always the
+policy's best card) can itself be inferred: each trust of ``TRUST_GRID`` is as likely as
+the mean weight it gives the worlds dealt (``trust_posterior_nb``).
 """
 
 import numpy as np
@@ -19,31 +23,29 @@ from kernels.enums import MAX_HAND
 from kernels.rng_nb import rng_below_nb, rng_uniform_nb
 from kernels.rules_nb import hand_size_nb
 from strategies.knowledge_nb import pack_size_nb
-from strategies.policy_nb import play_probability_nb
+from strategies.policy_nb import model_share_nb
 
 
 @njit(cache=True)
-def world_log_weight_nb(view, hands, n_hand, sides, trust, rng, past):
-    """Log of the probability of the other seats' plays so far in the world
-    ``hands[seat, :n_hand[seat]]`` (sides ``sides``) under the model with ``trust``
-    (``past``: a work array of MAX_HAND cards). Seats whose hand the view shows are
-    not weighed: the world cannot differ there."""
-    total = 0.0
+def world_log_weights_nb(view, hands, n_hand, sides, trusts, log_weights, rng, past):
+    """``log_weights[seat, j]``: the log-probability of ``seat``'s plays so far in the
+    world ``hands[seat, :n_hand[seat]]`` (sides ``sides``) under the model with trust
+    ``trusts[j]``, for every seat but this one (0 for this one). ``past``: a work array
+    of PAST_HAND cards."""
+    log_weights[:, :] = 0.0
     for seat in range(view.players):
-        if seat != view.seat and view.partner_hands[seat, 0] < 0:
-            total += _seat_log_weight_nb(view, seat, hands[seat], n_hand[seat], sides, trust, rng, past)
-    return total
+        if seat != view.seat:
+            _seat_log_weights_nb(view, seat, hands[seat], n_hand[seat], sides, trusts, rng, past, log_weights[seat])
 
 
 @njit(cache=True)
-def _seat_log_weight_nb(view, seat, hand, n, sides, trust, rng, past):
-    """The log-probability of ``seat``'s plays, going back trick by trick from its hand
-    now (``hand[:n]``) along a random draw history."""
+def _seat_log_weights_nb(view, seat, hand, n, sides, trusts, rng, past, log_weights):
+    """The log-probabilities of ``seat``'s plays, for each trust, going back trick by
+    trick from its hand now (``hand[:n]``) along one random draw history."""
     players = view.players
     for k in range(n):
         past[k] = hand[k]
     drawing_tricks = draw_rounds_nb(players)  # tricks 0 .. drawing_tricks - 1 end with a draw
-    log_p = 0.0
     for trick in range(view.trick, -1, -1):
         if trick < view.trick and trick < drawing_tricks:  # before the draw after this trick
             k = rng_below_nb(rng, n)
@@ -58,10 +60,32 @@ def _seat_log_weight_nb(view, seat, hand, n, sides, trust, rng, past):
         past[n] = card
         n += 1
         table = view.history[start : start + position]
-        log_p += np.log(
-            play_probability_nb(past, n, card, table, position, view.trump_suit, players, leader, seat, sides, trust)
-        )
-    return log_p
+        share = model_share_nb(past, n, card, table, position, view.trump_suit, players, leader, seat, sides)
+        for j in range(trusts.shape[0]):
+            log_weights[j] += np.log(trusts[j] * share + (1.0 - trusts[j]) / n)
+
+
+@njit(cache=True)
+def trust_posterior_nb(log_weights, n, seat, trusts, posterior):
+    """``posterior[j]``: how likely ``seat`` plays with trust ``trusts[j]`` given its plays,
+    from the log-weights ``log_weights[:n, seat, j]`` of ``n`` worlds dealt uniformly
+    (each trust's likelihood is its mean weight over them), every trust equally likely
+    before. Returns the posterior mean trust."""
+    top = -np.inf
+    for i in range(n):
+        for j in range(trusts.shape[0]):
+            top = max(top, log_weights[i, seat, j])
+    total = 0.0
+    for j in range(trusts.shape[0]):
+        posterior[j] = 0.0
+        for i in range(n):
+            posterior[j] += np.exp(log_weights[i, seat, j] - top)
+        total += posterior[j]
+    mean = 0.0
+    for j in range(trusts.shape[0]):
+        posterior[j] /= total
+        mean += posterior[j] * trusts[j]
+    return mean
 
 
 @njit(cache=True, inline="always")
@@ -105,4 +129,7 @@ def resample_nb(log_weights, n, chosen, m, rng):
         point += step
 
 
-PAST_HAND = MAX_HAND  # the work array ``past`` of world_log_weight_nb: cards of one hand
+PAST_HAND = MAX_HAND  # the work array ``past`` of world_log_weights_nb: cards of one hand
+# The trusts an opponent's play is judged against when its trust is inferred too: from a
+# player at random (0) to one that nearly always plays as the policy.
+TRUST_GRID = np.array([0.0, 0.25, 0.5, 0.75, 0.95])

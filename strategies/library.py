@@ -42,7 +42,7 @@ EXPERT = Strategy(
 # Defaults measured to be the strongest against both random and greedy, at 2 and 4 players
 # (README, Strength); a 2-player 10,000-deal comparison with them takes about 5 minutes.
 PIMC = Strategy(
-    "pimc", 2,
+    "pimc", 3,
     "Determinized Monte Carlo search: samples the hidden cards consistently with all it has seen, "
     "plays each card out (expert's rules, opponents sometimes at random, then exact search of the "
     "last tricks), keeps the best on average.",
@@ -55,6 +55,7 @@ PIMC = Strategy(
         Param("signals", bool, True, help="deal hidden cards consistently with partners' trump signals where shown"),
         Param("partner_view", bool, True, help="use partners' hands where partner_view=last3 shows them"),
         Param("inference", float, 0.0, 0.0, 1.0, "trust in the opponent model weighing hidden hands by the plays seen (0: uniform)"),
+        Param("adapt", bool, False, help="infer how far each player follows the model from its plays (sets its randomness in playouts)"),
     ),
     bid=expert_bid_nb,
     call=expert_call_nb,

@@ -28,7 +28,7 @@ from kernels.rng_nb import rng_below_nb, rng_uniform_nb
 from kernels.rules_nb import trick_points_nb, winning_position_nb
 from strategies.endgame_nb import new_hands_nb, new_stack_nb, search_nb
 from strategies.expert_nb import expert_play_nb, forget_partner_hands_nb, throw_cost_nb
-from strategies.inference_nb import PAST_HAND, resample_nb, world_log_weight_nb
+from strategies.inference_nb import PAST_HAND, TRUST_GRID, resample_nb, trust_posterior_nb, world_log_weights_nb
 from strategies.knowledge_nb import (
     UNSEEN,
     card_places_nb,
@@ -39,8 +39,12 @@ from strategies.knowledge_nb import (
 )
 from strategies.policy_nb import policy_choice_nb
 
-SAMPLES, ROLLOUTS, POINTS_WEIGHT, OPPONENT_RANDOM, SIGNALS, PARTNER_VIEW, INFERENCE = 0, 1, 2, 3, 4, 5, 6  # parameters
+SAMPLES, ROLLOUTS, POINTS_WEIGHT, OPPONENT_RANDOM, SIGNALS, PARTNER_VIEW, INFERENCE, ADAPT = range(8)  # parameters
 CANDIDATES = 4  # deals dealt uniformly per sample kept, when inferring
+# The search stops early once one card is clearly best: looked at after FIRST_LOOK sampled
+# deals, then every LOOK_EVERY, it must lead every other card by CLEAR_Z standard errors,
+# a difference smaller than INDIFFERENT (of a win) not counting.
+FIRST_LOOK, LOOK_EVERY, CLEAR_Z, INDIFFERENT = 16, 8, 2.0, 0.05
 SEARCH_CARDS = 12  # exact search takes over once the hands hold this many cards or fewer
 
 
@@ -49,10 +53,10 @@ def pimc_nb(view, params, rng):
     if view.n_hand == 1:
         return view.hand[0]
     samples, rollouts, points_weight = int(params[SAMPLES]), int(params[ROLLOUTS]), params[POINTS_WEIGHT]
-    opponent_random, use_signals = params[OPPONENT_RANDOM], params[SIGNALS] != 0.0
+    use_signals, adapt = params[SIGNALS] != 0.0, params[ADAPT] != 0.0
     if params[PARTNER_VIEW] == 0.0:
         forget_partner_hands_nb(view)
-    if view.players == 2 and view.stock_size <= 2 and opponent_random <= 0.0:
+    if view.players == 2 and view.stock_size <= 2 and (adapt or params[OPPONENT_RANDOM] <= 0.0):
         return expert_play_nb(view, use_signals)  # exact from the last draw on
     places = np.empty(N_CARDS, dtype=np.int64)
     card_places_nb(view, places)
@@ -63,26 +67,42 @@ def pimc_nb(view, params, rng):
     hands, n_hand = new_hands_nb()
     stock = np.empty(N_CARDS, dtype=np.int64)
     work = _new_playout_nb()
-    totals = np.zeros(MAX_HAND, dtype=np.float64)
-    inference = params[INFERENCE]
+    randomness = np.zeros(MAX_PLAYERS, dtype=np.float64)  # each seat's chance of a random card in playouts
     worlds = np.empty(samples, dtype=np.uint64)  # the random state each sampled deal is dealt from
-    if inference > 0.0 and view.n_played > 0:
-        _infer_worlds_nb(view, places, sizes, rng, hands, n_hand, stock, use_signals, work[5], inference, worlds)
-    for sample in range(samples):
-        if inference > 0.0 and view.n_played > 0:
-            playout_state, rng[0] = rng[0], worlds[sample]
+    inferred = view.n_played > 0 and (adapt or params[INFERENCE] > 0.0)
+    if inferred:
+        _infer_worlds_nb(
+            view, places, sizes, rng, hands, n_hand, stock, use_signals, work[5], params, worlds, randomness
+        )
+    elif adapt:
+        randomness[:] = 1.0 - TRUST_GRID.mean()  # nothing seen yet: every trust alike
+    results = np.zeros((samples, MAX_HAND), dtype=np.float64)  # per sampled deal and card
+    dealt = 0
+    while dealt < samples:
+        if inferred:
+            playout_state, rng[0] = rng[0], worlds[dealt]
             n_stock = _determinize_nb(view, places, sizes, rng, hands, n_hand, stock, use_signals)
             rng[0] = playout_state
         else:
             n_stock = _determinize_nb(view, places, sizes, rng, hands, n_hand, stock, use_signals)
         _world_sides_nb(view, hands, n_hand, work[5])
+        if not adapt:
+            _opponents_random_nb(view.seat, work[5], params[OPPONENT_RANDOM], randomness)
+        randomness[view.seat] = 0.0
         for rollout in range(rollouts):
             if rollout > 0:
                 _shuffle_nb(stock, n_stock - 1, rng)  # another order of the face-down stock
             for k in range(view.n_hand):
-                totals[k] += _try_card_nb(
-                    view, k, hands, n_hand, stock, n_stock, work, points_weight, opponent_random, rng
+                results[dealt, k] += _try_card_nb(
+                    view, k, hands, n_hand, stock, n_stock, work, points_weight, randomness, rng
                 )
+        dealt += 1
+        if dealt >= FIRST_LOOK and dealt % LOOK_EVERY == 0 and _clearly_best_nb(results, dealt, view.n_hand):
+            break
+    totals = np.zeros(MAX_HAND, dtype=np.float64)
+    for k in range(view.n_hand):
+        for sample in range(dealt):
+            totals[k] += results[sample, k]
     best, best_key = 0, -1e300
     for k in range(view.n_hand):
         key = totals[k] - 1e-9 * throw_cost_nb(view.hand[k], view.trump_suit)  # ties: the cheapest
@@ -91,25 +111,77 @@ def pimc_nb(view, params, rng):
     return view.hand[best]
 
 
+@njit(cache=True, inline="always")
+def _opponents_random_nb(me, sides, opponent_random, randomness):
+    """Without inferred trust: every opponent (another side in this deal) plays a card
+    at random with probability ``opponent_random``; partners never."""
+    for seat in range(randomness.shape[0]):
+        randomness[seat] = opponent_random if sides[seat] != sides[me] else 0.0
+
+
 @njit(cache=True)
-def _infer_worlds_nb(view, places, sizes, rng, hands, n_hand, stock, use_signals, sides, inference, worlds):
+def _clearly_best_nb(results, n, n_cards):
+    """Whether the card with the best total over the first ``n`` sampled deals is
+    clearly the best: against every other card, its mean gain per deal (paired, on the
+    same deals) is at least CLEAR_Z standard errors above -INDIFFERENT."""
+    best, best_total = 0, -np.inf
+    for k in range(n_cards):
+        total = results[:n, k].sum()
+        if total > best_total:
+            best, best_total = k, total
+    for k in range(n_cards):
+        if k == best:
+            continue
+        gains = results[:n, best] - results[:n, k]
+        mean = gains.mean()
+        if mean + INDIFFERENT < CLEAR_Z * np.sqrt(gains.var() / (n - 1)):
+            return False
+    return True
+
+
+@njit(cache=True)
+def _infer_worlds_nb(view, places, sizes, rng, hands, n_hand, stock, use_signals, sides, params, worlds, randomness):
     """Fills ``worlds`` with the random states that deal the sampled deals: of
     CANDIDATES per sample dealt uniformly, each is kept in proportion to how likely the
-    opponent model (``inference``: its trust) makes the plays seen so far
-    (``inference_nb``)."""
+    opponent model makes the plays seen so far (``inference_nb``). With ``adapt`` on,
+    each other seat's trust in the model is inferred first: its posterior mean sets the
+    seat's ``randomness`` in playouts, and the weights use the likeliest trust, capped
+    at ``inference``; without, every seat is weighed with trust ``inference``."""
     n_candidates = CANDIDATES * worlds.shape[0]
+    trusts = TRUST_GRID if params[ADAPT] != 0.0 else np.full(1, params[INFERENCE])
     states = np.empty(n_candidates, dtype=np.uint64)
-    log_weights = np.empty(n_candidates, dtype=np.float64)
+    seat_weights = np.empty((n_candidates, MAX_PLAYERS, trusts.shape[0]), dtype=np.float64)
     past = np.empty(PAST_HAND, dtype=np.int64)
     for i in range(n_candidates):
         states[i] = rng[0]
         _determinize_nb(view, places, sizes, rng, hands, n_hand, stock, use_signals)
         _world_sides_nb(view, hands, n_hand, sides)
-        log_weights[i] = world_log_weight_nb(view, hands, n_hand, sides, inference, rng, past)
+        world_log_weights_nb(view, hands, n_hand, sides, trusts, seat_weights[i], rng, past)
+    used = np.zeros(MAX_PLAYERS, dtype=np.int64)  # the trust each seat is weighed with
+    if params[ADAPT] != 0.0:
+        posterior = np.empty(trusts.shape[0], dtype=np.float64)
+        for seat in range(view.players):
+            if seat != view.seat:
+                randomness[seat] = 1.0 - trust_posterior_nb(seat_weights, n_candidates, seat, trusts, posterior)
+                used[seat] = min(np.argmax(posterior), _last_at_most_nb(trusts, params[INFERENCE]))
+    log_weights = np.zeros(n_candidates, dtype=np.float64)
+    for i in range(n_candidates):
+        for seat in range(view.players):
+            log_weights[i] += seat_weights[i, seat, used[seat]]
     chosen = np.empty(worlds.shape[0], dtype=np.int64)
     resample_nb(log_weights, n_candidates, chosen, worlds.shape[0], rng)
     for j in range(worlds.shape[0]):
         worlds[j] = states[chosen[j]]
+
+
+@njit(cache=True, inline="always")
+def _last_at_most_nb(values, bound):
+    """Index of the last of the increasing ``values`` at most ``bound`` (0 if none)."""
+    last = 0
+    for j in range(values.shape[0]):
+        if values[j] <= bound:
+            last = j
+    return last
 
 
 @njit(cache=True, inline="always")
@@ -230,7 +302,7 @@ def _shuffle_nb(cards, n, rng):
 
 
 @njit(cache=True)
-def _try_card_nb(view, k, hands, n_hand, stock, n_stock, work, points_weight, opponent_random, rng):
+def _try_card_nb(view, k, hands, n_hand, stock, n_stock, work, points_weight, randomness, rng):
     """The result for this seat's side of playing its k-th card on one determinized deal."""
     players = view.players
     w_hands, w_n_hand, plays, points, stack, sides = work
@@ -260,18 +332,18 @@ def _try_card_nb(view, k, hands, n_hand, stock, n_stock, work, points_weight, op
         points_weight,
         stack,
         sides,
-        opponent_random,
+        randomness,
         rng,
     )
 
 
 @njit(cache=True)
 def _play_out_nb(
-    view, hands, n_hand, plays, n_table, stock, drawn, n_stock, points, points_weight, stack, sides, opponent_random,
+    view, hands, n_hand, plays, n_table, stock, drawn, n_stock, points, points_weight, stack, sides, randomness,
     rng,
 ):  # fmt: skip
     """Plays the deal to its end (greedy, then exact search) and scores it for this seat.
-    An opponent plays a card at random with probability ``opponent_random``. At Briscola
+    A seat plays a card at random with probability ``randomness[seat]``. At Briscola
     Chiamata the search is not used (its sides are seat % 2): the playout goes on."""
     players, trump, me = view.players, view.trump_suit, view.seat
     two_sides = players != 3 and players != CHIAMATA_PLAYERS
@@ -279,7 +351,7 @@ def _play_out_nb(
     while True:
         while n_table < players:  # the rest of the trick
             seat = (leader + n_table) % players
-            if _plays_at_random_nb(seat, me, sides, opponent_random, rng):
+            if randomness[seat] > 0.0 and rng_uniform_nb(rng) < randomness[seat]:
                 plays[n_table] = _take_nb(hands, n_hand, seat, rng_below_nb(rng, n_hand[seat]))
             else:
                 plays[n_table] = _rollout_take_nb(hands, n_hand, seat, plays, n_table, trump, players, leader, sides)
@@ -321,18 +393,6 @@ def _take_nb(hands, n_hand, seat, k):
     hands[seat, k] = hands[seat, n - 1]
     n_hand[seat] = n - 1
     return card
-
-
-@njit(cache=True, inline="always")
-def _plays_at_random_nb(seat, me, sides, opponent_random, rng):
-    """Whether ``seat``, an opponent of ``me`` (another side), plays this card of the
-    playout at random: it does so with probability
-    ``opponent_random``, since a weak opponent is not the policy's good player. The
-    random stream is not drawn from when ``opponent_random`` is 0, so that results stay
-    as they were without it."""
-    if opponent_random <= 0.0:
-        return False
-    return sides[seat] != sides[me] and rng_uniform_nb(rng) < opponent_random
 
 
 @njit(cache=True, inline="always")

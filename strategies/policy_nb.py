@@ -57,10 +57,9 @@ def policy_choice_nb(hand, n, table, n_table, trump, players, leader, seat, side
 
 
 @njit(cache=True)
-def play_probability_nb(hand, n, played, table, n_table, trump, players, leader, seat, sides, trust):
-    """How likely the model makes ``seat`` play ``played`` from ``hand[:n]`` (``played``
-    among them): ``trust`` times the softmax of the policy's scores, plus ``1 - trust``
-    times a uniform choice."""
+def model_share_nb(hand, n, played, table, n_table, trump, players, leader, seat, sides):
+    """The softmax share of ``played`` (one of ``hand[:n]``) by the policy's scores: the
+    model's probability of that play when it trusts the policy fully."""
     winning_card, table_points, partner_wins, loads = trick_state_nb(
         table, n_table, trump, players, leader, seat, sides
     )
@@ -73,4 +72,13 @@ def play_probability_nb(hand, n, played, table, n_table, trump, players, leader,
         total += weight
         if hand[k] == played:
             mine = weight
-    return trust * mine / total + (1.0 - trust) / n
+    return mine / total
+
+
+@njit(cache=True)
+def play_probability_nb(hand, n, played, table, n_table, trump, players, leader, seat, sides, trust):
+    """How likely the model makes ``seat`` play ``played`` from ``hand[:n]`` (``played``
+    among them): ``trust`` times the softmax of the policy's scores, plus ``1 - trust``
+    times a uniform choice."""
+    share = model_share_nb(hand, n, played, table, n_table, trump, players, leader, seat, sides)
+    return trust * share + (1.0 - trust) / n

@@ -12,10 +12,12 @@ import math
 import numpy as np
 import pytest
 
-from sim.config import Rules
+from sim.check import view_record
+from sim.config import Rules, RunConfig
+from sim.play import play_batch, view_after_plays
 from strategies.endgame_nb import new_hands_nb
 from strategies.knowledge_nb import UNSEEN, card_places_nb, hand_sizes_nb
-from strategies.pimc_nb import _determinize_nb, _infer_worlds_nb
+from strategies.pimc_nb import ADAPT, INFERENCE, _determinize_nb, _infer_worlds_nb
 from strategies.policy_nb import play_probability_nb
 from tests.test_knowledge import chi_square_critical, consistent_deals, late_position, positions
 
@@ -31,9 +33,11 @@ def sampled_worlds(view, trust, batches, per_batch, seed=4242):
     hands, n_hand = new_hands_nb()
     stock, sides = np.empty(40, dtype=np.int64), np.zeros(6, dtype=np.int64)
     rng = np.array([seed], dtype=np.uint64)
-    worlds = np.empty(per_batch, dtype=np.uint64)
+    worlds, randomness = np.empty(per_batch, dtype=np.uint64), np.zeros(6)
+    params = np.zeros(8)
+    params[INFERENCE] = trust
     for _ in range(batches):
-        _infer_worlds_nb(view, places, sizes, rng, hands, n_hand, stock, False, sides, trust, worlds)
+        _infer_worlds_nb(view, places, sizes, rng, hands, n_hand, stock, False, sides, params, worlds, randomness)
         for state in worlds:
             _determinize_nb(view, places, sizes, np.array([state]), hands, n_hand, stock, False)
             yield [hands[s, : n_hand[s]].tolist() for s in range(int(view["players"]))]
@@ -131,3 +135,35 @@ def test_with_the_models_weights_sampled_hands_follow_the_exact_posterior():
     for card, exact in posterior.items():
         sampled = counts[card] / draws
         assert abs(sampled - exact) < 4 * math.sqrt(exact * (1 - exact) / 5000), (card, sampled, exact)
+
+
+def inferred_randomness(opponent: str) -> float:
+    """The mean randomness ``pimc`` (adapt on) infers for its 2-player opponent from the
+    opponent's plays, at the decisions of tricks 6 to 12 of deals against ``opponent``."""
+    config = RunConfig(players=2, strategies=("expert", opponent), deals=6, seed=8, threads=1)
+    batch = play_batch(config, 0, 6, trace=True)
+    params = np.zeros(8)
+    params[INFERENCE], params[ADAPT] = 0.6, 1.0
+    estimates = []
+    for deal, record in zip(batch.deals, batch.records):
+        plays = [int(c) for c in record["plays"] if c >= 0]
+        for play in range(len(plays)):
+            view = view_record(view_after_plays(config, deal, plays[:play]), 2, deal)[0]
+            if view["seat"] == 0 and 6 <= view["trick"] <= 12:
+                places, sizes = np.empty(40, dtype=np.int64), np.zeros(6, dtype=np.int64)
+                card_places_nb(view, places)
+                hand_sizes_nb(view, sizes)
+                hands, n_hand = new_hands_nb()
+                randomness = np.zeros(6)
+                _infer_worlds_nb(view, places, sizes, np.array([play], dtype=np.uint64), hands, n_hand,
+                                 np.empty(40, dtype=np.int64), False, np.zeros(6, dtype=np.int64), params,
+                                 np.empty(32, dtype=np.uint64), randomness)  # fmt: skip
+                estimates.append(randomness[1])
+    return float(np.mean(estimates))
+
+
+def test_the_inferred_randomness_tells_a_random_player_from_a_good_one():
+    """Over the grid of trusts (randomness 1 down to 0.05), a player at random is found
+    far more random than ``expert``, whose plays the model follows."""
+    at_random, good = inferred_randomness("random"), inferred_randomness("expert")
+    assert at_random > 0.5 and good < 0.35, (at_random, good)
