@@ -1,5 +1,7 @@
-"""Exact search of the last tricks (jitted code only), for tables of two sides (2
-players, or teams of seat % 2), when every remaining card's place is known.
+"""Exact search of the last tricks (jitted code only), when every remaining card's place
+is known, between two sides: ``sides[seat]`` is 0 or 1 (seat % 2 at 2, 4 and 6 players;
+at Briscola Chiamata the caller's side and the defenders'; at 3 players one seat
+against the other two together, a "paranoid" search).
 
 The state of a search is plain arrays: ``hands[seat, :n_hand[seat]]``, the cards played
 so far in ``plays[:ply]`` (the current trick starts at ``trick_start``), and cards still
@@ -15,11 +17,14 @@ from kernels.enums import CARD_POINTS, MAX_HAND, MAX_PLAYERS, N_CARDS
 from kernels.rules_nb import winning_position_nb
 
 NO_BOUND = 1000  # above any number of points
+SEAT_SIDES = np.arange(MAX_PLAYERS) % 2  # the sides of 2, 4 and 6 players
 ENTER, NEXT, RETURN = 0, 1, 2  # steps of the search loop
 
 
 @njit(cache=True)
-def search_nb(hands, n_hand, plays, ply, trick_start, leader, players, trump, stock, drawn, n_stock, max_side, stack):
+def search_nb(
+    hands, n_hand, plays, ply, trick_start, leader, players, trump, stock, drawn, n_stock, sides, max_side, stack
+):  # fmt: skip
     """Points ``max_side`` takes from here with best play by both sides: alpha-beta,
     depth first, with an explicit ``stack`` from ``new_stack_nb`` (Numba's cache cannot
     reload a recursive function). ``hands`` and ``n_hand`` are restored before it returns."""
@@ -35,7 +40,7 @@ def search_nb(hands, n_hand, plays, ply, trick_start, leader, players, trump, st
             state = NEXT
             if ply - starts[ply] == players:  # a full trick: score it, draw, the winner leads
                 winner = (leaders[ply] + winning_position_nb(plays[starts[ply] : ply], players, trump)) % players
-                if winner % 2 == max_side:
+                if sides[winner] == max_side:
                     for k in range(starts[ply], ply):
                         gained[ply] += CARD_POINTS[plays[k]]
                 if draws[ply] < n_stock:
@@ -49,13 +54,13 @@ def search_nb(hands, n_hand, plays, ply, trick_start, leader, players, trump, st
                     value = gained[ply]
                     state = RETURN
                 elif n_hand[winner] == 1:  # one card each: the last trick plays itself
-                    value = gained[ply] + _last_trick_nb(hands, plays, ply, winner, players, trump, max_side)
+                    value = gained[ply] + _last_trick_nb(hands, plays, ply, winner, players, trump, sides, max_side)
                     state = RETURN
                 starts[ply], leaders[ply] = ply, winner
             if state == NEXT:
                 seats[ply] = (leaders[ply] + ply - starts[ply]) % players
                 tried[ply] = 0
-                best[ply] = -NO_BOUND if seats[ply] % 2 == max_side else NO_BOUND
+                best[ply] = -NO_BOUND if sides[seats[ply]] == max_side else NO_BOUND
         elif state == NEXT:  # the next card of the seat at this ply, unless pruned
             seat = seats[ply]
             n = n_hand[seat]
@@ -90,7 +95,7 @@ def search_nb(hands, n_hand, plays, ply, trick_start, leader, players, trump, st
             hands[seat, n - 1] = hands[seat, k]  # back as it was: the card in its slot
             hands[seat, k] = plays[ply]
             n_hand[seat] = n
-            if seat % 2 == max_side:
+            if sides[seat] == max_side:
                 best[ply] = max(best[ply], value)
                 alpha[ply] = max(alpha[ply], best[ply])
             else:
@@ -101,7 +106,7 @@ def search_nb(hands, n_hand, plays, ply, trick_start, leader, players, trump, st
 
 
 @njit(cache=True, inline="always")
-def _last_trick_nb(hands, plays, ply, leader, players, trump, max_side):
+def _last_trick_nb(hands, plays, ply, leader, players, trump, sides, max_side):
     """The points ``max_side`` takes from the last trick, every hand holding one card
     (``plays[ply:]`` is scratch space)."""
     points = 0
@@ -110,7 +115,7 @@ def _last_trick_nb(hands, plays, ply, leader, players, trump, max_side):
         plays[ply + k] = card
         points += CARD_POINTS[card]
     winner = (leader + winning_position_nb(plays[ply : ply + players], players, trump)) % players
-    return points if winner % 2 == max_side else 0
+    return points if sides[winner] == max_side else 0
 
 
 @njit(cache=True)
@@ -121,8 +126,9 @@ def new_stack_nb():
 
 @njit(cache=True)
 def card_values_nb(hands, n_hand, table, n_table, leader, players, trump, stock, n_stock, seat, values):
-    """``values[k]``: the points the side of ``seat`` takes from here on if it plays its
-    k-th card now and both sides play perfectly after (the table's points included)."""
+    """``values[k]``: the points the side of ``seat`` (seat % 2) takes from here on if it
+    plays its k-th card now and both sides play perfectly after (the table's points
+    included)."""
     plays = np.empty(N_CARDS + MAX_PLAYERS, dtype=np.int64)
     stack = new_stack_nb()
     for k in range(n_table):
@@ -135,7 +141,7 @@ def card_values_nb(hands, n_hand, table, n_table, leader, players, trump, stock,
         n_hand[seat] = n - 1
         plays[n_table] = card
         values[k] = search_nb(
-            hands, n_hand, plays, n_table + 1, 0, leader, players, trump, stock, 0, n_stock, max_side, stack
+            hands, n_hand, plays, n_table + 1, 0, leader, players, trump, stock, 0, n_stock, SEAT_SIDES, max_side, stack
         )
         hands[seat, n - 1] = hands[seat, k]
         hands[seat, k] = card

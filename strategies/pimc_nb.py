@@ -1,23 +1,25 @@
 """``pimc``: determinized Monte Carlo search (jitted code only).
 
-For each of ``samples`` deals drawn consistently with everything its player has seen
-(the unseen cards dealt at random to the other hands and the face-down stock), and
-``rollouts`` orders of that stock, every card of the hand is tried and the deal played
-out: by the greedy heuristic, and by exact search once the stock is empty and few cards
-are left (tables of two sides). The card with the best mean result (win 1, draw 1/2,
-plus a little for points) is played. All samples serve every card alike, so cards are
-compared on the same deals. With 2 players the end is searched exactly, as by ``expert``.
+For each of up to ``samples`` deals of the hidden cards consistent with everything its
+player has seen, and ``rollouts`` orders of the face-down stock, every card of the hand
+is tried and the deal played out: by the playout policy (``policy_nb``), then by exact
+search once the stock is empty and at most SEARCH_CARDS cards are left (this seat's side
+against the others: at 3 players the two others together). The card with the best mean
+result (win 1, draw 1/2, plus a little for points) is played. Every card is tried on the
+same deals, and sampling stops early once one card is clearly better than every other.
+With 2 players the end is searched exactly from the last draw on, as by ``expert``.
 
-The playouts model every player as a good one, unless ``opponent_random`` > 0: then an
-opponent plays each card of a playout at random with that probability, which suits weak
-opponents (a model of a good opponent shies away from lines a random one rarely punishes).
+Which deals are sampled: uniformly among those consistent with the view, or, with
+``inference`` > 0, weighed by how likely the opponent model makes the plays seen so far
+(``inference_nb``). Under signals=trumps (unless ``signals`` is off) each signalling
+partner holds exactly the trump honours it shows. At Briscola Chiamata a sampled deal
+also says who holds the called card, and so who the caller's partner is: each playout is
+scored for the sides of its own deal (the caller's side wins with its target).
 
-Under signals=trumps (unless ``signals`` is off) the sampled deals agree with the
-partners' signals: each signalling partner holds exactly the trump honours it shows.
-
-At Briscola Chiamata (5 players) a sampled deal also says who holds the called card,
-and so who the caller's partner is: each playout is scored for the sides of its own deal
-(the caller's side wins with its target), and played out to the end by the rules.
+How the others play in playouts: by the policy, except that an opponent plays a card at
+random with probability ``opponent_random`` (a model of a good opponent shies away from
+lines a weak one rarely punishes); with ``adapt``, each other seat's chance of a random
+card is inferred from its own plays instead.
 """
 
 import numpy as np
@@ -86,16 +88,19 @@ def pimc_nb(view, params, rng):
         else:
             n_stock = _determinize_nb(view, places, sizes, rng, hands, n_hand, stock, use_signals)
         _world_sides_nb(view, hands, n_hand, work[5])
+        for seat in range(view.players):
+            work[6][seat] = 0 if work[5][seat] == work[5][view.seat] else 1
         if not adapt:
             _opponents_random_nb(view.seat, work[5], params[OPPONENT_RANDOM], randomness)
         randomness[view.seat] = 0.0
-        for rollout in range(rollouts):
+        orders = rollouts if _playouts_vary_nb(view, n_stock, randomness, sizes) else 1
+        for rollout in range(orders):
             if rollout > 0:
                 _shuffle_nb(stock, n_stock - 1, rng)  # another order of the face-down stock
             for k in range(view.n_hand):
                 results[dealt, k] += _try_card_nb(
                     view, k, hands, n_hand, stock, n_stock, work, points_weight, randomness, rng
-                )
+                ) * (rollouts / orders)
         dealt += 1
         if dealt >= FIRST_LOOK and dealt % LOOK_EVERY == 0 and _clearly_best_nb(results, dealt, view.n_hand):
             break
@@ -109,6 +114,24 @@ def pimc_nb(view, params, rng):
         if key > best_key:
             best, best_key = k, key
     return view.hand[best]
+
+
+@njit(cache=True, inline="always")
+def _playouts_vary_nb(view, n_stock, randomness, sizes):
+    """Whether playouts of one sampled deal can differ: a face-down stock to reorder, or
+    a seat that may play at random before exact search takes over (right after this
+    trick, when it applies then: only a seat yet to play this trick)."""
+    if n_stock > 1:
+        return True
+    left = -(view.players - view.n_table)  # cards in hand once this trick is over
+    for seat in range(view.players):
+        left += sizes[seat]
+    searched_next = left <= SEARCH_CARDS
+    for seat in range(view.players):
+        position = (seat - view.leader) % view.players
+        if randomness[seat] > 0.0 and (position > view.n_table or not searched_next):
+            return True
+    return False
 
 
 @njit(cache=True, inline="always")
@@ -187,10 +210,11 @@ def _last_at_most_nb(values, bound):
 @njit(cache=True, inline="always")
 def _new_playout_nb():
     """Work arrays of one playout: hands and their sizes, the trick, points per seat, search
-    stack, and each seat's side in the sampled deal."""
+    stack, each seat's side in the sampled deal, and its side in the search (0: on the
+    side of this seat, 1: against it)."""
     return (np.empty((MAX_PLAYERS, MAX_HAND + 1), dtype=np.int64), np.empty(MAX_PLAYERS, dtype=np.int64),
             np.empty(N_CARDS + MAX_TABLE, dtype=np.int64), np.empty(MAX_PLAYERS, dtype=np.int64), new_stack_nb(),
-            np.empty(MAX_PLAYERS, dtype=np.int64))  # fmt: skip
+            np.empty(MAX_PLAYERS, dtype=np.int64), np.empty(MAX_PLAYERS, dtype=np.int64))  # fmt: skip
 
 
 @njit(cache=True)
@@ -305,7 +329,7 @@ def _shuffle_nb(cards, n, rng):
 def _try_card_nb(view, k, hands, n_hand, stock, n_stock, work, points_weight, randomness, rng):
     """The result for this seat's side of playing its k-th card on one determinized deal."""
     players = view.players
-    w_hands, w_n_hand, plays, points, stack, sides = work
+    w_hands, w_n_hand, plays, points, stack, sides, search_sides = work
     for seat in range(players):
         w_n_hand[seat] = n_hand[seat]
         for j in range(n_hand[seat]):
@@ -332,6 +356,7 @@ def _try_card_nb(view, k, hands, n_hand, stock, n_stock, work, points_weight, ra
         points_weight,
         stack,
         sides,
+        search_sides,
         randomness,
         rng,
     )
@@ -339,14 +364,12 @@ def _try_card_nb(view, k, hands, n_hand, stock, n_stock, work, points_weight, ra
 
 @njit(cache=True)
 def _play_out_nb(
-    view, hands, n_hand, plays, n_table, stock, drawn, n_stock, points, points_weight, stack, sides, randomness,
-    rng,
+    view, hands, n_hand, plays, n_table, stock, drawn, n_stock, points, points_weight, stack, sides, search_sides,
+    randomness, rng,
 ):  # fmt: skip
-    """Plays the deal to its end (greedy, then exact search) and scores it for this seat.
-    A seat plays a card at random with probability ``randomness[seat]``. At Briscola
-    Chiamata the search is not used (its sides are seat % 2): the playout goes on."""
+    """Plays the deal to its end (the policy, then exact search) and scores it for this
+    seat. A seat plays a card at random with probability ``randomness[seat]``."""
     players, trump, me = view.players, view.trump_suit, view.seat
-    two_sides = players != 3 and players != CHIAMATA_PLAYERS
     leader = view.leader
     while True:
         while n_table < players:  # the rest of the trick
@@ -370,11 +393,16 @@ def _play_out_nb(
             left += n_hand[seat]
         if left == 0:
             break
-        if two_sides and drawn == n_stock and left <= SEARCH_CARDS:
-            points[me] += search_nb(
-                hands, n_hand, plays, 0, 0, leader, players, trump, stock, drawn, n_stock, me % 2, stack
+        if drawn == n_stock and left <= SEARCH_CARDS:  # the side of ``me`` against the others
+            rest = TOTAL_POINTS
+            for seat in range(players):
+                rest -= points[seat]
+            mine = search_nb(
+                hands, n_hand, plays, 0, 0, leader, players, trump, stock, drawn, n_stock, search_sides, 0, stack
             )
-            break  # the points the side of ``me`` takes with best play from here, its opponents the rest
+            points[me] += mine
+            points[_leading_opponent_nb(points, players, sides, me)] += rest - mine
+            break
     return _score_points_nb(points, players, me, points_weight, sides, view.target)
 
 
@@ -393,6 +421,17 @@ def _take_nb(hands, n_hand, seat, k):
     hands[seat, k] = hands[seat, n - 1]
     n_hand[seat] = n - 1
     return card
+
+
+@njit(cache=True, inline="always")
+def _leading_opponent_nb(points, players, sides, me):
+    """The seat of another side than ``me`` with the most points: the exact search
+    plays all the others as one side, so what they take goes to the most dangerous."""
+    leading, most = -1, -1
+    for seat in range(players):
+        if sides[seat] != sides[me] and points[seat] > most:
+            leading, most = seat, points[seat]
+    return leading
 
 
 @njit(cache=True, inline="always")

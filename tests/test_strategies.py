@@ -10,7 +10,7 @@ import pytest
 from sim import reference
 from sim.config import RunConfig
 from sim.play import play_batch
-from strategies.endgame_nb import card_values_nb, new_hands_nb
+from strategies.endgame_nb import card_values_nb, new_hands_nb, new_stack_nb, search_nb
 from strategies.library import BUILTIN
 from tests.helpers import replay_and_compare
 
@@ -34,11 +34,12 @@ def test_pimc_modelling_good_opponents_plays_every_table_by_the_rules(players):
     assert replay_and_compare(config, first_deal=1000, n_deals=40) == 40
 
 
-def brute_force(hands, table, leader, players, trump, stock, max_side):
-    """Points ``max_side`` takes from the table and the hands with best play: plain minimax."""
+def brute_force(hands, table, leader, players, trump, stock, max_side, sides=(0, 1, 0, 1, 0, 1)):
+    """Points ``max_side`` takes from the table and the hands with best play: plain minimax,
+    the seats' sides ``sides`` (seat % 2 unless given)."""
     if len(table) == players:
         winner = (leader + reference.trick_winner(table, trump)) % players
-        gained = sum(reference.points(c) for c in table) if winner % 2 == max_side else 0
+        gained = sum(reference.points(c) for c in table) if sides[winner] == max_side else 0
         hands = [list(h) for h in hands]
         if stock:
             for k in range(players):
@@ -46,7 +47,7 @@ def brute_force(hands, table, leader, players, trump, stock, max_side):
             stock = stock[players:]
         if not hands[winner]:
             return gained
-        return gained + brute_force(hands, [], winner, players, trump, stock, max_side)
+        return gained + brute_force(hands, [], winner, players, trump, stock, max_side, sides)
     seat = (leader + len(table)) % players
     values = [
         brute_force(
@@ -57,10 +58,11 @@ def brute_force(hands, table, leader, players, trump, stock, max_side):
             trump,
             stock,
             max_side,
+            sides,
         )  # fmt: skip
         for card in hands[seat]
     ]
-    return max(values) if seat % 2 == max_side else min(values)
+    return max(values) if sides[seat] == max_side else min(values)
 
 
 def random_position(rng, players, hand_size, n_table, with_stock):
@@ -97,6 +99,40 @@ def test_exact_search_agrees_with_brute_force(players, hand_size, with_stock):
             expected = brute_force(rest, table + [card], leader, players, trump, stock, seat % 2)
             assert values[k] == expected, (hands, table, leader, trump, stock, card)
         assert n_hand[:players].tolist() == [len(h) for h in hands]  # the search put everything back
+
+
+@pytest.mark.parametrize("players, hand_size", [(3, 3), (5, 2)])
+def test_exact_search_between_any_two_sides_agrees_with_brute_force(players, hand_size):
+    """The search ``pimc`` runs at every table: at 3 players this seat against the other
+    two together, at Briscola Chiamata the caller's side (any seats) against the rest."""
+    rng = random.Random(players * 100 + hand_size)
+    for case in range(40):
+        n_table = case % players
+        hands, table, leader, stock = random_position(rng, players, hand_size, n_table, False)
+        trump, seat = rng.randrange(4), (leader + n_table) % players
+        if players == 3:
+            sides = [0 if s == seat else 1 for s in range(players)]
+        else:
+            callers = set(rng.sample(range(players), rng.choice((1, 2))))
+            sides = [0 if s in callers else 1 for s in range(players)]
+        work, n_hand = new_hands_nb()
+        for s, hand in enumerate(hands):
+            work[s, : len(hand)] = hand
+            n_hand[s] = len(hand)
+        plays, stack = np.full(46, -1, dtype=np.int64), new_stack_nb()
+        plays[:n_table] = table
+        for k, card in enumerate(list(hands[seat])):
+            work[seat, k], work[seat, len(hands[seat]) - 1] = work[seat, len(hands[seat]) - 1], card
+            n_hand[seat] -= 1
+            plays[n_table] = card
+            value = search_nb(work, n_hand, plays, n_table + 1, 0, leader, players, trump, np.zeros(0, dtype=np.int64),
+                              0, 0, np.array(sides + [0] * (6 - players)), sides[seat], stack)  # fmt: skip
+            n_hand[seat] += 1
+            work[seat, len(hands[seat]) - 1], work[seat, k] = work[seat, k], card
+            rest = [h if s != seat else [c for c in h if c != card] for s, h in enumerate(hands)]
+            assert value == brute_force(rest, table + [card], leader, players, trump, [], sides[seat], sides), (
+                hands, table, leader, trump, sides, card)  # fmt: skip
+        assert n_hand[:players].tolist() == [len(h) for h in hands]
 
 
 @pytest.mark.parametrize("players", [2, 4])
