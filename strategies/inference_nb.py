@@ -13,7 +13,8 @@ proportion to their weights then draws them from the posterior given the plays.
 
 How far a seat follows the policy (its trust, from 0: at random, to 1: always the
 policy's best card) can itself be inferred: each trust of ``TRUST_GRID`` is as likely as
-the mean weight it gives the worlds dealt (``trust_posterior_nb``).
+the mean weight it gives the worlds dealt (``trust_posterior_nb``), and a seat is
+modelled as playing at random as often as its trust is likely to be low.
 """
 
 import numpy as np
@@ -70,7 +71,8 @@ def trust_posterior_nb(log_weights, n, seat, trusts, posterior):
     """``posterior[j]``: how likely ``seat`` plays with trust ``trusts[j]`` given its plays,
     from the log-weights ``log_weights[:n, seat, j]`` of ``n`` worlds dealt uniformly
     (each trust's likelihood is its mean weight over them), every trust equally likely
-    before. Returns the posterior mean trust."""
+    before. Returns the chance that the seat plays at random, or nearly: that its trust
+    is at most RANDOM_TRUST."""
     top = -np.inf
     for i in range(n):
         for j in range(trusts.shape[0]):
@@ -81,11 +83,11 @@ def trust_posterior_nb(log_weights, n, seat, trusts, posterior):
         for i in range(n):
             posterior[j] += np.exp(log_weights[i, seat, j] - top)
         total += posterior[j]
-    mean = 0.0
+    at_random = 0.0
     for j in range(trusts.shape[0]):
         posterior[j] /= total
-        mean += posterior[j] * trusts[j]
-    return mean
+        at_random += posterior[j] if trusts[j] <= RANDOM_TRUST else 0.0
+    return at_random
 
 
 @njit(cache=True, inline="always")
@@ -133,3 +135,4 @@ PAST_HAND = MAX_HAND  # the work array ``past`` of world_log_weights_nb: cards o
 # The trusts an opponent's play is judged against when its trust is inferred too: from a
 # player at random (0) to one that nearly always plays as the policy.
 TRUST_GRID = np.array([0.0, 0.25, 0.5, 0.75, 0.95])
+RANDOM_TRUST = 0.25  # a seat whose trust is this or less is modelled as playing at random

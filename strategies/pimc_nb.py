@@ -30,7 +30,14 @@ from kernels.rng_nb import rng_below_nb, rng_uniform_nb
 from kernels.rules_nb import trick_points_nb, winning_position_nb
 from strategies.endgame_nb import new_hands_nb, new_stack_nb, search_nb
 from strategies.expert_nb import expert_play_nb, forget_partner_hands_nb, throw_cost_nb
-from strategies.inference_nb import PAST_HAND, TRUST_GRID, resample_nb, trust_posterior_nb, world_log_weights_nb
+from strategies.inference_nb import (
+    PAST_HAND,
+    RANDOM_TRUST,
+    TRUST_GRID,
+    resample_nb,
+    trust_posterior_nb,
+    world_log_weights_nb,
+)
 from strategies.knowledge_nb import (
     UNSEEN,
     card_places_nb,
@@ -77,7 +84,7 @@ def pimc_nb(view, params, rng):
             view, places, sizes, rng, hands, n_hand, stock, use_signals, work[5], params, worlds, randomness
         )
     elif adapt:
-        randomness[:] = 1.0 - TRUST_GRID.mean()  # nothing seen yet: every trust alike
+        randomness[:] = (TRUST_GRID <= RANDOM_TRUST).mean()  # nothing seen yet: every trust alike
     results = np.zeros((samples, MAX_HAND), dtype=np.float64)  # per sampled deal and card
     dealt = 0
     while dealt < samples:
@@ -167,8 +174,8 @@ def _infer_worlds_nb(view, places, sizes, rng, hands, n_hand, stock, use_signals
     """Fills ``worlds`` with the random states that deal the sampled deals: of
     CANDIDATES per sample dealt uniformly, each is kept in proportion to how likely the
     opponent model makes the plays seen so far (``inference_nb``). With ``adapt`` on,
-    each other seat's trust in the model is inferred first: its posterior mean sets the
-    seat's ``randomness`` in playouts, and the weights use the likeliest trust, capped
+    each other seat's trust in the model is inferred first: the chance that it is low
+    sets the seat's ``randomness`` in playouts, and the weights use the likeliest trust, capped
     at ``inference``; without, every seat is weighed with trust ``inference``."""
     n_candidates = CANDIDATES * worlds.shape[0]
     trusts = TRUST_GRID if params[ADAPT] != 0.0 else np.full(1, params[INFERENCE])
@@ -185,7 +192,7 @@ def _infer_worlds_nb(view, places, sizes, rng, hands, n_hand, stock, use_signals
         posterior = np.empty(trusts.shape[0], dtype=np.float64)
         for seat in range(view.players):
             if seat != view.seat:
-                randomness[seat] = 1.0 - trust_posterior_nb(seat_weights, n_candidates, seat, trusts, posterior)
+                randomness[seat] = trust_posterior_nb(seat_weights, n_candidates, seat, trusts, posterior)
                 used[seat] = min(np.argmax(posterior), _last_at_most_nb(trusts, params[INFERENCE]))
     log_weights = np.zeros(n_candidates, dtype=np.float64)
     for i in range(n_candidates):

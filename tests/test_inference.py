@@ -163,7 +163,7 @@ def inferred_randomness(opponent: str) -> float:
 
 
 def test_the_inferred_randomness_tells_a_random_player_from_a_good_one():
-    """Over the grid of trusts (randomness 1 down to 0.05), a player at random is found
-    far more random than ``expert``, whose plays the model follows."""
+    """The chance that a seat plays at random, inferred from its plays: far higher for a
+    player at random than for ``expert``, whose plays the model follows."""
     at_random, good = inferred_randomness("random"), inferred_randomness("expert")
-    assert at_random > 0.5 and good < 0.35, (at_random, good)
+    assert at_random > 0.4 and good < 0.2, (at_random, good)
