@@ -17,8 +17,8 @@ from sim.config import Rules, RunConfig
 from sim.play import play_batch, view_after_plays
 from strategies.endgame_nb import new_hands_nb
 from strategies.knowledge_nb import UNSEEN, card_places_nb, hand_sizes_nb
-from strategies.pimc_nb import ADAPT, INFERENCE, _determinize_nb, _infer_worlds_nb
 from strategies.policy_nb import play_probability_nb
+from strategies.worlds_nb import deal_world_nb, infer_worlds_nb
 from tests.test_knowledge import chi_square_critical, consistent_deals, late_position, positions
 
 SIDES_2P = np.array([0, 1, 0, 0, 0, 0], dtype=np.int64)
@@ -34,12 +34,10 @@ def sampled_worlds(view, trust, batches, per_batch, seed=4242):
     stock, sides = np.empty(40, dtype=np.int64), np.zeros(6, dtype=np.int64)
     rng = np.array([seed], dtype=np.uint64)
     worlds, randomness = np.empty(per_batch, dtype=np.uint64), np.zeros(6)
-    params = np.zeros(8)
-    params[INFERENCE] = trust
     for _ in range(batches):
-        _infer_worlds_nb(view, places, sizes, rng, hands, n_hand, stock, False, sides, params, worlds, randomness)
+        infer_worlds_nb(view, places, sizes, rng, hands, n_hand, stock, False, sides, trust, False, worlds, randomness)
         for state in worlds:
-            _determinize_nb(view, places, sizes, np.array([state]), hands, n_hand, stock, False)
+            deal_world_nb(view, places, sizes, np.array([state]), hands, n_hand, stock, False)
             yield [hands[s, : n_hand[s]].tolist() for s in range(int(view["players"]))]
 
 
@@ -142,8 +140,6 @@ def inferred_randomness(opponent: str) -> float:
     opponent's plays, at the decisions of tricks 6 to 12 of deals against ``opponent``."""
     config = RunConfig(players=2, strategies=("expert", opponent), deals=6, seed=8, threads=1)
     batch = play_batch(config, 0, 6, trace=True)
-    params = np.zeros(8)
-    params[INFERENCE], params[ADAPT] = 0.6, 1.0
     estimates = []
     for deal, record in zip(batch.deals, batch.records):
         plays = [int(c) for c in record["plays"] if c >= 0]
@@ -155,8 +151,8 @@ def inferred_randomness(opponent: str) -> float:
                 hand_sizes_nb(view, sizes)
                 hands, n_hand = new_hands_nb()
                 randomness = np.zeros(6)
-                _infer_worlds_nb(view, places, sizes, np.array([play], dtype=np.uint64), hands, n_hand,
-                                 np.empty(40, dtype=np.int64), False, np.zeros(6, dtype=np.int64), params,
+                infer_worlds_nb(view, places, sizes, np.array([play], dtype=np.uint64), hands, n_hand,
+                                 np.empty(40, dtype=np.int64), False, np.zeros(6, dtype=np.int64), 0.6, True,
                                  np.empty(32, dtype=np.uint64), randomness)  # fmt: skip
                 estimates.append(randomness[1])
     return float(np.mean(estimates))

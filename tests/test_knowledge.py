@@ -26,7 +26,7 @@ from strategies.knowledge_nb import (
     hand_sizes_nb,
     mark_signalled_nb,
 )
-from strategies.pimc_nb import _determinize_nb
+from strategies.worlds_nb import deal_world_nb
 
 TABLES = [(2, Rules()), (3, Rules()), (4, Rules()), (4, Rules(partner_view="none")), (6, Rules())]
 
@@ -119,7 +119,7 @@ def test_pimc_deals_every_consistent_hidden_deal_equally_often(signals):
     draws = 9000
     counts = collections.Counter()
     for _ in range(draws):
-        _determinize_nb(view, places, sizes, rng, hands, n_hand, stock, signals == "trumps")
+        deal_world_nb(view, places, sizes, rng, hands, n_hand, stock, signals == "trumps")
         counts[tuple(frozenset(hands[s, : n_hand[s]].tolist()) for s in range(4) if s != seat)] += 1
         assert sorted(hands[seat, : n_hand[seat]].tolist()) == sorted(game.hands[seat])
     consistent = consistent_deals(game, seat, partner, trump, signals)

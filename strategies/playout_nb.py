@@ -1,0 +1,138 @@
+"""Playouts of a sampled deal to its end (jitted code only), shared by the search
+strategies: every seat plays by the policy (``policy_nb``), or at random with its own
+probability, until the stock is empty and at most SEARCH_CARDS cards are left; exact
+search (``endgame_nb``) then plays the rest, the side of the view's seat against the
+others. A playout is scored for the view's seat: win 1, draw 1/2, loss 0, plus
+``points_weight`` times the point margin over 120.
+"""
+
+import numpy as np
+from numba import njit
+
+from kernels.enums import CHIAMATA_PLAYERS, MAX_HAND, MAX_PLAYERS, MAX_TABLE, N_CARDS, TOTAL_POINTS
+from kernels.rng_nb import rng_below_nb, rng_uniform_nb
+from kernels.rules_nb import trick_points_nb, winning_position_nb
+from strategies.endgame_nb import new_stack_nb, search_nb
+from strategies.policy_nb import policy_choice_nb
+
+SEARCH_CARDS = 12  # exact search takes over once the hands hold this many cards or fewer
+
+
+@njit(cache=True, inline="always")
+def opponents_random_nb(me, sides, opponent_random, randomness):
+    """Without inferred trust: every opponent (another side in this deal) plays a card
+    at random with probability ``opponent_random``; partners never."""
+    for seat in range(randomness.shape[0]):
+        randomness[seat] = opponent_random if sides[seat] != sides[me] else 0.0
+
+
+@njit(cache=True, inline="always")
+def new_playout_nb():
+    """Work arrays of one playout: hands and their sizes, the trick, points per seat, search
+    stack, each seat's side in the sampled deal, and its side in the search (0: on the
+    side of this seat, 1: against it)."""
+    return (np.empty((MAX_PLAYERS, MAX_HAND + 1), dtype=np.int64), np.empty(MAX_PLAYERS, dtype=np.int64),
+            np.empty(N_CARDS + MAX_TABLE, dtype=np.int64), np.empty(MAX_PLAYERS, dtype=np.int64), new_stack_nb(),
+            np.empty(MAX_PLAYERS, dtype=np.int64), np.empty(MAX_PLAYERS, dtype=np.int64))  # fmt: skip
+
+
+@njit(cache=True)
+def play_out_nb(
+    view, hands, n_hand, plays, n_table, leader, stock, drawn, n_stock, points, points_weight, stack, sides,
+    search_sides, randomness, rng,
+):  # fmt: skip
+    """Plays the deal on from a trick ``leader`` led, ``plays[:n_table]`` on the table (the
+    policy, then exact search), and scores it for the seat of the view. A seat plays a
+    card at random with probability ``randomness[seat]``."""
+    players, trump, me = view.players, view.trump_suit, view.seat
+    while True:
+        while n_table < players:  # the rest of the trick
+            seat = (leader + n_table) % players
+            if randomness[seat] > 0.0 and rng_uniform_nb(rng) < randomness[seat]:
+                plays[n_table] = take_nb(hands, n_hand, seat, rng_below_nb(rng, n_hand[seat]))
+            else:
+                plays[n_table] = _rollout_take_nb(hands, n_hand, seat, plays, n_table, trump, players, leader, sides)
+            n_table += 1
+        winner = (leader + winning_position_nb(plays, players, trump)) % players
+        points[winner] += trick_points_nb(plays, players)
+        if drawn < n_stock:
+            for j in range(players):
+                seat = (winner + j) % players
+                hands[seat, n_hand[seat]] = stock[drawn + j]
+                n_hand[seat] += 1
+            drawn += players
+        leader, n_table = winner, 0
+        left = 0
+        for seat in range(players):
+            left += n_hand[seat]
+        if left == 0:
+            break
+        if drawn == n_stock and left <= SEARCH_CARDS:  # the side of ``me`` against the others
+            rest = TOTAL_POINTS
+            for seat in range(players):
+                rest -= points[seat]
+            mine = search_nb(
+                hands, n_hand, plays, 0, 0, leader, players, trump, stock, drawn, n_stock, search_sides, 0, stack
+            )
+            points[me] += mine
+            points[_leading_opponent_nb(points, players, sides, me)] += rest - mine
+            break
+    return score_points_nb(points, players, me, points_weight, sides, view.target)
+
+
+@njit(cache=True, inline="always")
+def _rollout_take_nb(hands, n_hand, seat, table, n_table, trump, players, leader, sides):
+    """The playout policy's card for ``seat`` (``policy_nb``), taken out of its hand."""
+    k = policy_choice_nb(hands[seat], n_hand[seat], table, n_table, trump, players, leader, seat, sides)
+    return take_nb(hands, n_hand, seat, k)
+
+
+@njit(cache=True, inline="always")
+def take_nb(hands, n_hand, seat, k):
+    """The k-th card of ``seat``, taken out of its hand (the last card fills the slot)."""
+    card = hands[seat, k]
+    n = n_hand[seat]
+    hands[seat, k] = hands[seat, n - 1]
+    n_hand[seat] = n - 1
+    return card
+
+
+@njit(cache=True, inline="always")
+def _leading_opponent_nb(points, players, sides, me):
+    """The seat of another side than ``me`` with the most points: the exact search
+    plays all the others as one side, so what they take goes to the most dangerous."""
+    leading, most = -1, -1
+    for seat in range(players):
+        if sides[seat] != sides[me] and points[seat] > most:
+            leading, most = seat, points[seat]
+    return leading
+
+
+@njit(cache=True, inline="always")
+def _score_nb(mine, theirs, points_weight):
+    result = 1.0 if mine > theirs else (0.5 if mine == theirs else 0.0)
+    return result + points_weight * (mine - theirs) / TOTAL_POINTS
+
+
+@njit(cache=True)
+def score_points_nb(points, players, me, points_weight, sides, target):
+    """Score from the points per seat: by team with 4 and 6 players; with 3, against the
+    best of the two others; at Briscola Chiamata by side, the caller's winning with its
+    ``target``."""
+    if players == CHIAMATA_PLAYERS:
+        callers = 0
+        for seat in range(players):
+            callers += points[seat] if sides[seat] == 0 else 0
+        mine = callers if sides[me] == 0 else TOTAL_POINTS - callers
+        won = callers >= target if sides[me] == 0 else callers < target
+        return (1.0 if won else 0.0) + points_weight * (2 * mine - TOTAL_POINTS) / TOTAL_POINTS
+    if players == 3:
+        theirs = 0
+        for seat in range(3):
+            if seat != me:
+                theirs = max(theirs, points[seat])
+        return _score_nb(points[me], theirs, points_weight)
+    mine = 0
+    for seat in range(players):
+        mine += points[seat] if seat % 2 == me % 2 else 0
+    return _score_nb(mine, TOTAL_POINTS - mine, points_weight)
