@@ -6,6 +6,7 @@ from kernels.inlined_strategies_nb import greedy_nb, random_bid_nb, random_call_
 from strategies.api import Param, Strategy
 from strategies.auction_nb import expert_bid_nb, expert_call_nb
 from strategies.expert_nb import expert_nb
+from strategies.ismcts_nb import ismcts_nb
 from strategies.pimc_nb import pimc_nb
 from strategies.styles_nb import highest_nb, hoarder_nb, lowest_nb
 
@@ -61,4 +62,24 @@ PIMC = Strategy(
     call=expert_call_nb,
 )  # fmt: skip
 
-BUILTIN = (RANDOM, GREEDY, HIGHEST, LOWEST, HOARDER, EXPERT, PIMC)
+ISMCTS = Strategy(
+    "ismcts", 1,
+    "Information-set Monte Carlo tree search: one tree of the cards played from here on, shared by "
+    "a new deal of the hidden cards each iteration; UCB among the cards each deal allows, playouts "
+    "as pimc's; plays the most visited card.",
+    ismcts_nb,
+    params=(
+        Param("iterations", int, 1000, 1, 100000, "iterations per decision: a sampled deal, a node and a playout each"),
+        Param("exploration", float, 0.7, 0.0, 10.0, "UCB's exploration constant"),
+        Param("points_weight", float, 1.0, 0.0, 10.0, "weight of the point margin beside win/draw/loss"),
+        Param("opponent_random", float, 0.0, 0.0, 1.0, "chance that an opponent plays a card at random in the playouts"),
+        Param("inference", float, 0.0, 0.0, 1.0, "trust in the opponent model weighing hidden hands by the plays seen (0: uniform)"),
+        Param("adapt", bool, False, help="infer how far each player follows the model from its plays (sets its randomness in playouts)"),
+        Param("signals", bool, True, help="deal hidden cards consistently with partners' trump signals where shown"),
+        Param("partner_view", bool, True, help="use partners' hands where partner_view=last3 shows them"),
+    ),
+    bid=expert_bid_nb,
+    call=expert_call_nb,
+)  # fmt: skip
+
+BUILTIN = (RANDOM, GREEDY, HIGHEST, LOWEST, HOARDER, EXPERT, PIMC, ISMCTS)

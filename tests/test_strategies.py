@@ -14,7 +14,7 @@ from strategies.endgame_nb import card_values_nb, new_hands_nb, new_stack_nb, se
 from strategies.library import BUILTIN
 from tests.helpers import replay_and_compare
 
-FAST = {"pimc": "pimc:samples=2:rollouts=1"}  # search-based play, cut down to test the rules
+FAST = {"pimc": "pimc:samples=2:rollouts=1", "ismcts": "ismcts:iterations=12"}  # search, cut down to test the rules
 
 
 @pytest.mark.parametrize("players", [2, 3, 4, 6])
