@@ -1,7 +1,8 @@
 """``expert``: a card-counting heuristic (jitted code only).
 
 It knows which cards are still unseen, and so which trumps, Aces and Threes are out.
-Leading, it plays lisci (plain cards worth nothing) and keeps loads and trumps. Following,
+Leading, it plays lisci (plain cards worth nothing) and keeps loads and trumps (at tables
+of 3 or more, trumps above all). Following,
 it takes loaded tricks as cheaply as it can, takes a trick with a plain card that wins
 outright and scores most, does not trump tricks worth little, and loads points ("carichi")
 onto a trick its partner is sure to win. With 2 players it searches the end exactly: from
@@ -86,12 +87,13 @@ def throw_cost_nb(card, trump):
 @njit(cache=True)
 def _lead_nb(view, places):
     """Leads the card that risks least: a liscio of a suit whose loads are gone or held,
-    then the weakest plain card, then small trumps; loads last."""
+    then the weakest plain card, then small trumps, plain loads last (with 2 players;
+    at bigger tables plain loads before any trump)."""
     trump = view.trump_suit
     best, best_key = view.hand[0], 1 << 30
     for k in range(view.n_hand):
         card = view.hand[k]
-        key = lead_key_nb(card, trump)
+        key = lead_key_nb(card, trump) if view.players == 2 else table_lead_key_nb(card, trump)
         if (
             CARD_SUIT[card] != trump
             and CARD_POINTS[card] == 0
@@ -133,6 +135,14 @@ def lead_key_nb(card, trump):
     (it is a gift to any trump)."""
     plain_load = CARD_SUIT[card] != trump and CARD_POINTS[card] >= LOAD
     return throw_cost_nb(card, trump) + 2000 * plain_load
+
+
+@njit(cache=True, inline="always")
+def table_lead_key_nb(card, trump):
+    """Leading at a table of 3 or more, the lowest key goes first: the cheapest card to
+    lose, every plain card before any trump (measured: against ``greedy`` at 3, 4 and 6
+    players this beats keeping plain loads for last, as with 2 players)."""
+    return throw_cost_nb(card, trump) + 2000 * (CARD_SUIT[card] == trump)
 
 
 @njit(cache=True, inline="always")

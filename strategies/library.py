@@ -29,7 +29,7 @@ HOARDER = Strategy(
     hoarder_nb,
 )  # fmt: skip
 EXPERT = Strategy(
-    "expert", 1,
+    "expert", 2,
     "Counts cards: leads lisci, keeps trumps for loaded tricks, takes points cheaply, loads "
     "a trick its partner surely wins; with 2 players searches the end exactly from the last draw.",
     expert_nb,

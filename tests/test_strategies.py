@@ -12,7 +12,7 @@ from sim.config import RunConfig
 from sim.play import play_batch
 from strategies.endgame_nb import card_values_nb, new_hands_nb, new_stack_nb, search_nb
 from strategies.library import BUILTIN
-from tests.helpers import replay_and_compare
+from tests.helpers import compare_tally, replay_and_compare
 
 FAST = {"pimc": "pimc:samples=2:rollouts=1", "ismcts": "ismcts:iterations=12"}  # search, cut down to test the rules
 
@@ -153,3 +153,12 @@ def test_expert_beats_greedy_from_either_seat():
         draws = np.mean(results["winner_side"] == -1)
         scores.append(wins + draws / 2)
     assert min(scores) > 0.55, scores
+
+
+@pytest.mark.parametrize("players", [3, 4, 6])
+def test_expert_beats_greedy_at_every_bigger_table(players):
+    """On duplicate deals, ``expert`` against copies of ``greedy`` (``briscola compare``)
+    scores above 1/2 by more than 3 standard errors."""
+    tally = compare_tally("expert", "greedy", players, 3000, seed=31)
+    mean, sd = tally.mean_sd()
+    assert mean - 3 * sd / np.sqrt(tally.units) > 0.5, (mean, sd)
