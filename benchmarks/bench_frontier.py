@@ -1,0 +1,114 @@
+"""Strength against speed of the search strategies: for each budget, the score against
+``expert`` (``briscola compare``, duplicate deals) and the deals/s of the whole
+``briscola simulate`` command on one thread (``--summary-only``: nothing is written); with the speed of a baseline revision's
+strategy measured alternately in the same sitting, for a ratio. Writes a Markdown table
+and the frontier plot ``docs/images/frontier_{P}p.png``.
+
+    .venv/bin/python benchmarks/bench_frontier.py --players 2 --deals 1000 \
+        --points pimc:samples=16 pimc:samples=32 ismcts:iterations=250 \
+        --baseline 7a636b6 pimc
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+SEED = 77
+
+
+def briscola(tree: Path, *args: str) -> str:
+    env = {**os.environ, "PYTHONPATH": str(tree)}
+    done = subprocess.run([sys.executable, "-m", "sim", *args], cwd=tree, env=env, check=True, capture_output=True,
+                          text=True)  # fmt: skip
+    return done.stdout
+
+
+def score(spec: str, players: int, deals: int) -> dict:
+    """``spec`` against ``expert``: score and its 95% interval."""
+    out = briscola(REPO, "compare", spec, "expert", "--players", str(players), "--deals", str(deals), "--seed",
+                   str(SEED), "--summary-only", "--json")  # fmt: skip
+    return json.loads(out)
+
+
+def speed(tree: Path, spec: str, players: int, deals: int) -> float:
+    """Deals/s of the whole simulate command on one thread, ``spec`` against ``expert``."""
+    table = ",".join([spec, "expert"] * (players // 2) if players % 2 == 0 else [spec] + ["expert"] * (players - 1))
+    started = time.perf_counter()
+    briscola(tree, "simulate", "--players", str(players), "--strategies", table, "--deals", str(deals), "--seed",
+             str(SEED), "--threads", "1", "--summary-only")  # fmt: skip
+    return deals / (time.perf_counter() - started)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--players", type=int, default=2)
+    parser.add_argument("--deals", type=int, default=1000, help="duplicate deals per score")
+    parser.add_argument("--speed-deals", type=int, default=40, help="deals per speed run")
+    parser.add_argument("--points", nargs="+", required=True, help="strategy specs, one per point")
+    parser.add_argument("--baseline", nargs=2, metavar=("REVISION", "SPEC"), help="a revision and its strategy")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as folder:
+        base_tree = None
+        if args.baseline:
+            base_tree = Path(folder) / "baseline"
+            subprocess.run(["git", "-C", str(REPO), "worktree", "add", "--detach", "-f", str(base_tree),
+                            args.baseline[0]], check=True, capture_output=True)  # fmt: skip
+            speed(base_tree, args.baseline[1], args.players, 2)  # compiled into its cache
+        try:
+            rows = []
+            for spec in args.points:
+                result = score(spec, args.players, args.deals)
+                mine = speed(REPO, spec, args.players, args.speed_deals)
+                base = speed(base_tree, args.baseline[1], args.players, args.speed_deals) if base_tree else None
+                rows.append((spec, result, mine, base))
+                low, high = result["score_ci95"]
+                ratio = f"{mine / base:.2f}x" if base else "-"
+                print(f"| {spec} | {result['score']:.3f} ({low:.3f}-{high:.3f}) | {mine:.2f} | {ratio} |", flush=True)
+        finally:
+            if base_tree:
+                subprocess.run(["git", "-C", str(REPO), "worktree", "remove", "--force", str(base_tree)],
+                               capture_output=True)  # fmt: skip
+    plot(rows, args.players)
+
+
+def plot(rows, players: int) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    figure, axes = plt.subplots(figsize=(7, 4.5))
+    for name in sorted({spec.split(":")[0] for spec, *_ in rows}):
+        points = [(mine, result) for spec, result, mine, _ in rows if spec.split(":")[0] == name]
+        x = [mine for mine, _ in points]
+        y = [result["score"] for _, result in points]
+        errors = [
+            [r["score"] - r["score_ci95"][0] for _, r in points],
+            [r["score_ci95"][1] - r["score"] for _, r in points],
+        ]
+        axes.errorbar(x, y, yerr=errors, marker="o", capsize=3, label=name)
+        for (mine, result), (spec, *_rest) in zip(points, [r for r in rows if r[0].split(":")[0] == name]):
+            axes.annotate(spec.split(":", 1)[1] if ":" in spec else "defaults", (mine, result["score"]), fontsize=7,
+                          xytext=(4, 4), textcoords="offset points")  # fmt: skip
+    axes.axhline(0.5, color="grey", linewidth=0.8, linestyle=":")
+    axes.set_xscale("log")
+    axes.set_xlabel("deals/s on one thread (whole simulate command, against expert)")
+    axes.set_ylabel("score against expert (95% interval)")
+    axes.set_title(f"Strength against speed, {players} players, seed {SEED}")
+    axes.legend()
+    figure.tight_layout()
+    out = REPO / "docs" / "images" / f"frontier_{players}p.png"
+    figure.savefig(out, dpi=110)
+    print(f"wrote {out.relative_to(REPO)}")
+
+
+if __name__ == "__main__":
+    main()
