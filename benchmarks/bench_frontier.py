@@ -38,8 +38,18 @@ def score(spec: str, players: int, deals: int) -> dict:
     return json.loads(out)
 
 
-def speed(tree: Path, spec: str, players: int, deals: int) -> float:
-    """Deals/s of the whole simulate command on one thread, ``spec`` against ``expert``."""
+def speed(tree: Path, spec: str, players: int, seconds: float) -> float:
+    """Deals/s of the whole simulate command on one thread, ``spec`` against ``expert``:
+    a short run gauges the rate, then a run of about ``seconds`` is timed."""
+    deals = 4
+    while True:
+        rate = _timed_simulate(tree, spec, players, deals)
+        if deals / rate >= seconds / 4:
+            return _timed_simulate(tree, spec, players, max(deals, int(rate * seconds)))
+        deals *= 4
+
+
+def _timed_simulate(tree: Path, spec: str, players: int, deals: int) -> float:
     table = ",".join([spec, "expert"] * (players // 2) if players % 2 == 0 else [spec] + ["expert"] * (players - 1))
     started = time.perf_counter()
     briscola(tree, "simulate", "--players", str(players), "--strategies", table, "--deals", str(deals), "--seed",
@@ -51,7 +61,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--players", type=int, default=2)
     parser.add_argument("--deals", type=int, default=1000, help="duplicate deals per score")
-    parser.add_argument("--speed-deals", type=int, default=40, help="deals per speed run")
+    parser.add_argument("--speed-seconds", type=float, default=15.0, help="length of each timed speed run")
     parser.add_argument("--points", nargs="+", required=True, help="strategy specs, one per point")
     parser.add_argument("--baseline", nargs=2, metavar=("REVISION", "SPEC"), help="a revision and its strategy")
     args = parser.parse_args()
@@ -61,13 +71,13 @@ def main() -> None:
             base_tree = Path(folder) / "baseline"
             subprocess.run(["git", "-C", str(REPO), "worktree", "add", "--detach", "-f", str(base_tree),
                             args.baseline[0]], check=True, capture_output=True)  # fmt: skip
-            speed(base_tree, args.baseline[1], args.players, 2)  # compiled into its cache
+            _timed_simulate(base_tree, args.baseline[1], args.players, 2)  # compiled into its cache
         try:
             rows = []
             for spec in args.points:
                 result = score(spec, args.players, args.deals)
-                mine = speed(REPO, spec, args.players, args.speed_deals)
-                base = speed(base_tree, args.baseline[1], args.players, args.speed_deals) if base_tree else None
+                mine = speed(REPO, spec, args.players, args.speed_seconds)
+                base = speed(base_tree, args.baseline[1], args.players, args.speed_seconds) if base_tree else None
                 rows.append((spec, result, mine, base))
                 low, high = result["score_ci95"]
                 ratio = f"{mine / base:.2f}x" if base else "-"

@@ -46,6 +46,8 @@ def _seat_log_weights_nb(view, seat, hand, n, sides, trusts, rng, past, log_weig
     players = view.players
     for k in range(n):
         past[k] = hand[k]
+    likelihoods = log_weights  # products of the probabilities first, one log at the end
+    likelihoods[:] = 1.0
     drawing_tricks = draw_rounds_nb(players)  # tricks 0 .. drawing_tricks - 1 end with a draw
     for trick in range(view.trick, -1, -1):
         if trick < view.trick and trick < drawing_tricks:  # before the draw after this trick
@@ -63,7 +65,9 @@ def _seat_log_weights_nb(view, seat, hand, n, sides, trusts, rng, past, log_weig
         table = view.history[start : start + position]
         share = model_share_nb(past, n, card, table, position, view.trump_suit, players, leader, seat, sides)
         for j in range(trusts.shape[0]):
-            log_weights[j] += np.log(trusts[j] * share + (1.0 - trusts[j]) / n)
+            likelihoods[j] *= trusts[j] * share + (1.0 - trusts[j]) / n
+    for j in range(trusts.shape[0]):
+        log_weights[j] = np.log(likelihoods[j])  # at least (1 - trust) / 8 per play: no underflow
 
 
 @njit(cache=True)

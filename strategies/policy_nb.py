@@ -17,6 +17,7 @@ from kernels.rules_nb import trick_points_nb, winning_position_nb
 from strategies.expert_nb import follow_key_nb, lead_key_nb, load_key_nb
 
 LEAD_KEY_PER_POINT, LOAD_KEY_PER_POINT = 400.0, 16.0  # the expert keys' scale: units per point
+NEGLIGIBLE_GAP = -40.0  # a card scoring this far below the best has a share of 0 (e**-40)
 
 
 @njit(cache=True, inline="always")
@@ -68,7 +69,8 @@ def model_share_nb(hand, n, played, table, n_table, trump, players, leader, seat
         top = max(top, policy_score_nb(hand[k], trump, winning_card, table_points, partner_wins, loads))
     total, mine = 0.0, 0.0
     for k in range(n):
-        weight = np.exp(policy_score_nb(hand[k], trump, winning_card, table_points, partner_wins, loads) - top)
+        gap = policy_score_nb(hand[k], trump, winning_card, table_points, partner_wins, loads) - top
+        weight = np.exp(gap) if gap > NEGLIGIBLE_GAP else 0.0
         total += weight
         if hand[k] == played:
             mine = weight
