@@ -22,7 +22,7 @@ from sim.config import RunConfig  # noqa: E402
 from sim.play import play_batch  # noqa: E402
 from strategies.library import BUILTIN  # noqa: E402
 
-SEARCH_BASED = {"pimc"}
+SEARCH_BASED = {"pimc", "ismcts"}
 OPPONENTS = ("random", "greedy")
 TABLES = (2, 4)
 SEED = 2026

@@ -94,9 +94,9 @@ def test_the_guides_example_runs_as_the_guide_says(tmp_path):
 def test_builtin_list_names_every_strategy_with_versions_and_parameters():
     result = run_cli("strategies", "--json", env={"PYTHONPATH": str(REPO)})
     listed = {s["name"]: s for s in json.loads(result.stdout)}
-    assert {"random", "greedy", "highest", "lowest", "hoarder", "expert", "pimc"} <= set(listed)
+    assert {"random", "greedy", "highest", "lowest", "hoarder", "expert", "pimc", "ismcts"} <= set(listed)
     assert [p["name"] for p in listed["pimc"]["params"]] == [
-        "samples", "rollouts", "points_weight", "opponent_random", "signals", "partner_view"
+        "samples", "rollouts", "points_weight", "opponent_random", "signals", "partner_view", "inference", "adapt"
     ]  # fmt: skip
     assert all(s["version"] >= 1 and s["description"] for s in listed.values())
 
