@@ -1,21 +1,21 @@
 """``expert``: a card-counting heuristic (jitted code only).
 
 It knows which cards are still unseen, and so which trumps, Aces and Threes are out.
-Leading, it plays lisci (plain cards worth nothing) and keeps loads and trumps (at tables
-of 3 or more, trumps above all). Following,
-it takes loaded tricks as cheaply as it can, takes a trick with a plain card that wins
-outright and scores most, does not trump tricks worth little, and loads points ("carichi")
-onto a trick its partner is sure to win. With 2 players it searches the end exactly: from
-the last draw (weighing who gets the face-up briscola) and once the stock is empty.
-Under signals=trumps (unless ``signals`` is off) it knows which trump honours its
-partners hold, and fears none of them; with ``partner_view`` off it ignores partners' hands
-shown by partner_view=last3 (to measure what seeing them is worth).
+Leading, it plays lisci (plain cards worth nothing) and keeps loads and trumps (at 3, 4
+and 6 players, trumps above all). Following, it takes loaded tricks as cheaply as it
+can, takes a trick with the plain card that beats the table and scores most, does not
+trump tricks worth little, and loads points ("carichi") onto a trick its partner is sure
+to win. With 2 players it searches the end exactly: from the last draw (weighing who
+gets the face-up briscola) and once the stock is empty. Under signals=trumps (unless
+``signals`` is off) it knows which trump honours its partners hold, and fears none of
+them; with ``partner_view`` off it ignores partners' hands shown by partner_view=last3
+(to measure what seeing them is worth).
 """
 
 import numpy as np
 from numba import njit
 
-from kernels.enums import CARD_POINTS, CARD_STRENGTH, CARD_SUIT, MAX_HAND, N_CARDS
+from kernels.enums import CARD_POINTS, CARD_STRENGTH, CARD_SUIT, CHIAMATA_PLAYERS, MAX_HAND, N_CARDS
 from kernels.rules_nb import beats_nb, trick_points_nb, winning_position_nb
 from strategies.knowledge_nb import (
     UNSEEN,
@@ -93,7 +93,7 @@ def _lead_nb(view, places):
     best, best_key = view.hand[0], 1 << 30
     for k in range(view.n_hand):
         card = view.hand[k]
-        key = lead_key_nb(card, trump) if view.players == 2 else table_lead_key_nb(card, trump)
+        key = lead_key_nb(card, trump) if view.players in (2, CHIAMATA_PLAYERS) else table_lead_key_nb(card, trump)
         if (
             CARD_SUIT[card] != trump
             and CARD_POINTS[card] == 0
@@ -139,9 +139,10 @@ def lead_key_nb(card, trump):
 
 @njit(cache=True, inline="always")
 def table_lead_key_nb(card, trump):
-    """Leading at a table of 3 or more, the lowest key goes first: the cheapest card to
-    lose, every plain card before any trump (measured: against ``greedy`` at 3, 4 and 6
-    players this beats keeping plain loads for last, as with 2 players)."""
+    """Leading at 3, 4 and 6 players, the lowest key goes first: the cheapest card to
+    lose, every plain card before any trump (measured: against ``greedy`` at these
+    tables this beats keeping plain loads for last, as with 2 players; Briscola
+    Chiamata keeps its own lead, which its auction model was fitted on)."""
     return throw_cost_nb(card, trump) + 2000 * (CARD_SUIT[card] == trump)
 
 
