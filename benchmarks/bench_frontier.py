@@ -1,12 +1,14 @@
 """Strength against speed of the search strategies: for each budget, the score against
 ``expert`` (``briscola compare``, duplicate deals) and the deals/s of the whole
-``briscola simulate`` command on one thread (``--summary-only``: nothing is written); with the speed of a baseline revision's
-strategy measured alternately in the same sitting, for a ratio. Writes a Markdown table
-and the frontier plot ``docs/images/frontier_{P}p.png``.
+``briscola simulate`` command on one thread (``--summary-only``: nothing written); with
+the speed of a baseline revision's strategy measured alternately in the same sitting,
+for a ratio. Prints a Markdown table; writes the figures to
+``docs/images/frontier_{P}p.json`` and the frontier plot beside them.
 
     .venv/bin/python benchmarks/bench_frontier.py --players 2 --deals 1000 \
         --points pimc:samples=16 pimc:samples=32 ismcts:iterations=250 \
-        --baseline 7a636b6 pimc
+        --baseline 7a636b6 pimc --baseline-score 0.508
+    .venv/bin/python benchmarks/bench_frontier.py --players 2 --replot   # the plot again, from the figures kept
 """
 
 from __future__ import annotations
@@ -62,9 +64,15 @@ def main() -> None:
     parser.add_argument("--players", type=int, default=2)
     parser.add_argument("--deals", type=int, default=1000, help="duplicate deals per score")
     parser.add_argument("--speed-seconds", type=float, default=15.0, help="length of each timed speed run")
-    parser.add_argument("--points", nargs="+", required=True, help="strategy specs, one per point")
+    parser.add_argument("--points", nargs="+", default=[], help="strategy specs, one per point")
     parser.add_argument("--baseline", nargs=2, metavar=("REVISION", "SPEC"), help="a revision and its strategy")
+    parser.add_argument("--baseline-score", type=float, help="the baseline's score against expert, for the plot")
+    parser.add_argument("--replot", action="store_true", help="redraw the plot from the last run's figures")
     args = parser.parse_args()
+    figures = REPO / "docs" / "images" / f"frontier_{args.players}p.json"
+    if args.replot:
+        plot(json.loads(figures.read_text()), args.players)
+        return
     with tempfile.TemporaryDirectory() as folder:
         base_tree = None
         if args.baseline:
@@ -78,7 +86,8 @@ def main() -> None:
                 result = score(spec, args.players, args.deals)
                 mine = speed(REPO, spec, args.players, args.speed_seconds)
                 base = speed(base_tree, args.baseline[1], args.players, args.speed_seconds) if base_tree else None
-                rows.append((spec, result, mine, base))
+                rows.append({"spec": spec, "score": result["score"], "score_ci95": result["score_ci95"],
+                             "deals_per_s": mine, "baseline_deals_per_s": base})  # fmt: skip
                 low, high = result["score_ci95"]
                 ratio = f"{mine / base:.2f}x" if base else "-"
                 print(f"| {spec} | {result['score']:.3f} ({low:.3f}-{high:.3f}) | {mine:.2f} | {ratio} |", flush=True)
@@ -86,33 +95,44 @@ def main() -> None:
             if base_tree:
                 subprocess.run(["git", "-C", str(REPO), "worktree", "remove", "--force", str(base_tree)],
                                capture_output=True)  # fmt: skip
-    plot(rows, args.players)
+    run = {"players": args.players, "deals": args.deals, "seed": SEED, "points": rows,
+           "baseline": args.baseline, "baseline_score": args.baseline_score}  # fmt: skip
+    figures.write_text(json.dumps(run, indent=1))
+    plot(run, args.players)
 
 
-def plot(rows, players: int) -> None:
+def plot(run: dict, players: int) -> None:
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    import matplotlib.ticker
 
     figure, axes = plt.subplots(figsize=(7, 4.5))
-    for name in sorted({spec.split(":")[0] for spec, *_ in rows}):
-        points = [(mine, result) for spec, result, mine, _ in rows if spec.split(":")[0] == name]
-        x = [mine for mine, _ in points]
-        y = [result["score"] for _, result in points]
-        errors = [
-            [r["score"] - r["score_ci95"][0] for _, r in points],
-            [r["score_ci95"][1] - r["score"] for _, r in points],
-        ]
+    rows = run["points"]
+    for name in sorted({row["spec"].split(":")[0] for row in rows}):
+        points = sorted((row for row in rows if row["spec"].split(":")[0] == name), key=lambda r: r["deals_per_s"])
+        x = [row["deals_per_s"] for row in points]
+        y = [row["score"] for row in points]
+        errors = [[r["score"] - r["score_ci95"][0] for r in points], [r["score_ci95"][1] - r["score"] for r in points]]
         axes.errorbar(x, y, yerr=errors, marker="o", capsize=3, label=name)
-        for (mine, result), (spec, *_rest) in zip(points, [r for r in rows if r[0].split(":")[0] == name]):
-            axes.annotate(spec.split(":", 1)[1] if ":" in spec else "defaults", (mine, result["score"]), fontsize=7,
-                          xytext=(4, 4), textcoords="offset points")  # fmt: skip
+        for row in points:
+            label = row["spec"].split(":", 1)[1] if ":" in row["spec"] else "defaults"
+            axes.annotate(label, (row["deals_per_s"], row["score"]), fontsize=7, xytext=(4, 4),
+                          textcoords="offset points")  # fmt: skip
+    speeds = [row["baseline_deals_per_s"] for row in rows if row["baseline_deals_per_s"]]
+    if run.get("baseline_score") is not None and speeds:
+        revision, spec = run["baseline"]
+        axes.plot([sum(speeds) / len(speeds)], [run["baseline_score"]], marker="*", markersize=12, color="black",
+                  linestyle="none", label=f"{spec} at {revision} (before)")  # fmt: skip
     axes.axhline(0.5, color="grey", linewidth=0.8, linestyle=":")
     axes.set_xscale("log")
+    axes.xaxis.set_major_formatter(matplotlib.ticker.ScalarFormatter())
+    axes.xaxis.set_minor_formatter(matplotlib.ticker.ScalarFormatter())
+    axes.tick_params(axis="x", which="minor", labelsize=7)
     axes.set_xlabel("deals/s on one thread (whole simulate command, against expert)")
     axes.set_ylabel("score against expert (95% interval)")
-    axes.set_title(f"Strength against speed, {players} players, seed {SEED}")
+    axes.set_title(f"Strength against speed, {players} players, {run['deals']:,} duplicate deals, seed {run['seed']}")
     axes.legend()
     figure.tight_layout()
     out = REPO / "docs" / "images" / f"frontier_{players}p.png"
