@@ -16,6 +16,9 @@ from strategies.endgame_nb import new_stack_nb, search_nb
 from strategies.policy_nb import policy_choice_nb
 
 SEARCH_CARDS = 12  # exact search takes over once the hands hold this many cards or fewer
+# At 3 players the search (this seat against the other two together) is used only from
+# decisions made once the stock is empty: in playouts from earlier ones it cost 4.7x the
+# time for no measured gain (0.801 against random with it, 0.810 without, 400 deals).
 
 
 @njit(cache=True, inline="always")
@@ -67,7 +70,8 @@ def play_out_nb(
             left += n_hand[seat]
         if left == 0:
             break
-        if drawn == n_stock and left <= SEARCH_CARDS:  # the side of ``me`` against the others
+        searched = players != 3 or n_stock == 0  # at 3 players only from the endgame's decisions
+        if drawn == n_stock and left <= SEARCH_CARDS and searched:  # ``me``'s side against the rest
             rest = TOTAL_POINTS
             for seat in range(players):
                 rest -= points[seat]
