@@ -67,7 +67,7 @@ def _seat_log_weights_nb(view, seat, hand, n, sides, trusts, rng, past, log_weig
         for j in range(trusts.shape[0]):
             likelihoods[j] *= trusts[j] * share + (1.0 - trusts[j]) / n
     for j in range(trusts.shape[0]):
-        log_weights[j] = np.log(likelihoods[j])  # at least (1 - trust) / 8 per play: no underflow
+        log_weights[j] = np.log(likelihoods[j])  # trust <= 0.99: at least 0.01 / 8 a play, no underflow
 
 
 @njit(cache=True)

@@ -10,7 +10,8 @@ search) and credits every node on the way with the result for its player's side.
 card played is the root's most visited child. Draws from the stock are not in the tree:
 a node stands for all the deals that reach it by the same cards played.
 
-With 2 players the end is searched exactly from the last draw on, as by ``expert``.
+With 2 players the end is searched exactly from the last draw on, as by ``expert``, unless
+opponents are modelled as playing at random (``opponent_random`` > 0 with ``adapt`` off).
 """
 
 import numpy as np

@@ -2,12 +2,14 @@
 
 For each of up to ``samples`` deals of the hidden cards consistent with everything its
 player has seen, and ``rollouts`` orders of the face-down stock, every card of the hand
-is tried and the deal played out: by the playout policy (``policy_nb``), then by exact
+is tried and the deal played out (``playout_nb``): by the playout policy, then by exact
 search once the stock is empty and at most SEARCH_CARDS cards are left (this seat's side
-against the others: at 3 players the two others together). The card with the best mean
-result (win 1, draw 1/2, plus a little for points) is played. Every card is tried on the
-same deals, and sampling stops early once one card is clearly better than every other.
-With 2 players the end is searched exactly from the last draw on, as by ``expert``.
+against the others; at 3 players, the two others together, only in decisions made once
+the stock is empty). The card with the best mean result (win 1, draw 1/2, plus a little
+for points) is played. Every card is tried on the same deals, and sampling stops early
+once one card is clearly better than every other. With 2 players the end is searched
+exactly from the last draw on, as by ``expert``, unless opponents are modelled as
+playing at random (``opponent_random`` > 0 with ``adapt`` off).
 
 Which deals are sampled: uniformly among those consistent with the view, or, with
 ``inference`` > 0, weighed by how likely the opponent model makes the plays seen so far
@@ -36,7 +38,9 @@ from strategies.worlds_nb import deal_world_nb, infer_worlds_nb, shuffle_nb, wor
 SAMPLES, ROLLOUTS, POINTS_WEIGHT, OPPONENT_RANDOM, SIGNALS, PARTNER_VIEW, INFERENCE, ADAPT = range(8)  # parameters
 # The search stops early once one card is clearly best: looked at after FIRST_LOOK sampled
 # deals, then every LOOK_EVERY, it must lead every other card by CLEAR_Z standard errors,
-# a difference smaller than INDIFFERENT (of a win) not counting.
+# a difference smaller than INDIFFERENT not counting (on a deal's total over its
+# rollouts: 0.05 of a win over 4 rollouts is 0.0125 a playout). The deals kept by
+# inference may repeat, which makes the standard errors somewhat too small.
 FIRST_LOOK, LOOK_EVERY, CLEAR_Z, INDIFFERENT = 16, 8, 2.0, 0.05
 
 
@@ -140,7 +144,8 @@ def _playouts_vary_nb(view, n_stock, randomness, sizes):
 def _clearly_best_nb(results, n, n_cards):
     """Whether the card with the best total over the first ``n`` sampled deals is
     clearly the best: against every other card, its mean gain per deal (paired, on the
-    same deals) is at least CLEAR_Z standard errors above -INDIFFERENT."""
+    same deals, each deal's total over its rollouts) is at least CLEAR_Z standard errors
+    above -INDIFFERENT."""
     best, best_total = 0, -np.inf
     for k in range(n_cards):
         total = results[:n, k].sum()

@@ -1,12 +1,15 @@
 """The playout policy of the search strategies, and the opponent model of their inference
-(jitted code only): ``expert``'s rules without its card counting, as one score per card.
+(jitted code only): ``expert``'s rules without its card counting (and with its 2-player
+lead at every table), as one score per card.
 
-Scores are in points: leading, the cheapest card to lose scores most (a plain load
-least); following, a plain card that takes the trick scores most, then a trump for a
-trick worth 10+ (3+ with a trump worth nothing), else the cheapest card to throw; loading
-a trick the partner takes (this seat plays last), the card worth most, plain before trump.
-The policy plays the best-scoring card; the model (``play_probability_nb``) gives each
-card a softmax of its score, one point of difference a factor of e, mixed with a uniform
+Leading, the cheapest card to lose scores most (a plain load least); following, a plain
+card that takes the trick scores most, then a trump for a trick worth 10+ (3+ with a
+trump worth nothing), else the cheapest card to throw; loading a trick the partner takes
+(this seat plays last), the card worth most, plain before trump. Scores are expert's
+keys scaled to points where cards are thrown or led (400 key units a point) or loaded
+(16 a point); taking a trick scores about 250 above not taking it, and among takers a
+point of the trick is a quarter. The policy plays the best-scoring card; the model
+(``play_probability_nb``) gives each card a softmax of its score, mixed with a uniform
 choice so that no play is ruled out.
 """
 
