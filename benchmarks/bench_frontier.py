@@ -60,8 +60,11 @@ def _timed_simulate(tree: Path, spec: str, players: int, deals: int) -> float:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--players", type=int, default=2)
+    parser = argparse.ArgumentParser(
+        description="Strength against speed of the search strategies; writes docs/images/frontier_{P}p.json and .png.",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
+    parser.add_argument("--players", type=int, default=2, help="the table")
     parser.add_argument("--deals", type=int, default=1000, help="duplicate deals per score")
     parser.add_argument("--speed-seconds", type=float, default=15.0, help="length of each timed speed run")
     parser.add_argument("--points", nargs="+", default=[], help="strategy specs, one per point")
@@ -71,8 +74,12 @@ def main() -> None:
     args = parser.parse_args()
     figures = REPO / "docs" / "images" / f"frontier_{args.players}p.json"
     if args.replot:
+        if not figures.exists():
+            parser.error(f"no figures to plot again: {figures.relative_to(REPO)} does not exist")
         plot(json.loads(figures.read_text()), args.players)
         return
+    if not args.points:
+        parser.error("give the points to measure (--points SPEC ...), or --replot")
     with tempfile.TemporaryDirectory() as folder:
         base_tree = None
         if args.baseline:
@@ -124,7 +131,7 @@ def plot(run: dict, players: int) -> None:
     if run.get("baseline_score") is not None and speeds:
         revision, spec = run["baseline"]
         axes.plot([sum(speeds) / len(speeds)], [run["baseline_score"]], marker="*", markersize=12, color="black",
-                  linestyle="none", label=f"{spec} at {revision} (before)")  # fmt: skip
+                  linestyle="none", label=f"{spec}, the version before (revision {revision})")  # fmt: skip
     axes.axhline(0.5, color="grey", linewidth=0.8, linestyle=":")
     axes.set_xscale("log")
     axes.xaxis.set_major_formatter(matplotlib.ticker.ScalarFormatter())

@@ -250,7 +250,8 @@ def show_compare(row: dict, interrupted: bool = False, seconds: float | None = N
     table.add_column("value", justify="right", no_wrap=True)
     table.add_column("95% interval", justify="right", no_wrap=True)
     table.add_row("score", f"{row['score']:.4f}", _interval(row["score_ci95"], "{:.4f}"))
-    table.add_row("Elo difference", _elo(row["elo"]), f"{_elo(row['elo_ci95'][0])} to {_elo(row['elo_ci95'][1])}")
+    low, high = row["elo_ci95"]
+    table.add_row("Elo difference", _elo(row["elo"], row["score"]), f"{_elo(low, 0.0)} to {_elo(high, 1.0)}")
     table.add_row("LOS (A stronger)", f"{row['los']:.4f}", "")
     table.add_row("wins / draws / losses", f"{row['wins']:,} / {row['draws']:,} / {row['losses']:,}", "")
     margin = "mean game-point margin" if row["players"] == 5 else "mean point margin"
@@ -267,8 +268,11 @@ def _interval(bounds, form: str) -> str:
     return f"{form.format(bounds[0])} to {form.format(bounds[1])}"
 
 
-def _elo(value) -> str:
-    return "inf" if value is None else f"{value:+.1f}"
+def _elo(value, score: float) -> str:
+    """An Elo figure; None is the infinite one of a score of 0 (-inf) or 1 (+inf)."""
+    if value is None:
+        return "-inf" if score < 0.5 else "+inf"
+    return f"{value:+.1f}"
 
 
 # ------------------------------------------------------------------ briscola tournament

@@ -45,17 +45,18 @@ EXPERT = Strategy(
 PIMC = Strategy(
     "pimc", 3,
     "Determinized Monte Carlo search: samples the hidden cards consistently with all it has seen, "
-    "plays each card out (expert's rules, opponents sometimes at random, then exact search of the "
-    "last tricks), keeps the best on average.",
+    "weighed by how likely the plays seen make them; plays each card out (expert's rules, each other "
+    "player at random as often as its plays suggest, then exact search of the last tricks); keeps the "
+    "best on average, stopping early once one card is clearly best.",
     pimc_nb,
     params=(
         Param("samples", int, 64, 1, 4096, "deals of the hidden cards drawn per decision"),
         Param("rollouts", int, 4, 1, 256, "orders of the face-down stock played per sampled deal"),
         Param("points_weight", float, 1.0, 0.0, 10.0, "weight of the point margin beside win/draw/loss"),
-        Param("opponent_random", float, 0.75, 0.0, 1.0, "with adapt off: chance that an opponent plays a card at random in playouts"),
+        Param("opponent_random", float, 0.75, 0.0, 1.0, "only with adapt=false: chance that an opponent plays a card at random in playouts"),
         Param("signals", bool, True, help="deal hidden cards consistently with partners' trump signals where shown"),
         Param("partner_view", bool, True, help="use partners' hands where partner_view=last3 shows them"),
-        Param("inference", float, 0.6, 0.0, 0.99, "trust in the opponent model weighing hidden hands by the plays seen (0: uniform; with adapt, the most)"),
+        Param("inference", float, 0.6, 0.0, 0.99, "trust in the opponent model when weighing hidden hands by the plays seen (0: uniform); with adapt, the highest trust used"),
         Param("adapt", bool, True, help="infer how far each player follows the model from its plays (sets its randomness in playouts)"),
     ),
     bid=expert_bid_nb,
@@ -72,8 +73,8 @@ ISMCTS = Strategy(
         Param("iterations", int, 1000, 1, 100000, "iterations per decision: a sampled deal, a node and a playout each"),
         Param("exploration", float, 0.7, 0.0, 10.0, "UCB's exploration constant"),
         Param("points_weight", float, 1.0, 0.0, 10.0, "weight of the point margin beside win/draw/loss"),
-        Param("opponent_random", float, 0.0, 0.0, 1.0, "with adapt off: chance that an opponent plays a card at random in playouts"),
-        Param("inference", float, 0.6, 0.0, 0.99, "trust in the opponent model weighing hidden hands by the plays seen (0: uniform; with adapt, the most)"),
+        Param("opponent_random", float, 0.0, 0.0, 1.0, "only with adapt=false: chance that an opponent plays a card at random in playouts"),
+        Param("inference", float, 0.6, 0.0, 0.99, "trust in the opponent model when weighing hidden hands by the plays seen (0: uniform); with adapt, the highest trust used"),
         Param("adapt", bool, True, help="infer how far each player follows the model from its plays (sets its randomness in playouts)"),
         Param("signals", bool, True, help="deal hidden cards consistently with partners' trump signals where shown"),
         Param("partner_view", bool, True, help="use partners' hands where partner_view=last3 shows them"),

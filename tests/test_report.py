@@ -288,3 +288,11 @@ def test_report_scores_are_even_at_one_half_at_every_table_and_per_match(tmp_pat
     expert = found["summary"]["sides"][0]
     assert [(row["strategy"], row["side"]) for row in found["scores"]] == [("expert", 0), ("greedy", 1)]
     assert found["scores"][0]["score"] == pytest.approx((expert["wins"] + expert["draws"] / 2) / 300, abs=1e-6)
+
+
+def test_an_infinite_elo_bound_has_its_sign():
+    """A score interval reaching 0 or 1 has no finite Elo bound: the lower one is -inf,
+    the upper one +inf (they were both printed as "inf")."""
+    from sim.report import _elo
+
+    assert (_elo(None, 0.0), _elo(None, 1.0), _elo(-59.86, 0.0)) == ("-inf", "+inf", "-59.9")
