@@ -17,15 +17,12 @@ opponents are modelled as playing at random (``opponent_random`` > 0 with ``adap
 import numpy as np
 from numba import njit
 
-from kernels.enums import MAX_HAND, MAX_PLAYERS, N_CARDS
+from kernels.enums import MAX_HAND, N_CARDS
 from kernels.rng_nb import rng_below_nb
 from kernels.rules_nb import trick_points_nb, winning_position_nb
-from strategies.endgame_nb import new_hands_nb
 from strategies.expert_nb import expert_play_nb, forget_partner_hands_nb, throw_cost_nb
-from strategies.inference_nb import RANDOM_TRUST, TRUST_GRID
-from strategies.knowledge_nb import card_places_nb, hand_sizes_nb, mark_signalled_nb
-from strategies.playout_nb import new_playout_nb, opponents_random_nb, play_out_nb, score_points_nb, take_nb
-from strategies.worlds_nb import deal_world_nb, infer_worlds_nb, world_sides_nb
+from strategies.playout_nb import play_out_nb, score_points_nb, take_nb
+from strategies.worlds_nb import deal_next_nb, start_search_nb
 
 ITERATIONS, EXPLORATION, POINTS_WEIGHT, OPPONENT_RANDOM, INFERENCE, ADAPT, SIGNALS, PARTNER_VIEW = range(8)
 MAX_WORLDS = 64  # inferred deals kept per decision; iterations cycle through them
@@ -44,40 +41,12 @@ def ismcts_nb(view, params, rng):
         forget_partner_hands_nb(view)
     if view.players == 2 and view.stock_size <= 2 and (adapt or params[OPPONENT_RANDOM] <= 0.0):
         return expert_play_nb(view, use_signals)  # exact from the last draw on
-    places = np.empty(N_CARDS, dtype=np.int64)
-    card_places_nb(view, places)
-    if use_signals:
-        mark_signalled_nb(view, places)
-    sizes = np.zeros(MAX_PLAYERS, dtype=np.int64)
-    hand_sizes_nb(view, sizes)
-    hands, n_hand = new_hands_nb()
-    stock = np.empty(N_CARDS, dtype=np.int64)
-    work = new_playout_nb()
-    randomness = np.zeros(MAX_PLAYERS, dtype=np.float64)
-    worlds = np.empty(min(iterations, MAX_WORLDS), dtype=np.uint64)
-    inferred = view.n_played > 0 and (adapt or params[INFERENCE] > 0.0)
-    if inferred:
-        infer_worlds_nb(
-            view, places, sizes, rng, hands, n_hand, stock, use_signals, work[5], params[INFERENCE], adapt, worlds,
-            randomness,
-        )  # fmt: skip
-    elif adapt:
-        randomness[:] = (TRUST_GRID <= RANDOM_TRUST).mean()  # nothing seen yet: every trust alike
+    search = start_search_nb(view, use_signals, params[INFERENCE], adapt, min(iterations, MAX_WORLDS), rng)
+    hands, n_hand, stock, work, randomness = search[2], search[3], search[4], search[5], search[6]
     tree = _new_tree_nb(iterations + 1)
     links, stats = tree[0], tree[1]
     for iteration in range(iterations):
-        if inferred:
-            playout_state, rng[0] = rng[0], worlds[iteration % worlds.shape[0]]
-            n_stock = deal_world_nb(view, places, sizes, rng, hands, n_hand, stock, use_signals)
-            rng[0] = playout_state
-        else:
-            n_stock = deal_world_nb(view, places, sizes, rng, hands, n_hand, stock, use_signals)
-        world_sides_nb(view, hands, n_hand, work[5])
-        for seat in range(view.players):
-            work[6][seat] = 0 if work[5][seat] == work[5][view.seat] else 1
-        if not adapt:
-            opponents_random_nb(view.seat, work[5], params[OPPONENT_RANDOM], randomness)
-        randomness[view.seat] = 0.0
+        n_stock = deal_next_nb(view, search, iteration, use_signals, adapt, params[OPPONENT_RANDOM], rng)
         _iterate_nb(view, params, hands, n_hand, stock, n_stock, work, randomness, tree, iteration + 1, rng)
     best, best_key = -1, -np.inf
     child = links[0, CHILD]

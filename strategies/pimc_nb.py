@@ -27,13 +27,10 @@ card is inferred from its own plays instead.
 import numpy as np
 from numba import njit
 
-from kernels.enums import MAX_HAND, MAX_PLAYERS, N_CARDS
-from strategies.endgame_nb import new_hands_nb
+from kernels.enums import MAX_HAND
 from strategies.expert_nb import expert_play_nb, forget_partner_hands_nb, throw_cost_nb
-from strategies.inference_nb import RANDOM_TRUST, TRUST_GRID
-from strategies.knowledge_nb import card_places_nb, hand_sizes_nb, mark_signalled_nb
-from strategies.playout_nb import SEARCH_CARDS, new_playout_nb, opponents_random_nb, play_out_nb
-from strategies.worlds_nb import deal_world_nb, infer_worlds_nb, shuffle_nb, world_sides_nb
+from strategies.playout_nb import SEARCH_CARDS, play_out_nb
+from strategies.worlds_nb import deal_next_nb, shuffle_nb, start_search_nb
 
 SAMPLES, ROLLOUTS, POINTS_WEIGHT, OPPONENT_RANDOM, SIGNALS, PARTNER_VIEW, INFERENCE, ADAPT = range(8)  # parameters
 # The search stops early once one card is clearly best: looked at after FIRST_LOOK sampled
@@ -54,51 +51,12 @@ def pimc_nb(view, params, rng):
         forget_partner_hands_nb(view)
     if view.players == 2 and view.stock_size <= 2 and (adapt or params[OPPONENT_RANDOM] <= 0.0):
         return expert_play_nb(view, use_signals)  # exact from the last draw on
-    places = np.empty(N_CARDS, dtype=np.int64)
-    card_places_nb(view, places)
-    if use_signals:
-        mark_signalled_nb(view, places)
-    sizes = np.zeros(MAX_PLAYERS, dtype=np.int64)
-    hand_sizes_nb(view, sizes)
-    hands, n_hand = new_hands_nb()
-    stock = np.empty(N_CARDS, dtype=np.int64)
-    work = new_playout_nb()
-    randomness = np.zeros(MAX_PLAYERS, dtype=np.float64)  # each seat's chance of a random card in playouts
-    worlds = np.empty(samples, dtype=np.uint64)  # the random state each sampled deal is dealt from
-    inferred = view.n_played > 0 and (adapt or params[INFERENCE] > 0.0)
-    if inferred:
-        infer_worlds_nb(
-            view,
-            places,
-            sizes,
-            rng,
-            hands,
-            n_hand,
-            stock,
-            use_signals,
-            work[5],
-            params[INFERENCE],
-            adapt,
-            worlds,
-            randomness,
-        )
-    elif adapt:
-        randomness[:] = (TRUST_GRID <= RANDOM_TRUST).mean()  # nothing seen yet: every trust alike
+    search = start_search_nb(view, use_signals, params[INFERENCE], adapt, samples, rng)
+    sizes, hands, n_hand, stock, work, randomness = search[1], search[2], search[3], search[4], search[5], search[6]
     results = np.zeros((samples, MAX_HAND), dtype=np.float64)  # per sampled deal and card
     dealt = 0
     while dealt < samples:
-        if inferred:
-            playout_state, rng[0] = rng[0], worlds[dealt]
-            n_stock = deal_world_nb(view, places, sizes, rng, hands, n_hand, stock, use_signals)
-            rng[0] = playout_state
-        else:
-            n_stock = deal_world_nb(view, places, sizes, rng, hands, n_hand, stock, use_signals)
-        world_sides_nb(view, hands, n_hand, work[5])
-        for seat in range(view.players):
-            work[6][seat] = 0 if work[5][seat] == work[5][view.seat] else 1
-        if not adapt:
-            opponents_random_nb(view.seat, work[5], params[OPPONENT_RANDOM], randomness)
-        randomness[view.seat] = 0.0
+        n_stock = deal_next_nb(view, search, dealt, use_signals, adapt, params[OPPONENT_RANDOM], rng)
         orders = rollouts if _playouts_vary_nb(view, n_stock, randomness, sizes) else 1
         for rollout in range(orders):
             if rollout > 0:

@@ -11,16 +11,75 @@ from numba import njit
 
 from kernels.enums import CHIAMATA_PLAYERS, MAX_PLAYERS, N_CARDS
 from kernels.rng_nb import rng_below_nb
+from strategies.endgame_nb import new_hands_nb
 from strategies.inference_nb import (
     PAST_HAND,
+    RANDOM_TRUST,
     TRUST_GRID,
     resample_nb,
     trust_posterior_nb,
     world_log_weights_nb,
 )
-from strategies.knowledge_nb import UNSEEN, is_trump_honour_nb, signalled_by_nb
+from strategies.knowledge_nb import (
+    UNSEEN,
+    card_places_nb,
+    hand_sizes_nb,
+    is_trump_honour_nb,
+    mark_signalled_nb,
+    signalled_by_nb,
+)
+from strategies.playout_nb import new_playout_nb, opponents_random_nb
 
 CANDIDATES = 4  # deals dealt uniformly per deal kept, when inferring
+
+
+@njit(cache=True)
+def start_search_nb(view, use_signals, inference, adapt, n_worlds, rng):
+    """What a search needs before its first sampled deal: where each card may be, each
+    hand's size, the arrays of a deal and of a playout, each seat's chance of a random
+    card in playouts, and (when the plays seen are weighed) the random states of
+    ``n_worlds`` inferred deals. ``deal_next_nb`` deals from it."""
+    places = np.empty(N_CARDS, dtype=np.int64)
+    card_places_nb(view, places)
+    if use_signals:
+        mark_signalled_nb(view, places)
+    sizes = np.zeros(MAX_PLAYERS, dtype=np.int64)
+    hand_sizes_nb(view, sizes)
+    hands, n_hand = new_hands_nb()
+    stock = np.empty(N_CARDS, dtype=np.int64)
+    work = new_playout_nb()
+    randomness = np.zeros(MAX_PLAYERS, dtype=np.float64)
+    worlds = np.empty(n_worlds, dtype=np.uint64)
+    inferred = view.n_played > 0 and (adapt or inference > 0.0)
+    if inferred:
+        infer_worlds_nb(
+            view, places, sizes, rng, hands, n_hand, stock, use_signals, work[5], inference, adapt, worlds, randomness
+        )  # fmt: skip
+    elif adapt:
+        randomness[:] = (TRUST_GRID <= RANDOM_TRUST).mean()  # nothing seen yet: every trust alike
+    return places, sizes, hands, n_hand, stock, work, randomness, worlds, inferred
+
+
+@njit(cache=True)
+def deal_next_nb(view, search, k, use_signals, adapt, opponent_random, rng):
+    """Deals the ``k``-th sampled deal of a search (``start_search_nb``): an inferred one
+    in turn, or a fresh uniform one; sets each seat's side in it and in the exact search,
+    and (without ``adapt``) each seat's randomness. Returns the stock's size."""
+    places, sizes, hands, n_hand, stock, work, randomness, worlds, inferred = search
+    if inferred:
+        playout_state, rng[0] = rng[0], worlds[k % worlds.shape[0]]
+        n_stock = deal_world_nb(view, places, sizes, rng, hands, n_hand, stock, use_signals)
+        rng[0] = playout_state
+    else:
+        n_stock = deal_world_nb(view, places, sizes, rng, hands, n_hand, stock, use_signals)
+    sides, search_sides = work[5], work[6]
+    world_sides_nb(view, hands, n_hand, sides)
+    for seat in range(view.players):
+        search_sides[seat] = 0 if sides[seat] == sides[view.seat] else 1
+    if not adapt:
+        opponents_random_nb(view.seat, sides, opponent_random, randomness)
+    randomness[view.seat] = 0.0
+    return n_stock
 
 
 @njit(cache=True)
