@@ -40,8 +40,26 @@ EXPERT = Strategy(
     bid=expert_bid_nb,
     call=expert_call_nb,
 )  # fmt: skip
-# Defaults measured to be the strongest against both random and greedy, at 2 and 4 players
-# (README, Strength); a 2-player 10,000-deal comparison with them takes about 5 minutes.
+
+# The search strategies' defaults are measured against expert and random at 2 and 4
+# players (docs/strength.md; benchmarks/tuning-search.toml). The parameters both take alike:
+# fmt: off
+POINTS_WEIGHT = Param("points_weight", float, 1.0, 0.0, 10.0, "weight of the point margin beside win/draw/loss")
+SEARCH_SIGNALS = Param("signals", bool, True, help="deal hidden cards consistently with partners' trump signals where shown")
+SEARCH_PARTNER_VIEW = Param("partner_view", bool, True, help="use partners' hands where partner_view=last3 shows them")
+INFERENCE = Param("inference", float, 0.6, 0.0, 0.99, "trust in the opponent model when weighing hidden hands by the "
+                  "plays seen (0: uniform); with adapt, the highest trust used")
+ADAPT = Param("adapt", bool, True, help="infer how far each player follows the model from its plays (sets its "
+              "randomness in playouts)")
+# fmt: on
+
+
+def opponent_random(default: float) -> Param:
+    """The fixed model of opponents, for a search strategy with ``adapt`` off."""
+    help_text = "only with adapt=false: chance that an opponent plays a card at random in playouts"
+    return Param("opponent_random", float, default, 0.0, 1.0, help_text)
+
+
 PIMC = Strategy(
     "pimc", 3,
     "Determinized Monte Carlo search: samples the hidden cards consistently with all it has seen, "
@@ -52,12 +70,7 @@ PIMC = Strategy(
     params=(
         Param("samples", int, 64, 1, 4096, "deals of the hidden cards drawn per decision"),
         Param("rollouts", int, 4, 1, 256, "orders of the face-down stock played per sampled deal"),
-        Param("points_weight", float, 1.0, 0.0, 10.0, "weight of the point margin beside win/draw/loss"),
-        Param("opponent_random", float, 0.75, 0.0, 1.0, "only with adapt=false: chance that an opponent plays a card at random in playouts"),
-        Param("signals", bool, True, help="deal hidden cards consistently with partners' trump signals where shown"),
-        Param("partner_view", bool, True, help="use partners' hands where partner_view=last3 shows them"),
-        Param("inference", float, 0.6, 0.0, 0.99, "trust in the opponent model when weighing hidden hands by the plays seen (0: uniform); with adapt, the highest trust used"),
-        Param("adapt", bool, True, help="infer how far each player follows the model from its plays (sets its randomness in playouts)"),
+        POINTS_WEIGHT, opponent_random(0.75), SEARCH_SIGNALS, SEARCH_PARTNER_VIEW, INFERENCE, ADAPT,
     ),
     bid=expert_bid_nb,
     call=expert_call_nb,
@@ -72,12 +85,7 @@ ISMCTS = Strategy(
     params=(
         Param("iterations", int, 1000, 1, 100000, "iterations per decision: a sampled deal, a node and a playout each"),
         Param("exploration", float, 0.7, 0.0, 10.0, "UCB's exploration constant"),
-        Param("points_weight", float, 1.0, 0.0, 10.0, "weight of the point margin beside win/draw/loss"),
-        Param("opponent_random", float, 0.0, 0.0, 1.0, "only with adapt=false: chance that an opponent plays a card at random in playouts"),
-        Param("inference", float, 0.6, 0.0, 0.99, "trust in the opponent model when weighing hidden hands by the plays seen (0: uniform); with adapt, the highest trust used"),
-        Param("adapt", bool, True, help="infer how far each player follows the model from its plays (sets its randomness in playouts)"),
-        Param("signals", bool, True, help="deal hidden cards consistently with partners' trump signals where shown"),
-        Param("partner_view", bool, True, help="use partners' hands where partner_view=last3 shows them"),
+        POINTS_WEIGHT, opponent_random(0.0), INFERENCE, ADAPT, SEARCH_SIGNALS, SEARCH_PARTNER_VIEW,
     ),
     bid=expert_bid_nb,
     call=expert_call_nb,
