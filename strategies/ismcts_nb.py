@@ -21,7 +21,7 @@ from kernels.enums import MAX_HAND, N_CARDS
 from kernels.rng_nb import rng_below_nb
 from kernels.rules_nb import trick_points_nb, winning_position_nb
 from strategies.expert_nb import expert_play_nb, forget_partner_hands_nb, throw_cost_nb
-from strategies.playout_nb import play_out_nb, score_points_nb, take_nb
+from strategies.playout_nb import play_out_nb, reset_playout_nb, score_points_nb, take_nb
 from strategies.worlds_nb import deal_next_nb, start_search_nb
 
 ITERATIONS, EXPLORATION, POINTS_WEIGHT, OPPONENT_RANDOM, INFERENCE, ADAPT, SIGNALS, PARTNER_VIEW = range(8)
@@ -73,13 +73,7 @@ def _iterate_nb(view, params, hands, n_hand, stock, n_stock, work, randomness, t
     players, trump, me = view.players, view.trump_suit, view.seat
     links, stats, path, children = tree
     w_hands, w_n_hand, plays, points, stack, sides, search_sides = work
-    for seat in range(players):
-        w_n_hand[seat] = n_hand[seat]
-        for j in range(n_hand[seat]):
-            w_hands[seat, j] = hands[seat, j]
-        points[seat] = view.points[seat]
-    for j in range(view.n_table):
-        plays[j] = view.table[j]
+    reset_playout_nb(view, hands, n_hand, work)
     n_table, leader, drawn = view.n_table, view.leader, 0
     node, depth, over = 0, 0, False
     while True:

@@ -29,7 +29,7 @@ from numba import njit
 
 from kernels.enums import MAX_HAND
 from strategies.expert_nb import expert_play_nb, forget_partner_hands_nb, throw_cost_nb
-from strategies.playout_nb import SEARCH_CARDS, play_out_nb
+from strategies.playout_nb import SEARCH_CARDS, play_out_nb, reset_playout_nb
 from strategies.worlds_nb import deal_next_nb, shuffle_nb, start_search_nb
 
 SAMPLES, ROLLOUTS, POINTS_WEIGHT, OPPONENT_RANDOM, SIGNALS, PARTNER_VIEW, INFERENCE, ADAPT = range(8)  # parameters
@@ -122,15 +122,8 @@ def _clearly_best_nb(results, n, n_cards):
 @njit(cache=True)
 def _try_card_nb(view, k, hands, n_hand, stock, n_stock, work, points_weight, randomness, rng):
     """The result for this seat's side of playing its k-th card on one determinized deal."""
-    players = view.players
     w_hands, w_n_hand, plays, points, stack, sides, search_sides = work
-    for seat in range(players):
-        w_n_hand[seat] = n_hand[seat]
-        for j in range(n_hand[seat]):
-            w_hands[seat, j] = hands[seat, j]
-        points[seat] = view.points[seat]
-    for j in range(view.n_table):
-        plays[j] = view.table[j]
+    reset_playout_nb(view, hands, n_hand, work)
     me = view.seat
     card = w_hands[me, k]
     w_hands[me, k] = w_hands[me, w_n_hand[me] - 1]

@@ -39,6 +39,20 @@ def new_playout_nb():
             np.empty(MAX_PLAYERS, dtype=np.int64), np.empty(MAX_PLAYERS, dtype=np.int64))  # fmt: skip
 
 
+@njit(cache=True, inline="always")
+def reset_playout_nb(view, hands, n_hand, work):
+    """Starts a playout's work arrays from a sampled deal (``hands``) as the view stands:
+    every hand, the points taken and the cards on the table."""
+    w_hands, w_n_hand, plays, points = work[0], work[1], work[2], work[3]
+    for seat in range(view.players):
+        w_n_hand[seat] = n_hand[seat]
+        for j in range(n_hand[seat]):
+            w_hands[seat, j] = hands[seat, j]
+        points[seat] = view.points[seat]
+    for j in range(view.n_table):
+        plays[j] = view.table[j]
+
+
 @njit(cache=True)
 def play_out_nb(
     view, hands, n_hand, plays, n_table, leader, stock, drawn, n_stock, points, points_weight, stack, sides,
