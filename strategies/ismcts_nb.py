@@ -19,9 +19,8 @@ from numba import njit
 
 from kernels.enums import MAX_HAND, N_CARDS
 from kernels.rng_nb import rng_below_nb
-from kernels.rules_nb import trick_points_nb, winning_position_nb
 from strategies.expert_nb import expert_play_nb, forget_partner_hands_nb, throw_cost_nb
-from strategies.playout_nb import play_out_nb, reset_playout_nb, score_points_nb, take_nb
+from strategies.playout_nb import end_trick_nb, play_out_nb, reset_playout_nb, score_points_nb, take_nb
 from strategies.worlds_nb import deal_next_nb, start_search_nb
 
 ITERATIONS, EXPLORATION, POINTS_WEIGHT, OPPONENT_RANDOM, INFERENCE, ADAPT, SIGNALS, PARTNER_VIEW = range(8)
@@ -90,14 +89,10 @@ def _iterate_nb(view, params, hands, n_hand, stock, n_stock, work, randomness, t
         plays[n_table] = take_nb(w_hands, w_n_hand, seat, k)
         n_table += 1
         if n_table == players:
-            winner = (leader + winning_position_nb(plays, players, trump)) % players
-            points[winner] += trick_points_nb(plays, players)
-            if drawn < n_stock:
-                for j in range(players):
-                    w_hands[(winner + j) % players, w_n_hand[(winner + j) % players]] = stock[drawn + j]
-                    w_n_hand[(winner + j) % players] += 1
-                drawn += players
-            leader, n_table = winner, 0
+            leader, drawn = end_trick_nb(
+                plays, players, trump, leader, points, w_hands, w_n_hand, stock, drawn, n_stock
+            )
+            n_table = 0
         node = child
         path[depth] = node
         depth += 1

@@ -53,6 +53,22 @@ def reset_playout_nb(view, hands, n_hand, work):
         plays[j] = view.table[j]
 
 
+@njit(cache=True, inline="always")
+def end_trick_nb(plays, players, trump, leader, points, hands, n_hand, stock, drawn, n_stock):
+    """Scores the full trick ``plays[:players]`` led by ``leader`` and deals the next
+    cards of the stock, the winner first; returns the winner (who leads next) and how
+    many cards of the stock are drawn now."""
+    winner = (leader + winning_position_nb(plays, players, trump)) % players
+    points[winner] += trick_points_nb(plays, players)
+    if drawn < n_stock:
+        for j in range(players):
+            seat = (winner + j) % players
+            hands[seat, n_hand[seat]] = stock[drawn + j]
+            n_hand[seat] += 1
+        drawn += players
+    return winner, drawn
+
+
 @njit(cache=True)
 def play_out_nb(
     view, hands, n_hand, plays, n_table, leader, stock, drawn, n_stock, points, points_weight, stack, sides,
@@ -70,15 +86,8 @@ def play_out_nb(
             else:
                 plays[n_table] = _rollout_take_nb(hands, n_hand, seat, plays, n_table, trump, players, leader, sides)
             n_table += 1
-        winner = (leader + winning_position_nb(plays, players, trump)) % players
-        points[winner] += trick_points_nb(plays, players)
-        if drawn < n_stock:
-            for j in range(players):
-                seat = (winner + j) % players
-                hands[seat, n_hand[seat]] = stock[drawn + j]
-                n_hand[seat] += 1
-            drawn += players
-        leader, n_table = winner, 0
+        leader, drawn = end_trick_nb(plays, players, trump, leader, points, hands, n_hand, stock, drawn, n_stock)
+        n_table = 0
         left = 0
         for seat in range(players):
             left += n_hand[seat]
