@@ -867,7 +867,16 @@ def run() -> None:
         code = EXIT_INTERRUPTED
     finally:
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # the interpreter's exit would restore the default
+        _forget_interrupted_exec()
     sys.exit(code)
+
+
+def _forget_interrupted_exec() -> None:
+    """Under ``python -m``, CPython kills itself by SIGINT at exit if any ``exec()`` of a
+    string ended in KeyboardInterrupt, even one handled since (typer turns a Ctrl-C into
+    exit 130; dataclasses and namedtuples exec strings on every first import). Each such
+    ``exec()`` starts by clearing that mark, so an empty one does: the exit code is ours."""
+    exec("")  # noqa: S102 - an empty string, run for its side effect only
 
 
 if __name__ == "__main__":

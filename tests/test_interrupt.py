@@ -204,3 +204,22 @@ def test_a_stop_keeps_whole_matches_and_whole_duplicate_deals_only():
         configs, arrangement, 0, 24, tally, None, None, stopped_after(2.5)
     )  # during the second seating
     assert 0 <= played < 24 and tally.units == played
+
+
+def test_a_ctrl_c_handled_inside_an_exec_does_not_turn_the_exit_into_a_death_by_signal(tmp_path):
+    """A press that lands in code run by exec() (a dataclass made by a first import) is
+    turned into exit 130 by typer; under ``python -m`` CPython would still kill the
+    process by SIGINT at exit (exit -2) unless the run clears that mark."""
+    (tmp_path / "pressed_in_exec.py").write_text(
+        "import sim.cli\n"
+        "def main():\n"
+        "    try:\n"
+        "        exec('raise KeyboardInterrupt')\n"
+        "    except KeyboardInterrupt:\n"
+        "        return 130\n"
+        "sim.cli.main = main\n"
+        "sim.cli.run()\n"
+    )
+    done = subprocess.run([sys.executable, "-m", "pressed_in_exec"], cwd=tmp_path, capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": f"{REPO}{os.pathsep}{tmp_path}"})  # fmt: skip
+    assert done.returncode == 130, done.stderr
