@@ -61,7 +61,7 @@ def opponent_random(default: float) -> Param:
 
 
 PIMC = Strategy(
-    "pimc", 3,
+    "pimc", 4,
     "Determinized Monte Carlo search: samples the hidden cards consistently with all it has seen, "
     "weighed by how likely the plays seen make them; plays each card out (expert's rules, each other "
     "player at random as often as its plays suggest, then exact search of the last tricks); keeps the "

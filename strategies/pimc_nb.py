@@ -35,10 +35,10 @@ from strategies.worlds_nb import deal_next_nb, shuffle_nb, start_search_nb
 SAMPLES, ROLLOUTS, POINTS_WEIGHT, OPPONENT_RANDOM, SIGNALS, PARTNER_VIEW, INFERENCE, ADAPT = range(8)  # parameters
 # The search stops early once one card is clearly best: looked at after FIRST_LOOK sampled
 # deals, then every LOOK_EVERY, it must lead every other card by CLEAR_Z standard errors,
-# a difference smaller than INDIFFERENT not counting (on a deal's total over its
-# rollouts: 0.05 of a win over 4 rollouts is 0.0125 a playout). The deals kept by
-# inference may repeat, which makes the standard errors somewhat too small.
-FIRST_LOOK, LOOK_EVERY, CLEAR_Z, INDIFFERENT = 16, 8, 2.0, 0.05
+# a difference smaller than INDIFFERENT a playout not counting (0.0125 of a win; 0.05 on a
+# deal's total over the default 4 rollouts). The deals kept by inference may repeat,
+# which makes the standard errors somewhat too small.
+FIRST_LOOK, LOOK_EVERY, CLEAR_Z, INDIFFERENT = 16, 8, 2.0, 0.0125
 
 
 @njit(cache=True)
@@ -66,7 +66,7 @@ def pimc_nb(view, params, rng):
                     view, k, hands, n_hand, stock, n_stock, work, points_weight, randomness, rng
                 ) * (rollouts / orders)
         dealt += 1
-        if dealt >= FIRST_LOOK and dealt % LOOK_EVERY == 0 and _clearly_best_nb(results, dealt, view.n_hand):
+        if dealt >= FIRST_LOOK and dealt % LOOK_EVERY == 0 and _clearly_best_nb(results, dealt, view.n_hand, rollouts):
             break
     totals = np.zeros(MAX_HAND, dtype=np.float64)
     for k in range(view.n_hand):
@@ -99,11 +99,11 @@ def _playouts_vary_nb(view, n_stock, randomness, sizes):
 
 
 @njit(cache=True)
-def _clearly_best_nb(results, n, n_cards):
+def _clearly_best_nb(results, n, n_cards, rollouts):
     """Whether the card with the best total over the first ``n`` sampled deals is
     clearly the best: against every other card, its mean gain per deal (paired, on the
-    same deals, each deal's total over its rollouts) is at least CLEAR_Z standard errors
-    above -INDIFFERENT."""
+    same deals, each deal's total over its ``rollouts``) is at least CLEAR_Z standard
+    errors above -INDIFFERENT a playout."""
     best, best_total = 0, -np.inf
     for k in range(n_cards):
         total = results[:n, k].sum()
@@ -114,7 +114,7 @@ def _clearly_best_nb(results, n, n_cards):
             continue
         gains = results[:n, best] - results[:n, k]
         mean = gains.mean()
-        if mean + INDIFFERENT < CLEAR_Z * np.sqrt(gains.var() / (n - 1)):
+        if mean + INDIFFERENT * rollouts < CLEAR_Z * np.sqrt(gains.var() / (n - 1)):
             return False
     return True
 

@@ -162,3 +162,16 @@ def test_expert_beats_greedy_at_every_bigger_table(players):
     tally = compare_tally("expert", "greedy", players, 3000, seed=31)
     mean, sd = tally.mean_sd()
     assert mean - 3 * sd / np.sqrt(tally.units) > 0.5, (mean, sd)
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_pimc_stops_early_alike_whatever_the_rollouts_for_the_same_playouts(seed):
+    """The early stop weighs gaps a playout: the same per-playout results, totalled over 1
+    or 8 rollouts a deal, stop the search alike (a fixed gap a deal would let 1 rollout
+    stop on gaps 8 times as wide)."""
+    from strategies.pimc_nb import _clearly_best_nb
+
+    chance = np.random.default_rng(seed)
+    per_playout = 0.5 + chance.normal(0, 0.03, (24, 3)) + np.array([0.004, 0.0, -0.01])
+    stops = {rollouts: _clearly_best_nb(per_playout * rollouts, 24, 3, rollouts) for rollouts in (1, 4, 8)}
+    assert len(set(stops.values())) == 1, stops
