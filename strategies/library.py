@@ -77,7 +77,7 @@ PIMC = Strategy(
 )  # fmt: skip
 
 ISMCTS = Strategy(
-    "ismcts", 1,
+    "ismcts", 2,
     "Information-set Monte Carlo tree search: one tree of the cards played from here on, shared by "
     "a new deal of the hidden cards each iteration; UCB among the cards each deal allows, playouts "
     "as pimc's; plays the most visited card.",
