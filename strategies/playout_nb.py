@@ -1,10 +1,10 @@
 """Playouts of a sampled deal (jitted code only), shared by the search strategies: every
-seat plays by the policy (``policy_nb``), or at random with its own probability, for
-PLAYOUT_TRICKS tricks while the stock lasts, or until the stock is empty and at most
-SEARCH_CARDS cards are left; exact search (``endgame_nb``) then plays the rest, the side
-of the view's seat against the others. A playout is scored for the view's seat: win 1,
-draw 1/2, loss 0, plus ``points_weight`` times the point margin over 120; one cut short
-is scored as expected (``expected_score_nb``).
+seat plays by the policy (``policy_nb``), or at random with its own probability, until
+the stock is empty and at most SEARCH_CARDS cards are left (at 2 players, for at most
+PLAYOUT_TRICKS tricks while the stock lasts); exact search (``endgame_nb``) then plays
+the rest, the side of the view's seat against the others. A playout is scored for the
+view's seat: win 1, draw 1/2, loss 0, plus ``points_weight`` times the point margin over
+120; one cut short is scored as expected (``expected_score_2p_nb``).
 """
 
 import numpy as np
@@ -17,9 +17,12 @@ from strategies.endgame_nb import new_stack_nb, search_nb
 from strategies.policy_nb import policy_choice_nb
 
 SEARCH_CARDS = 12  # exact search takes over once the hands hold this many cards or fewer
-# A playout stops after this many tricks while the stock lasts: the policy's play further
-# on adds more noise than knowledge. At 2 players, pimc:samples=16 scores 0.557 against
-# expert with 3 or 4 tricks, 0.528 with 2, 0.502 played to the end, and is 2.9x as fast.
+# At 2 players a playout stops after PLAYOUT_TRICKS tricks while the stock lasts: the
+# policy's play further on adds more noise than knowledge. pimc:samples=16 scores 0.557
+# against expert with 3 or 4 tricks, 0.528 with 2, 0.502 played to the end, and is 2.9x
+# as fast. At 3 players stopping cost strength (0.513 against 0.559 with 4 tricks, 0.534
+# with 8), at 4 too (0.673 against 0.700 with 4; the stock lasts 7 tricks there, 3 at 6
+# players): there playouts go to the end.
 PLAYOUT_TRICKS = 4
 # The chance of winning from a lead of L points with R points still to play, once a
 # playout stops: a logistic of L / (WIN_SPREAD * R + 1) (0.1 to 0.35 measured alike).
@@ -98,8 +101,8 @@ def play_out_nb(
         leader, drawn = end_trick_nb(plays, players, trump, leader, points, hands, n_hand, stock, drawn, n_stock)
         n_table = 0
         tricks += 1
-        if tricks == PLAYOUT_TRICKS and drawn < n_stock:
-            return expected_score_nb(points, players, me, points_weight, sides, view.target)
+        if players == 2 and tricks == PLAYOUT_TRICKS and drawn < n_stock:
+            return expected_score_2p_nb(points, me, points_weight)
         left = 0
         for seat in range(players):
             left += n_hand[seat]
@@ -154,47 +157,18 @@ def _score_nb(mine, theirs, points_weight):
 
 
 @njit(cache=True)
-def expected_score_nb(points, players, me, points_weight, sides, target):
-    """The score ``score_points_nb`` expects of a playout stopped with points still to
-    play: they are shared evenly among the seats, and a lead wins with a logistic
-    chance that narrows as fewer points are left (WIN_SPREAD), or surely once the points
-    left cannot change who wins."""
-    rest = TOTAL_POINTS
-    for seat in range(players):
-        rest -= points[seat]
-    if players == CHIAMATA_PLAYERS:
-        callers, callers_share = 0, 0.0
-        for seat in range(players):
-            if sides[seat] == 0:
-                callers += points[seat]
-                callers_share += rest / players
-        short = target - callers  # what the callers still need
-        if short <= 0 or short > rest:  # made, or out of reach
-            won = 1.0 if short <= 0 else 0.0
-        else:
-            won = _chance_nb(callers_share + 0.5 - short, rest)
-        mine = callers + callers_share if sides[me] == 0 else TOTAL_POINTS - callers - callers_share
-        return (won if sides[me] == 0 else 1.0 - won) + points_weight * (2.0 * mine - TOTAL_POINTS) / TOTAL_POINTS
-    if players == 3:
-        theirs = 0
-        for seat in range(3):
-            if seat != me:
-                theirs = max(theirs, points[seat])
-        lead = points[me] - theirs  # each has an equal share of the rest to come
+def expected_score_2p_nb(points, me, points_weight):
+    """The score ``score_points_nb`` expects of a 2-player playout stopped with points
+    still to play: they are shared evenly, and the lead wins with a logistic chance that
+    narrows as fewer points are left (WIN_SPREAD), or surely once the points left cannot
+    overturn it."""
+    rest = TOTAL_POINTS - points[0] - points[1]
+    lead = points[me] - points[1 - me]
+    if abs(lead) > rest:
+        won = 1.0 if lead > 0 else 0.0
     else:
-        mine = 0
-        for seat in range(players):
-            mine += points[seat] if seat % 2 == me % 2 else 0
-        lead = 2 * mine - (TOTAL_POINTS - rest)  # over the other team, which has an equal share to come
-    if abs(lead) > rest:  # the points left cannot overturn it
-        return (1.0 if lead > 0 else 0.0) + points_weight * lead / TOTAL_POINTS
-    return _chance_nb(lead, rest) + points_weight * lead / TOTAL_POINTS
-
-
-@njit(cache=True, inline="always")
-def _chance_nb(lead, rest):
-    """The chance that a lead of ``lead`` points, with ``rest`` points left to play, wins."""
-    return 1.0 / (1.0 + np.exp(-lead / (WIN_SPREAD * rest + 1.0)))
+        won = 1.0 / (1.0 + np.exp(-lead / (WIN_SPREAD * rest + 1.0)))
+    return won + points_weight * lead / TOTAL_POINTS
 
 
 @njit(cache=True)

@@ -177,30 +177,19 @@ def test_pimc_stops_early_alike_whatever_the_rollouts_for_the_same_playouts(seed
     assert len(set(stops.values())) == 1, stops
 
 
-@pytest.mark.parametrize("players", [2, 3, 4, 5, 6])
-def test_a_playout_cut_short_is_scored_as_a_game_would_be(players):
-    """The expected score of a playout stopped with points left: zero-sum between the
-    sides (wins and margins), alike for partners, rising with this seat's points and,
-    at 3 players, falling with the leading opponent's."""
-    from strategies.playout_nb import expected_score_nb
+def test_a_playout_cut_short_is_scored_as_a_game_would_be():
+    """The expected score of a 2-player playout stopped with points left: zero-sum
+    (wins and margins), rising with this seat's points, and sure once the points left
+    cannot overturn the lead."""
+    from strategies.playout_nb import expected_score_2p_nb
 
-    chance = np.random.default_rng(players)
-    sides = np.array([0, 1, 1, 0, 1, 1]) if players == 5 else np.array([0, 1] * 3)  # at 5: caller 0, partner 3
-    for _ in range(200):
-        points = np.zeros(6, dtype=np.int64)
-        points[:players] = chance.multinomial(chance.integers(0, 100), np.ones(players) / players)
+    chance = np.random.default_rng(2)
+    for _ in range(500):
+        points = chance.multinomial(chance.integers(0, 119), [0.5, 0.5])
         weight = chance.uniform(0.1, 2)
-        scores = [expected_score_nb(points, players, seat, weight, sides, 61) for seat in range(players)]
-        richer = points.copy()
-        richer[0] += 10
-        assert expected_score_nb(richer, players, 0, weight, sides, 61) > scores[0]
-        if players == 3:
-            leader = 1 + int(np.argmax(points[1:3]))
-            richer = points.copy()
-            richer[leader] += 10
-            assert expected_score_nb(richer, players, 0, weight, sides, 61) < scores[0]
-            continue
-        other = next(seat for seat in range(players) if sides[seat] != sides[0])
-        assert scores[0] + scores[other] == pytest.approx(1.0)  # one side wins what the other loses
-        for seat in range(players):
-            assert scores[seat] == pytest.approx(scores[0] if sides[seat] == sides[0] else scores[other])
+        mine, theirs = expected_score_2p_nb(points, 0, weight), expected_score_2p_nb(points, 1, weight)
+        assert mine + theirs == pytest.approx(1.0)
+        assert expected_score_2p_nb(points + [min(10, 120 - points.sum()), 0], 0, weight) >= mine
+        lead, rest = points[0] - points[1], 120 - points.sum()
+        if abs(lead) > rest:
+            assert mine - weight * lead / 120 == pytest.approx(1.0 if lead > 0 else 0.0)
