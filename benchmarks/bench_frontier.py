@@ -115,7 +115,7 @@ def plot(run: dict, players: int) -> None:
     import matplotlib.pyplot as plt
     import matplotlib.ticker
 
-    figure, axes = plt.subplots(figsize=(7, 4.5))
+    figure, axes = plt.subplots(figsize=(7, 5))
     rows = run["points"]
     for name in sorted({row["spec"].split(":")[0] for row in rows}):
         points = sorted((row for row in rows if row["spec"].split(":")[0] == name), key=lambda r: r["deals_per_s"])
@@ -140,7 +140,7 @@ def plot(run: dict, players: int) -> None:
     axes.set_xlabel("deals/s on one thread (whole simulate command, against expert)")
     axes.set_ylabel("score against expert (95% interval)")
     axes.set_title(f"Strength against speed, {players} players, {run['deals']:,} duplicate deals, seed {run['seed']}")
-    axes.legend()
+    axes.legend(loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=3, fontsize=8)  # below: never over a point
     figure.tight_layout()
     out = REPO / "docs" / "images" / f"frontier_{players}p.png"
     figure.savefig(out, dpi=110)

@@ -64,7 +64,8 @@ PIMC = Strategy(
     "pimc", 4,
     "Determinized Monte Carlo search: samples the hidden cards consistently with all it has seen, "
     "weighed by how likely the plays seen make them; plays each card out (expert's rules, each other "
-    "player at random as often as its plays suggest, then exact search of the last tricks); keeps the "
+    "player at random as often as its plays suggest, then exact search of the last tricks; at 2 players "
+    "4 tricks while the stock lasts, then the points taken and an even share of the rest); keeps the "
     "best on average, stopping early once one card is clearly best.",
     pimc_nb,
     params=(
