@@ -6,11 +6,11 @@ the trick so far.
 
 Its rules: with probability ``epsilon`` (0.2 in that package's environment) any card at
 random; else, leading, its first card worth the fewest points; following, the card with
-the largest gain, where the gain is the points of both cards, counted for it if it would
-take the trick and against it if not (the first of equal gains). It judges who takes the
-trick as that package does: by points, a trump adding 100, a card of another suit than
-the lead's never taking; so among the cards worth nothing of one suit (Two, Four to
-Seven) the card led is taken as winning, where the rules say the higher rank wins.
+the largest gain, where the gain is the points of the trick with its card, counted for
+it if it would take the trick and against it if not (the first of equal gains). That
+package judges who takes a trick by points (a trump adding 100), which differs from the
+rules only between cards worth nothing, where the gain is 0 either way: the rules' own
+judge (``beats_nb``) gives the same play.
 
     briscola compare pimc gym-greedy --strategy-file benchmarks/published/briscola_gym.py \
         --players 2 --deals 2000 --seed 77
@@ -20,24 +20,14 @@ from numba import njit
 
 from strategies.toolkit import (
     CARD_POINTS,
-    CARD_SUIT,
     Param,
     Strategy,
+    beats_nb,
     rng_below_nb,
     rng_uniform_nb,
     trick_points_nb,
     winning_position_nb,
 )
-
-
-@njit(cache=True)
-def _second_takes_nb(first, second, trump):
-    """Whether ``second`` beats ``first`` (played before it), as briscola-gym judges it."""
-    first_key = CARD_POINTS[first] + (100 if CARD_SUIT[first] == trump else 0)
-    second_key = CARD_POINTS[second] + (100 if CARD_SUIT[second] == trump else 0)
-    if CARD_SUIT[first] != trump and CARD_SUIT[second] != trump and CARD_SUIT[first] != CARD_SUIT[second]:
-        second_key -= 100
-    return second_key > first_key
 
 
 @njit(cache=True)
@@ -55,7 +45,7 @@ def gym_greedy_nb(view, params, rng):
     for k in range(view.n_hand):
         card = view.hand[k]
         points = trick_points_nb(view.table, view.n_table) + CARD_POINTS[card]
-        gain = points if _second_takes_nb(winning, card, view.trump_suit) else -points
+        gain = points if beats_nb(card, winning, view.trump_suit) else -points
         if gain > best_gain:
             best, best_gain = k, gain
     return view.hand[best]
