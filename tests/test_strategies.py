@@ -189,7 +189,7 @@ def test_a_playout_cut_short_is_scored_as_a_game_would_be():
         weight = chance.uniform(0.1, 2)
         mine, theirs = expected_score_2p_nb(points, 0, weight), expected_score_2p_nb(points, 1, weight)
         assert mine + theirs == pytest.approx(1.0)
-        assert expected_score_2p_nb(points + [min(10, 120 - points.sum()), 0], 0, weight) >= mine
+        assert expected_score_2p_nb(points + [min(10, 120 - points.sum()), 0], 0, weight) > mine
         lead, rest = points[0] - points[1], 120 - points.sum()
         if abs(lead) > rest:
             assert mine - weight * lead / 120 == pytest.approx(1.0 if lead > 0 else 0.0)
