@@ -814,6 +814,10 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as error:  # noqa: BLE001 - the last line of defence: one line, no traceback
         if _raised_by_ctrl_c(error):  # e.g. an import that Ctrl-C stopped wraps it in a RuntimeError
             return _fail("interrupted", EXIT_INTERRUPTED)
+        if isinstance(error, SystemError) and isinstance(error.__cause__, Exception):
+            # Numba reports an exception raised in jitted code (a strategy's) as the cause of a SystemError
+            cause = error.__cause__
+            return _fail(f"a strategy raised {type(cause).__name__}: {cause}", EXIT_FAILED)
         hint = "" if _debugging() else " (set BRISCOLA_DEBUG=1 for a traceback)"
         return _fail(f"{type(error).__name__}: {error}{hint}", EXIT_FAILED)
 

@@ -424,3 +424,16 @@ def test_temporary_files_of_killed_runs_are_cleared(tmp_path, capsys):
                           "--out", str(out), "--quiet")  # fmt: skip
     assert code == 0 and not dead.exists() and out.exists()
     assert alive.exists() == os.path.exists(f"/proc/{os.getpid()}1")  # a live process keeps its file
+
+
+@pytest.mark.parametrize("threads", ["1", "2"])
+def test_an_exception_raised_in_a_strategy_is_one_line_naming_it_and_nothing_is_kept(tmp_path, threads):
+    out = tmp_path / "run.parquet"
+    result = run_cli("simulate", "--strategy-file", str(REPO / "tests" / "raising_strategy.py"), "--players", "2",
+                     "--strategies", "raiser,random", "--deals", "50", "--seed", "1", "--threads", threads,
+                     "--out", str(out))  # fmt: skip
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    assert result.stderr.strip().splitlines()[-1] == (
+        "briscola: error: a strategy raised StrategyError: raiser gives up at trick 3"
+    )
+    assert not out.exists() and list(tmp_path.glob(".*.tmp")) == []
