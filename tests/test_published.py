@@ -2,12 +2,12 @@
 rules it is described by, and passes the checks every strategy passes."""
 
 import functools
-import importlib.util
 
 import numpy as np
 import pytest
 
 from kernels.enums import VIEW_DTYPE
+from strategies.registry import load_strategy_file
 from tests.helpers import REPO, run_cli
 
 PUBLISHED = REPO / "benchmarks" / "published" / "briscola_gym.py"
@@ -16,11 +16,9 @@ DENARI, COPPE, SPADE = 0, 10, 20  # a card is suit * 10 + face: Ace 0, Two 1, Th
 
 @functools.cache
 def gym_greedy():
-    """The plug-in's decision function, its module loaded once."""
-    spec = importlib.util.spec_from_file_location("briscola_gym", PUBLISHED)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.gym_greedy_nb
+    """The plug-in's decision function, loaded as --strategy-file loads it (and once)."""
+    (strategy,) = load_strategy_file(PUBLISHED)
+    return strategy.choose
 
 
 def decide(hand, table, trump_suit):
