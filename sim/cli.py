@@ -466,8 +466,11 @@ def _as_study(
         raise ConfigError(f"{folder} already exists; pass --overwrite to start again, or continue it with "
                           f"briscola batch {folder / '_plan.toml'} --out {folder} --resume")  # fmt: skip
     if folder.exists():
+        from sim.files import refuse_foreign, remove_own
+
         _check_backend(backend, scheduler, workers)  # nothing is removed for a mistyped option
-        shutil.rmtree(folder)
+        refuse_foreign(folder, "study", "--out")
+        remove_own(folder, "study")
     text = plan_text(
         experiment,
         f"briscola {experiment.kind}, run as a study: briscola batch _plan.toml --out FOLDER --resume continues it",

@@ -31,9 +31,10 @@ import numpy as np
 from kernels.enums import MAX_PLAYERS
 from sim.compiling import warm_up
 from sim.config import RunConfig, n_sides
+from sim.files import make_parent
 from sim.interrupt import deferred_interrupt
 from sim.play import play_batch, seat_specs
-from sim.results import AtomicParquetWriter, arrow_column, make_parent, match_table, results_schema, results_table
+from sim.results import AtomicParquetWriter, arrow_column, match_table, results_schema, results_table
 from sim.runner import Pace, batches, default_path, final_metadata, prepare_outputs
 from sim.stats import A, B, CompareTally, Sprt, deal_games, game_scores, seatings
 

@@ -10,7 +10,6 @@ of ``sim.analysis``, and names the strategies, table, seed and rules it shows.
 from __future__ import annotations
 
 import html
-import os
 import shutil
 from pathlib import Path
 
@@ -19,8 +18,8 @@ import pandas as pd
 
 from sim import analysis
 from sim.config import ConfigError
+from sim.files import refuse_foreign, replace_folder, temporary_path
 from sim.report import SCORE_DIGITS, rounded, rules_text, run_facts
-from sim.results import temporary_path
 
 EVEN = 0.5  # the score of two equal strategies
 
@@ -57,14 +56,14 @@ def write_report(path: Path, overwrite: bool = False) -> dict:
     if target.exists() and not overwrite:
         found["plots"] = sorted(str(p) for p in target.glob("*.png"))
         return found
+    if target.exists():
+        refuse_foreign(target, "report", "the report folder")  # before anything is drawn
     staging = temporary_path(target)
     staging.mkdir()
     try:
         figures = _draw_all(run, found, staging)
         (staging / "index.html").write_text(_page(path, found, figures))
-        if target.exists():
-            shutil.rmtree(target)
-        os.replace(staging, target)
+        replace_folder(staging, target, "report", "the report folder")
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise

@@ -11,11 +11,8 @@ closes its files, marked ``"status": "partial"`` in the metadata.
 
 from __future__ import annotations
 
-import glob
 import json
 import os
-import shutil
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -24,12 +21,12 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from sim.config import CHIAMATA, ConfigError, RunConfig, n_sides
+from sim.config import CHIAMATA, RunConfig, n_sides
+from sim.files import METADATA_KEY, temporary_path
 
 if TYPE_CHECKING:  # pandas only where a notebook reads results: runs start faster without it
     import pandas
 
-METADATA_KEY = "briscola"
 FORMAT_VERSION = 1
 
 
@@ -125,58 +122,12 @@ def match_table(matches, config: RunConfig, schema: pa.Schema) -> pa.Table:
     return pa.concat_tables(tables, promote_options="permissive").sort_by("deal").cast(schema)
 
 
-def check_output_path(path: Path, overwrite: bool, option: str, folder: bool = False) -> None:
-    """Refuses, before anything runs, a path that cannot or must not be written (a file,
-    or a dataset ``folder``). Missing folders above it are fine: the run makes them once
-    everything else is known to be good (``make_parent``)."""
-    if path.exists() and path.is_dir() != folder:
-        wanted = "a folder path (a tournament writes a Parquet dataset)" if folder else "a file path"
-        raise ConfigError(f"{option} {path} is a {'file' if folder else 'directory'}; give {wanted}")
-    if path.exists() and not overwrite:
-        raise ConfigError(f"{option} {path} already exists; pass --overwrite to replace it")
-    existing = path.absolute().parent
-    while not existing.exists():
-        existing = existing.parent
-    if not existing.is_dir():
-        raise ConfigError(f"{option} {path}: {existing} is a file, not a directory")
-    try:  # os.access says yes to root everywhere: only writing tells
-        tempfile.TemporaryFile(dir=existing).close()
-    except OSError as error:
-        raise ConfigError(f"{option} {path}: cannot write in {existing} ({error.strerror or error})") from None
-
-
-def make_parent(path: Path | None) -> None:
-    """Makes the folders above an output path (checked by ``check_output_path``)."""
-    if path is not None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-
-
-def temporary_path(path: Path) -> Path:
-    """Where ``path`` is written until it is complete: ``.NAME.PID.tmp`` beside it. Those a
-    killed run left behind (their process is gone) are removed first."""
-    for stale in path.parent.glob(f".{glob.escape(path.name)}.*.tmp"):
-        pid = stale.name[len(path.name) + 2 : -len(".tmp")]
-        if pid.isdigit() and not _process_alive(int(pid)):
-            shutil.rmtree(stale, ignore_errors=True) if stale.is_dir() else stale.unlink(missing_ok=True)
-    return path.with_name(f".{path.name}.{os.getpid()}.tmp")
-
-
-def _process_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # someone else's: alive
-        return True
-    return True
-
-
 RESULT_ROW_GROUP = 1 << 20  # rows per row group of a result file
 TRACE_ROW_GROUP = 1 << 16  # a trace row is a hundred times larger
 
 
 class AtomicParquetWriter:
-    """Streams row groups to ``.NAME.PID.tmp`` beside ``path``; ``commit`` renames it.
+    """Streams row groups to a temporary file beside ``path``; ``commit`` renames it.
 
     Row groups hold exactly ``row_group`` rows (the last one fewer), whatever the
     batches written: a file's data then depends on its rows alone, not on how a run was

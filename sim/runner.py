@@ -18,14 +18,13 @@ from kernels.tally_nb import tally_results_nb
 from sim import __version__
 from sim.compiling import warm_up
 from sim.config import ConfigError, RunConfig, n_sides, side_of_seat
+from sim.files import check_output_path, make_parent
 from sim.interrupt import StopFlag, deferred_interrupt
 from sim.play import NOT_PLAYED, Batch, effective_threads, play_batch, seat_specs
 from sim.results import (
     FORMAT_VERSION,
     TRACE_ROW_GROUP,
     AtomicParquetWriter,
-    check_output_path,
-    make_parent,
     match_table,
     results_schema,
     results_table,

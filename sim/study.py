@@ -23,9 +23,7 @@ import fcntl
 import json
 import math
 import os
-import socket
 import time
-import uuid
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -36,6 +34,7 @@ from sim.chunks import Chunk, ChunkResult, chunks_of, run_chunk
 from sim.compare import SPRT_CHECK_DEALS, CompareOutcome, compare_schema, seating_config
 from sim.config import ConfigError
 from sim.experiments import Experiment, with_threads
+from sim.files import check_output_path, is_temporary, temporary_path, write_atomically, write_json
 from sim.plan import Plan, fingerprint, plan_hash
 from sim.stats import CompareTally, RunTally, seatings
 
@@ -98,23 +97,6 @@ def conform(table, schema):
 
 
 # ------------------------------------------------------------------ files
-
-
-def write_atomically(path: Path, write) -> None:
-    """Calls ``write(temporary_path)``, then renames it to ``path``: the file appears
-    whole or not at all. The temporary name cannot collide between hosts or processes."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_name(f".{path.name}.{socket.gethostname()}-{os.getpid()}-{uuid.uuid4().hex[:8]}.tmp")
-    try:
-        write(temporary)
-        os.replace(temporary, path)
-    except BaseException:
-        temporary.unlink(missing_ok=True)
-        raise
-
-
-def write_json(path: Path, data) -> None:
-    write_atomically(path, lambda temporary: temporary.write_text(json.dumps(data, indent=1)))
 
 
 def write_parquet(path: Path, table) -> None:
@@ -216,9 +198,7 @@ class Study:
             return cls._resume(folder, plan, rows, chunk_units, threads)
         if folder.exists():
             raise ConfigError(f"{folder} already exists; pass --resume to continue the study in it")
-        from sim.results import check_output_path, temporary_path
-
-        check_output_path(folder, False, "--out", folder=True)
+        check_output_path(folder, False, "--out", layout="study")
         experiments = [e if threads is None else with_threads(e, threads) for e in plan.experiments]
         states = [
             ExperimentState(e, chunk_units or calibrate(e), experiment_dir(folder, e.name), fingerprint(e))
@@ -291,7 +271,8 @@ class Study:
         leftovers (temporary files, rows without a record, chunks past an SPRT's stop)
         are removed."""
         for temporary in self.folder.rglob(".*.tmp"):
-            temporary.unlink(missing_ok=True)
+            if is_temporary(temporary.name) and temporary.is_file():  # the study is locked: no one writes them now
+                temporary.unlink(missing_ok=True)
         for state in self.states:
             for chunk in state.chunks:
                 record = self._read_record(state, chunk)

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import itertools
 import json
-import os
 import shutil
 import time
 from collections.abc import Callable
@@ -15,9 +14,9 @@ from pathlib import Path
 
 from sim.compare import run_comparison
 from sim.config import RunConfig
+from sim.files import check_output_path, replace_folder, temporary_path
 from sim.interrupt import deferred_interrupt
 from sim.play import seat_specs
-from sim.results import check_output_path, temporary_path
 from sim.runner import default_path
 from sim.stats import PairResult, fit_ratings, score_matrix
 
@@ -62,7 +61,7 @@ def run_tournament(
     for name in names:
         seat_specs(replace_strategies(base, name))  # unknown strategies fail before anything runs
     if out is not None:
-        check_output_path(out, overwrite, "--out", folder=True)
+        check_output_path(out, overwrite, "--out", layout="tournament")
     staging = None if out is None else temporary_path(out)
     pairs, started = [], time.perf_counter()
     try:
@@ -75,9 +74,7 @@ def run_tournament(
             summary = {**tournament_dict(outcome), "status": "partial" if interrupted else "complete",
                        "seconds": round(outcome.seconds, 3), "command": command}  # fmt: skip
             (staging / "_tournament.json").write_text(json.dumps(summary, indent=1))
-            if out.exists():
-                shutil.rmtree(out)
-            os.replace(staging, out)
+            replace_folder(staging, out, "tournament")
     except BaseException:
         if staging is not None:
             shutil.rmtree(staging, ignore_errors=True)

@@ -168,9 +168,15 @@ def test_existing_output_is_refused_and_left_untouched(tmp_path, capsys):
                             "--out", str(out))  # fmt: skip
     assert code == 2 and "--overwrite" in err
     assert out.read_bytes() == b"precious"
-    code, _, _ = simulate(capsys, "--players", "2", "--strategies", "random", "--deals", "10", "--seed", "1",
-                          "--out", str(out), "--overwrite", "--quiet")  # fmt: skip
-    assert code == 0 and len(pd.read_parquet(out)) == 10
+    code, _, err = simulate(capsys, "--players", "2", "--strategies", "random", "--deals", "10", "--seed", "1",
+                            "--out", str(out), "--overwrite", "--quiet")  # fmt: skip
+    assert code == 2 and "is not a file briscola wrote" in err  # --overwrite replaces only briscola's own files
+    assert out.read_bytes() == b"precious"
+    out.unlink()
+    for deals in ("10", "20"):  # a result file of its own is replaced
+        code, _, _ = simulate(capsys, "--players", "2", "--strategies", "random", "--deals", deals, "--seed", "1",
+                              "--out", str(out), "--overwrite", "--quiet")  # fmt: skip
+        assert code == 0 and len(pd.read_parquet(out)) == int(deals)
 
 
 def test_help_lists_the_simulate_options():
@@ -417,12 +423,18 @@ def test_notes_count_matches_and_seeds_read_like_counts(tmp_path, capsys):
 
 def test_temporary_files_of_killed_runs_are_cleared(tmp_path, capsys):
     out = tmp_path / "run.parquet"
+    from sim.files import host_tag
+
     dead, alive = tmp_path / ".run.parquet.999999999.tmp", tmp_path / f".run.parquet.{os.getpid()}1.tmp"
-    dead.write_text("left by a killed run")
-    alive.write_text("a run still going")
+    dead_now = tmp_path / f".run.parquet.{host_tag()}-999999999-0123abcd.tmp"  # today's names
+    elsewhere = tmp_path / ".run.parquet.00000000-999999999-0123abcd.tmp"  # another machine's: may be running
+    mine = tmp_path / ".run.parquet.notes.tmp"  # not a name briscola gives
+    for path in (dead, alive, dead_now, elsewhere, mine):
+        path.write_text("left by someone")
     code, _, _ = simulate(capsys, "--players", "2", "--strategies", "random", "--deals", "10", "--seed", "1",
                           "--out", str(out), "--quiet")  # fmt: skip
-    assert code == 0 and not dead.exists() and out.exists()
+    assert code == 0 and not dead.exists() and not dead_now.exists() and out.exists()
+    assert elsewhere.exists() and mine.exists()
     assert alive.exists() == os.path.exists(f"/proc/{os.getpid()}1")  # a live process keeps its file
 
 
