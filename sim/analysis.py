@@ -20,12 +20,14 @@ from __future__ import annotations
 
 import json
 import os
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
+from sim import __version__
 from sim.config import n_sides, side_of_seat
 from sim.results import read_config
 from sim.stats import Z_95, score_against_copies
@@ -78,37 +80,81 @@ class Results:
 def load(path: str | os.PathLike) -> Results:
     """Reads a ``simulate`` or ``compare`` file, a ``tournament`` folder (its pair files
     gain a ``pair`` column: ``i_j``, the indices of A and B among the strategies), or a
-    study's folder (``briscola batch``): a StudyResults."""
+    study's folder (``briscola batch``): a StudyResults. What is read is checked first: a
+    file whose rows are not those its metadata describes, or a tournament lacking a pair
+    it lists, is a ValueError naming it."""
     path = Path(path)
     if path.is_dir() and (path / STUDY_FILE).exists():
         return load_study(path)
     if path.is_dir():
-        summary_file = path / TOURNAMENT_FILE
-        if not summary_file.exists():
-            raise ValueError(f"{path} is a folder without {TOURNAMENT_FILE}: not a tournament dataset")
-        frames = []
-        for file in sorted(path.glob("pair_*.parquet")):
-            frame = pd.read_parquet(file)
-            frames.append(frame.assign(pair=file.stem.removeprefix("pair_")))
-        deals = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
-        for column in [c for c in deals.columns if c.startswith("strategy_")]:
-            deals[column] = deals[column].astype("category")
-        config = json.loads(summary_file.read_text())
-        deals.attrs["match"] = config.get("match", "deal")
-        return Results(deals, config, "tournament")
-    config = read_config(path)
-    deals = pd.read_parquet(path)
+        return _load_tournament(path)
+    config, deals = _read_checked(path)
     deals.attrs["match"] = config.get("match", "deal")  # how a match file's standing is counted
     return Results(deals, config, "compare" if "compare" in config else "simulate")
+
+
+def _read_checked(path: Path) -> tuple[dict, pd.DataFrame]:
+    """A result file's metadata and rows, checked against each other."""
+    from sim.config import PLAYER_COUNTS
+
+    config = read_config(path)
+    players = config.get("players") if isinstance(config, dict) else None
+    if players not in PLAYER_COUNTS or not isinstance(config.get("seed"), int):
+        raise ValueError(f"{path}: its metadata names no table and seed (players {players!r}): it was not written "
+                         "by briscola, or was damaged")  # fmt: skip
+    deals = pd.read_parquet(path)
+    if "side_points_0" in deals:  # a result file (a trace file's rows are moves)
+        held = sum(column.startswith("points_") for column in deals.columns)
+        if held != players:
+            raise ValueError(f"{path}: its metadata says {players} players but its rows hold {held} players' points: "
+                             "the metadata and the rows disagree")  # fmt: skip
+    if "rows" in config and len(deals) != config["rows"]:
+        raise ValueError(f"{path} holds {len(deals):,} rows where its metadata says {config['rows']:,}: it was "
+                         "changed or damaged since briscola wrote it")  # fmt: skip
+    return config, deals
+
+
+def _load_tournament(path: Path) -> Results:
+    """A tournament's folder: the pair files its ``_tournament.json`` lists, each checked."""
+    import itertools
+
+    summary_file = path / TOURNAMENT_FILE
+    if not summary_file.exists():
+        raise ValueError(f"{path} is a folder without {TOURNAMENT_FILE}: not a tournament dataset")
+    try:
+        config = json.loads(summary_file.read_text())
+        names = list(config["strategies"])
+    except (ValueError, KeyError, TypeError) as error:
+        raise ValueError(f"{summary_file} does not read ({type(error).__name__}: {error})") from None
+    every = [f"{i}_{j}" for i, j in itertools.combinations(range(len(names)), 2)]
+    listed = config.get("pairs", every if config.get("status") == "complete" else None)
+    if listed is None:  # a partial tournament of an earlier version: the pairs there
+        listed = sorted(file.stem.removeprefix("pair_") for file in path.glob("pair_*.parquet"))
+    frames = []
+    for pair in listed:
+        file = path / f"pair_{pair}.parquet"
+        if not file.exists():
+            i, j = map(int, pair.split("_"))
+            raise ValueError(f"{path} lacks {file.name} ({names[i]} against {names[j]}), a pair its {TOURNAMENT_FILE} "
+                             "lists: the tournament's folder is incomplete")  # fmt: skip
+        frames.append(_read_checked(file)[1].assign(pair=pair))
+    deals = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+    for column in [c for c in deals.columns if c.startswith("strategy_")]:
+        deals[column] = deals[column].astype("category")
+    deals.attrs["match"] = config.get("match", "deal")
+    return Results(deals, config, "tournament")
 
 
 @dataclass
 class StudyResults(Results):
     """A study (``briscola batch``): every row of its chunks done (``deals``, with an
     ``experiment`` column, and ``pair`` in tournaments), its status (``config``, as
-    ``briscola status --json`` prints it), and each experiment on its own."""
+    ``briscola status --json`` prints it), and each experiment on its own. Only chunks
+    that verify count: a damaged or missing one is left out, named in a warning and in
+    ``config["experiments"][i]["damaged"]``, and its experiment is partial."""
 
     folder: Path = None
+    study: object = None  # sim.study.Study, as read and verified
 
     @property
     def names(self) -> list[str]:
@@ -122,50 +168,57 @@ class StudyResults(Results):
     def experiment(self, name: str) -> Results:
         """One experiment's rows and configuration, as its own command's file would hold
         them: every function of this module works on it."""
-        entries = {e["name"]: e for e in json.loads((self.folder / STUDY_FILE).read_text())["experiments"]}
-        if name not in entries:
-            raise KeyError(f"no experiment {name!r} in {self.folder}; its experiments: {', '.join(entries)}")
-        entry, outcome = entries[name], {e["name"]: e for e in self.config["experiments"]}[name]
-        columns = entry["columns"] + (
-            ["pair"] if entry["kind"] == "tournament" else []
-        )  # the pair: from its folder's name
-        deals = _read_parts(self.folder, [entry], columns)
-        print_, summary = entry["fingerprint"], outcome["summary"] or {}
+        state = self.study.by_name.get(name)
+        if state is None:
+            raise KeyError(f"no experiment {name!r} in {self.folder}; its experiments: {', '.join(self.names)}")
+        kind = state.experiment.kind
+        columns = state.columns + (["pair"] if kind == "tournament" else [])  # the pair: from its folder's name
+        deals = _read_parts(self.folder, [state], self.study.rows, columns)
+        print_, outcome = state.fingerprint, {e["name"]: e for e in self.config["experiments"]}[name]
+        summary = outcome["summary"] or {}
         config = {"players": print_["players"], "seed": print_["seed"], "rules": print_["rules"], "match": print_["match"],
                   "deals": print_["deals"], "strategies": print_["strategies"], "versions": print_.get("versions", {}),
-                  "version": json.loads((self.folder / STUDY_FILE).read_text())["version"],
-                  "status": outcome["status"], "summary": summary, "study": str(self.folder), "experiment": name}  # fmt: skip
-        if entry["kind"] == "compare":
+                  "plugins": print_.get("plugins", {}), "version": __version__, "status": outcome["status"],
+                  "summary": summary, "study": str(self.folder), "experiment": name}  # fmt: skip
+        if kind == "compare":
             config["compare"] = {
                 "a": print_["strategies"][0],
                 "b": print_["strategies"][1],
                 "sprt": summary.get("sprt"),
             }
-        if entry["kind"] == "tournament":
+        if kind == "tournament":
             config.update({key: value for key, value in summary.items() if key in ("matrix", "ratings", "anchor")})
             deals["pair"] = deals["pair"].astype(str)  # as a tournament's folder gives it
         deals.attrs["match"] = print_["match"]
-        return Results(deals, config, entry["kind"])
+        return Results(deals, config, kind)
 
 
 def load_study(folder: Path) -> StudyResults:
-    """A study's folder: what is done so far, even while it runs or after a crash."""
-    from sim.study import read_outcome
+    """A study's folder: what is done so far, even while it runs or after a crash; every
+    chunk verified first."""
+    from sim.study import Study
 
-    outcome = read_outcome(folder)
-    entries = json.loads((folder / STUDY_FILE).read_text())["experiments"]
-    return StudyResults(_read_parts(folder, entries), outcome, "study", folder=folder)
+    study = Study.read(folder)
+    outcome = study.outcome()
+    if study.damaged:
+        named = "; ".join(f"experiment {name!r} {d.chunk.label}: {d.problem}" for name, d in study.damaged[:3])
+        more = f" and {len(study.damaged) - 3} more" if len(study.damaged) > 3 else ""
+        warnings.warn(f"{folder}: {len(study.damaged)} chunk(s) do not verify and are left out ({named}{more}); "
+                      "briscola batch PLAN --out FOLDER --resume plays them again", StudyDamaged, stacklevel=2)  # fmt: skip
+    return StudyResults(_read_parts(folder, study.states, study.rows), outcome, "study", folder=folder, study=study)
 
 
-def _read_parts(folder: Path, entries: list[dict], columns: list[str] | None = None) -> pd.DataFrame:
-    """The rows of the chunks done (those with a record) of some experiments of a study,
-    as ``pandas.read_parquet(folder)`` reads them: rows a crash left without their record
-    are not the study's yet."""
+class StudyDamaged(UserWarning):
+    """Some chunks of a study did not verify: its rows leave them out."""
+
+
+def _read_parts(folder: Path, states, rows: bool, columns: list[str] | None = None) -> pd.DataFrame:
+    """The rows of the verified chunks of some experiments of a study, as
+    ``pandas.read_parquet(folder)`` reads them: rows a crash left without their record,
+    or damaged, are not the study's."""
     import pyarrow.dataset as ds
 
-    from sim.study import recorded_parts
-
-    files = [str(part) for entry in entries for part in recorded_parts(folder / entry["directory"])]
+    files = [str(s.part(c)) for s in states for c in s.needed() if c in s.records] if rows else []
     if not files:
         return pd.DataFrame(columns=columns)
     partitioning = ds.HivePartitioning.discover(infer_dictionary=True)

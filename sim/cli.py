@@ -414,7 +414,7 @@ def _run_study(folder, study_plan, resume, backend, scheduler, workers, chunk_de
     ``batch --json`` prints) and whether Ctrl-C stopped it."""
     from sim.config import ConfigError
     from sim.interrupt import STUDY_STOPPING, deferred_interrupt
-    from sim.study import Study, run_locally
+    from sim.study import Study, check_fits, run_locally
 
     _check_backend(backend, scheduler, workers)
     if chunk_deals is not None and chunk_deals < 1:
@@ -423,11 +423,18 @@ def _run_study(folder, study_plan, resume, backend, scheduler, workers, chunk_de
         raise ConfigError(f"{folder} already exists; pass --resume to continue the study in it")
     if scheduler is not None:
         _reach(scheduler)
+    if not resume:
+        check_fits(study_plan, chunk_deals)
     if not quiet and not resume and chunk_deals is None:
         print("briscola: sizing chunks: a few deals of every experiment", file=sys.stderr)
     study = Study.open(
         folder, study_plan, rows=not summary_only, resume=resume, chunk_units=chunk_deals, threads=threads
     )
+    for note in study.notes:
+        print(f"briscola: {note}", file=sys.stderr)
+    for name, damage in study.replayed:  # said even with --quiet: the study held something wrong
+        print(f"briscola: experiment {name!r} {damage.chunk.label}: {damage.problem}; it is played again",
+              file=sys.stderr)  # fmt: skip
     total = sum(state.experiment.units for state in study.states)
     done = sum(state.units_done() for state in study.states)
     try:

@@ -28,9 +28,11 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
+import math
 import re
 from dataclasses import dataclass, replace
 from pathlib import Path
+from urllib.parse import quote
 
 from sim.config import BAD_INPUT, ConfigError, parse_count
 from sim.experiments import KINDS, Experiment, make_experiment
@@ -46,6 +48,8 @@ LIST_VALUED = ("strategies", "sprt", "rule")  # keys whose one value is a list: 
 REQUIRED = {"simulate": ("name", "players", "strategies", "deals"), "compare": ("name", "a", "b", "deals"),
             "tournament": ("name", "strategies", "deals")}  # fmt: skip
 NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
+MAX_EXPERIMENTS = 10_000  # experiments a plan may expand into: a larger grid is refused before it is listed
+MAX_FOLDER_NAME = 255  # bytes of a file name on common file systems: an experiment's folder must fit
 
 
 class PlanError(ConfigError):
@@ -85,12 +89,15 @@ def read_plan(path: str | Path) -> Plan:
     except BAD_INPUT as error:
         raise PlanError(f"{path}: key 'strategy_files': {error}") from None
     experiments = []
+    entries = []
     for kind in KINDS:
-        entries = data.get(kind, [])
-        if not isinstance(entries, list):
+        listed = data.get(kind, [])
+        if not isinstance(listed, list):
             raise PlanError(f"{path}: {kind} must be an array of tables, written [[{kind}]]")
-        for number, entry in enumerate(entries, start=1):
-            experiments += _expand(path, kind, number, entry, data.get("seed"), files)
+        entries += [(kind, number, entry) for number, entry in enumerate(listed, start=1)]
+    _check_grid_size(path, entries, data.get("seed"))
+    for kind, number, entry in entries:
+        experiments += _expand(path, kind, number, entry, data.get("seed"), files)
     if not experiments:
         raise PlanError(f"{path}: the plan has no experiment; add a [[simulate]], [[compare]] or [[tournament]] entry")
     seen = {}
@@ -113,14 +120,42 @@ def _toml():
     return tomllib
 
 
+def experiment_folder(name: str) -> str:
+    """An experiment's folder in a study: ``experiment=NAME``, NAME percent-encoded (as
+    Parquet readers decode hive partitions, so the ``experiment`` column reads NAME)."""
+    return f"experiment={quote(name, safe='')}"
+
+
+def _check_grid_size(path: Path, entries, seed) -> None:
+    """Refuses a plan that would expand into more than MAX_EXPERIMENTS experiments, by
+    counting its axes before any experiment is made."""
+    sizes = []
+    for kind, number, entry in entries:
+        where = _where(path, kind, number, entry)
+        if isinstance(entry, dict):
+            entry = {key.replace("-", "_"): value for key, value in entry.items()}
+            sizes.append((where, [len(options) for _, options in _axes(path, where, {"seed": seed, **entry})]))
+    total = sum(math.prod(axes) for _, axes in sizes)
+    if total > MAX_EXPERIMENTS:
+        where, axes = max(sizes, key=lambda item: math.prod(item[1]))
+        raise PlanError(f"{path}: the plan expands into {total:,} experiments ({where}: {math.prod(axes):,}, "
+                        f"{' x '.join(map(str, axes))} over {len(axes)} axes); a plan holds at most "
+                        f"{MAX_EXPERIMENTS:,}: split it into several plans, or give fewer values")  # fmt: skip
+
+
+def _where(path: Path, kind: str, number: int, entry) -> str:
+    where = f"[[{kind}]] entry {number}"
+    if isinstance(entry, dict) and "name" in entry:
+        where += f" ({entry['name']!r})"
+    return where
+
+
 def _expand(path: Path, kind: str, number: int, entry, seed, files) -> list[Experiment]:
     """The experiments of one entry: the product of its axes, each checked."""
-    where = f"[[{kind}]] entry {number}"
+    where = _where(path, kind, number, entry)
     if not isinstance(entry, dict):
         raise PlanError(f"{path}: {where} is not a table")
     entry = {key.replace("-", "_"): value for key, value in entry.items()}
-    if "name" in entry:
-        where += f" ({entry['name']!r})"
     for key in entry:
         if key not in KEYS[kind]:
             raise PlanError(f"{path}: {where}: unknown key {key!r}; valid keys: {', '.join(KEYS[kind])}")
@@ -138,7 +173,13 @@ def _expand(path: Path, kind: str, number: int, entry, seed, files) -> list[Expe
     for choice in itertools.product(*(options for _, options in axes)):
         chosen = dict(values, **{key: option for (key, _), option in zip(axes, choice)})
         label = ",".join(f"{key.removeprefix('rules.')}={_show(option)}" for (key, _), option in zip(axes, choice))
-        expanded.append(_experiment(path, where, kind, f"{name}/{label}" if label else name, chosen, files))
+        full = f"{name}/{label}" if label else name
+        folder = experiment_folder(full)
+        if len(folder.encode()) > MAX_FOLDER_NAME:
+            raise PlanError(f"{path}: {where}: the experiment name {full!r} makes a folder name of "
+                            f"{len(folder.encode())} bytes ({folder[:40]}...), more than the {MAX_FOLDER_NAME} a "
+                            "file system takes: give the entry a shorter name, or fewer axes")  # fmt: skip
+        expanded.append(_experiment(path, where, kind, full, chosen, files))
     return expanded
 
 

@@ -461,6 +461,10 @@ def show_study(outcome: dict) -> None:
     for experiment in experiments:
         headline = _headline(experiment["kind"], experiment["summary"])
         console.print(f"{experiment['name']} ({experiment['kind']}): {headline}", highlight=False)
+    for experiment in experiments:
+        for damage in experiment.get("damaged", []):
+            console.print(f"not done: {experiment['name']} {damage['chunk']}: {damage['problem']} "
+                          "(briscola batch PLAN --resume plays it again)", highlight=False)  # fmt: skip
 
 
 def _work_left(experiment: dict) -> str:

@@ -141,9 +141,11 @@ class AtomicParquetWriter:
         self.row_group = row_group or RESULT_ROW_GROUP
         self._pending: list[pa.Table] = []
         self._pending_rows = 0
+        self.rows = 0  # written in all: the metadata says it, so a reader can tell a file that lost rows
         self._writer = pq.ParquetWriter(self.tmp_path, schema, compression="zstd")
 
     def write(self, table: pa.Table) -> None:
+        self.rows += table.num_rows
         self._pending.append(table)
         self._pending_rows += table.num_rows
         if self._pending_rows >= self.row_group:
@@ -163,7 +165,7 @@ class AtomicParquetWriter:
         """Completes the temporary file, with ``metadata`` as JSON in its footer."""
         if self._pending:
             self._flush(whole_groups_only=False)
-        self._writer.add_key_value_metadata({METADATA_KEY: json.dumps(metadata)})
+        self._writer.add_key_value_metadata({METADATA_KEY: json.dumps({**metadata, "rows": self.rows})})
         self._writer.close()
 
     def commit(self) -> None:

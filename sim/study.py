@@ -9,9 +9,14 @@ The study's folder is one Parquet dataset and the record of what is done:
     FOLDER/experiment=NAME/_chunks/part-000000000000.json     a chunk's tally: it is done
     FOLDER/experiment=NAME/_summary.json  what the experiment's command prints with --json
 
-A chunk counts as done once its record (``_chunks/*.json``) exists, written after its rows
-and each under a temporary name first, so a killed run leaves nothing half-written that
-counts. Summaries are always computed from the records on disk, so a resumed study ends
+A chunk counts as done once its record (``_chunks/*.json``) exists and is verified: the
+record's own checksum, its chunk's identity (the experiment's name and everything that
+decides its results, the range of deals), and the checksum of its rows' part, which
+holds the same identity in its metadata. Each is written under a temporary name first,
+rows before record, so a killed run leaves nothing half-written that counts; a chunk
+that does not verify (a bit flipped, a part copied from elsewhere, a part gone) is not
+done: ``status`` and ``sim.load`` name it, and a resumed study plays it again.
+Summaries are always computed from the verified records, so a resumed study ends
 exactly as an uninterrupted one. Every part has the study's columns (the union of its
 experiments', empty where an experiment has none), so ``pandas.read_parquet(FOLDER)``
 reads the whole study, with an ``experiment`` column (``pair`` in tournaments).
@@ -20,38 +25,41 @@ reads the whole study, with an ``experiment`` column (``pair`` in tournaments).
 from __future__ import annotations
 
 import fcntl
+import hashlib
 import json
 import math
 import os
+import shutil
 import time
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from urllib.parse import quote
 
 from sim import __version__
 from sim.chunks import Chunk, ChunkResult, chunks_of, run_chunk
 from sim.compare import SPRT_CHECK_DEALS, CompareOutcome, compare_schema, seating_config
-from sim.config import ConfigError
+from sim.config import ConfigError, Rules, RunConfig
 from sim.experiments import Experiment, with_threads
-from sim.files import check_output_path, is_temporary, temporary_path, write_atomically, write_json
-from sim.plan import Plan, fingerprint, plan_hash
-from sim.stats import CompareTally, RunTally, seatings
+from sim.files import METADATA_KEY, check_output_path, is_temporary, temporary_path, write_atomically, write_json
+from sim.plan import Plan, experiment_folder, fingerprint, plan_hash
+from sim.stats import CompareTally, RunTally, Sprt, seatings
 
-FORMAT = 1
+FORMAT = 2  # of the folder: 2 verifies every chunk (1 had no checksums)
 STUDY_FILE, PLAN_FILE, SUMMARY_FILE, CHUNKS_DIR = "_study.json", "_plan.toml", "_summary.json", "_chunks"
 CHUNK_SECONDS = 60.0  # a chunk is about this much work: a crash loses little, overhead stays small
 MAX_CHUNK_UNITS = 2_000_000  # and at most this many deals (its rows are held in memory once)
 MAX_SPRT_CHUNK_UNITS = 10 * SPRT_CHECK_DEALS  # an SPRT may decide early: at most this much is played past it
+MAX_CHUNKS = 100_000  # chunks a study may hold: its lists of them stay small
 SAVE_SECONDS = 2.0  # how stale the status and summaries of a study in progress may get
 CALIBRATION_SECONDS = 0.5
 MAX_CHANGES = 3  # changes of a plan named in a refusal
+LOCK_WAIT_SECONDS = 2.0  # how long a run waits for a reader's brief look (status, sim.load) to end
 
 
 def experiment_dir(folder: Path, name: str) -> Path:
     """An experiment's folder: ``experiment=NAME`` (NAME percent-encoded, as Parquet
     readers decode hive partitions, so the ``experiment`` column reads NAME itself)."""
-    return folder / f"experiment={quote(name, safe='')}"
+    return folder / experiment_folder(name)
 
 
 # ------------------------------------------------------------------ columns
@@ -99,14 +107,61 @@ def conform(table, schema):
 # ------------------------------------------------------------------ files
 
 
-def write_parquet(path: Path, table) -> None:
+def write_part(path: Path, table, identity: dict) -> str:
+    """Writes a chunk's rows, with its identity in the file's metadata; returns the SHA-256
+    of the bytes written (the record keeps it)."""
+    import pyarrow as pa
     import pyarrow.parquet as pq
 
     from sim.results import RESULT_ROW_GROUP
 
-    write_atomically(
-        path, lambda temporary: pq.write_table(table, temporary, compression="zstd", row_group_size=RESULT_ROW_GROUP)
-    )
+    table = table.replace_schema_metadata({METADATA_KEY: json.dumps({"format": FORMAT, "chunk": identity})})
+    sink = pa.BufferOutputStream()
+    pq.write_table(table, sink, compression="zstd", row_group_size=RESULT_ROW_GROUP)
+    data = memoryview(sink.getvalue())
+
+    def write(temporary: Path) -> None:
+        with open(temporary, "wb") as handle:
+            handle.write(data)
+
+    write_atomically(path, write)
+    return hashlib.sha256(data).hexdigest()
+
+
+def file_sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        while block := handle.read(1 << 22):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def record_checksum(record: dict) -> str:
+    """The checksum a record carries of its own contents (all but the checksum)."""
+    canonical = json.dumps({key: value for key, value in record.items() if key != "checksum"}, sort_keys=True)
+    return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+def part_identity(path: Path) -> dict | None:
+    """The chunk identity a part holds in its metadata (None if it holds none)."""
+    import pyarrow.parquet as pq
+
+    try:
+        raw = (pq.read_schema(path).metadata or {}).get(METADATA_KEY.encode())
+        return json.loads(raw)["chunk"] if raw else None
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+@dataclass(frozen=True)
+class Damage:
+    """A chunk whose record is there but does not verify: it is not done."""
+
+    chunk: Chunk
+    problem: str
+
+    def to_dict(self) -> dict:
+        return {"chunk": self.chunk.label, "problem": self.problem}
 
 
 # ------------------------------------------------------------------ one experiment's state
@@ -130,6 +185,18 @@ class ExperimentState:
     @cached_property
     def columns(self) -> list[str]:
         return native_schema(self.experiment).names
+
+    @cached_property
+    def identity(self) -> str:
+        """What its chunks' records and parts must name: the experiment and everything
+        that decides its results, with the version and folder format that wrote them."""
+        canonical = json.dumps([__version__, FORMAT, self.experiment.name, self.fingerprint], sort_keys=True)
+        return hashlib.sha256(canonical.encode()).hexdigest()[:32]
+
+    def chunk_identity(self, chunk: Chunk) -> dict:
+        pair = None if chunk.pair is None else list(chunk.pair)
+        return {"experiment": self.experiment.name, "identity": self.identity, "pair": pair, "first": chunk.first,
+                "n": chunk.n}  # fmt: skip
 
     def needed(self) -> list[Chunk]:
         """The chunks its result needs: all of them, or those before its SPRT decided."""
@@ -161,27 +228,103 @@ class ExperimentState:
     def seconds(self) -> float:
         return sum(record["seconds"] for record in self.records.values())
 
+    # -- what is done, verified
 
-def chunk_record(result: ChunkResult, rows: int | None) -> dict:
+    def load_records(self, rows: bool) -> list[Damage]:
+        """Reads the records of the chunks done, each verified (with its rows' part, when
+        the study keeps rows); returns the chunks whose record does not verify."""
+        self.records, damaged = {}, []
+        for chunk in self.chunks:
+            record, problem = self.verify(chunk, rows)
+            if record is not None:
+                self.records[chunk] = record
+            elif problem is not None:
+                damaged.append(Damage(chunk, problem))
+        return damaged
+
+    def verify(self, chunk: Chunk, rows: bool) -> tuple[dict | None, str | None]:
+        """A chunk's record if it verifies, else None and what is wrong (None: no record)."""
+        path = self.record_path(chunk)
+        if not path.exists():
+            return None, None
+        try:
+            record = json.loads(path.read_text())
+            whole = isinstance(record, dict) and record.get("checksum") == record_checksum(record)
+        except (OSError, ValueError):
+            whole = False
+        if not whole:
+            return None, f"its record {path.name} was damaged or changed since it was written"
+        if record.get("identity") != self.chunk_identity(chunk):
+            return None, f"its record {path.name} is another chunk's or another experiment's"
+        if not rows:
+            return record, None
+        part = self.part(chunk)
+        if not part.exists():
+            return None, f"its rows {part.name} are missing"
+        if file_sha256(part) != record.get("part_sha256") or part_identity(part) != record["identity"]:
+            return None, f"its rows {part.name} were damaged, changed or copied from elsewhere since they were written"
+        return record, None
+
+    def sprt_decision(self) -> tuple[Chunk, int] | None:
+        """Where its SPRT decided, over the chunks done from the first on, at the
+        checkpoints ``briscola compare`` uses: (the deciding chunk, the deal count)."""
+        sprt = self.experiment.sprt
+        if sprt is None:
+            return None
+        tally = CompareTally(len(seatings(self.experiment.config.players)))
+        for chunk in self.chunks:
+            record = self.records.get(chunk)
+            if record is None:
+                return None
+            for k, block in enumerate(record["blocks"]):
+                tally.merge(CompareTally.from_dict(block))
+                units = min(chunk.first + (k + 1) * SPRT_CHECK_DEALS, chunk.first + chunk.n)
+                if units % SPRT_CHECK_DEALS == 0 and sprt.decision(tally) != "none":
+                    return chunk, units
+        return None
+
+
+def chunk_record(result: ChunkResult, state: ExperimentState, rows: int | None, part_sha256: str | None) -> dict:
+    """A finished chunk's record: its identity, its tally, its rows' checksum; and its own."""
     chunk = result.chunk
-    return {
-        "experiment": chunk.experiment, "pair": chunk.pair, "first": chunk.first, "n": chunk.n, "rows": rows,
+    record = {
+        "identity": state.chunk_identity(chunk), "rows": rows, "part_sha256": part_sha256,
         "deals_played": result.deals_played, "seconds": round(result.seconds, 3), "tally": result.tally.to_dict(),
         "blocks": [block.to_dict() for block in result.blocks],
     }  # fmt: skip
+    return {**record, "checksum": record_checksum(record)}
+
+
+def experiment_of(entry: dict) -> Experiment:
+    """An experiment as a study's status holds it (no plug-in is loaded: it is not played)."""
+    print_ = entry["fingerprint"]
+    labels = tuple(print_["strategies"])
+    players = print_["players"]
+    config = RunConfig(
+        players=players, strategies=labels if print_["kind"] == "simulate" else (labels[0],) * players,
+        deals=print_["deals"], seed=print_["seed"], rules=Rules(**print_["rules"]), threads=entry["threads"],
+        match=print_["match"],
+    )  # fmt: skip
+    sprt = Sprt(*print_["sprt"]) if print_["sprt"] else None
+    return Experiment(print_["kind"], config, labels, sprt, entry["name"])
 
 
 # ------------------------------------------------------------------ the study
 
 
 class Study:
-    """A study's folder and what is done in it (see the module's docstring)."""
+    """A study's folder and what is done in it (see the module's docstring). ``notes``:
+    what opening it repaired, for the user."""
 
-    def __init__(self, folder: Path, plan: Plan, rows: bool, states: list[ExperimentState]):
+    def __init__(self, folder: Path, plan: Plan | None, rows: bool, states: list[ExperimentState]):
         self.folder, self.plan, self.rows, self.states = folder, plan, rows, states
         self.schema = study_schema([state.experiment for state in states])
         self.by_name = {state.experiment.name: state for state in states}
         self.plan_hash = plan_hash([(state.experiment.name, state.fingerprint) for state in states])
+        self.replayed: list[tuple[str, Damage]] = []  # found damaged by a run: removed, played again
+        self.damaged: list[tuple[str, Damage]] = []  # found damaged by a reader: not done
+        self.notes: list[str] = []
+        self._lock_file = None
         self._saved_at = time.monotonic()
 
     # -- opening
@@ -199,29 +342,44 @@ class Study:
         if folder.exists():
             raise ConfigError(f"{folder} already exists; pass --resume to continue the study in it")
         check_output_path(folder, False, "--out", layout="study")
+        check_fits(plan, chunk_units)
         experiments = [e if threads is None else with_threads(e, threads) for e in plan.experiments]
         states = [
             ExperimentState(e, chunk_units or calibrate(e), experiment_dir(folder, e.name), fingerprint(e))
             for e in experiments
         ]
-        staging = temporary_path(folder)  # the folder appears with its plan and status, or not at all
-        staging.mkdir(parents=True)
-        (staging / PLAN_FILE).write_text(plan.text)
-        write_json(staging / STUDY_FILE, cls(staging, plan, rows, states).status())
-        os.replace(staging, folder)
+        _check_size(states)
+        cls._create(folder, plan, rows, states)
         study = cls(folder, plan, rows, states)
         study._lock()
         return study
 
     @classmethod
+    def _create(cls, folder: Path, plan: Plan, rows: bool, states: list[ExperimentState]) -> None:
+        """The folder appears with its plan and status, or not at all; if another run made
+        it meanwhile, this one is refused."""
+        folder.parent.mkdir(parents=True, exist_ok=True)
+        staging = temporary_path(folder)
+        try:
+            staging.mkdir()
+            (staging / PLAN_FILE).write_text(plan.text)
+            write_json(staging / STUDY_FILE, cls(staging, plan, rows, states).status())
+            os.replace(staging, folder)
+        except OSError as error:
+            shutil.rmtree(staging, ignore_errors=True)
+            if folder.exists():
+                raise ConfigError(f"{folder} already exists (another briscola run made it just now); "
+                                  "pass --resume to continue the study in it") from None  # fmt: skip
+            raise error
+        except BaseException:
+            shutil.rmtree(staging, ignore_errors=True)
+            raise
+
+    @classmethod
     def _resume(cls, folder: Path, plan: Plan, rows: bool, chunk_units: int | None, threads: int | None) -> Study:
-        status_file = folder / STUDY_FILE
-        if not status_file.is_file():
-            raise ConfigError(f"{folder} holds no study to resume (no {STUDY_FILE}); run without --resume")
-        status = json.loads(status_file.read_text())
-        if status.get("version") != __version__:
-            raise ConfigError(f"{folder} was made by briscola {status.get('version')}, this is {__version__}: "
-                              "its chunks may differ; start a new study")  # fmt: skip
+        if not (folder / STUDY_FILE).is_file() and (folder / PLAN_FILE).is_file():
+            return cls._rebuild(folder, plan, rows, chunk_units, threads)
+        status = read_status(folder)
         if status["rows"] != rows:
             keeps = "rows" if status["rows"] else "summaries only"
             raise ConfigError(
@@ -243,61 +401,101 @@ class Study:
             states.append(
                 ExperimentState(experiment, entry["units_per_chunk"], folder / entry["directory"], entry["fingerprint"])
             )
+        return cls._opened(folder, plan, rows, states)
+
+    @classmethod
+    def _rebuild(cls, folder: Path, plan: Plan, rows: bool, chunk_units: int | None, threads: int | None) -> Study:
+        """A study whose status file is gone: rebuilt from its plan (which must be the one
+        it began with) and the records of its chunks (which must verify)."""
+        if (folder / PLAN_FILE).read_text() != plan.text:
+            raise ConfigError(f"{folder} lost its {STUDY_FILE}, and this plan is not the one it began with "
+                              f"({folder / PLAN_FILE}): resume it with that plan")  # fmt: skip
+        states = []
+        for experiment in plan.experiments:
+            experiment = experiment if threads is None else with_threads(experiment, threads)
+            directory = experiment_dir(folder, experiment.name)
+            units = chunk_units or _recorded_chunk_size(directory) or calibrate(experiment)
+            states.append(ExperimentState(experiment, units, directory, fingerprint(experiment)))
+        _check_size(states)
+        study = cls._opened(folder, plan, rows, states)
+        study.notes.append(f"{folder / STUDY_FILE} was missing: rebuilt from {PLAN_FILE} and the chunks' records")
+        study.save()
+        return study
+
+    @classmethod
+    def _opened(cls, folder: Path, plan: Plan, rows: bool, states: list[ExperimentState]) -> Study:
         study = cls(folder, plan, rows, states)
         study._lock()
-        study._load_records()
+        try:
+            study._load_records()
+        except BaseException:
+            study._unlock()
+            raise
+        return study
+
+    @classmethod
+    def read(cls, folder: Path) -> Study:
+        """The study in ``folder`` as it is now, verified, for reading (``status``,
+        ``sim.load``): no lock is taken, nothing is changed."""
+        folder = Path(folder)
+        status = read_status(folder)
+        states = [
+            ExperimentState(experiment_of(entry), entry["units_per_chunk"], folder / entry["directory"],
+                            entry["fingerprint"])
+            for entry in status["experiments"]
+        ]  # fmt: skip
+        study = cls(folder, None, status["rows"], states)
+        for state in states:
+            study.damaged += [(state.experiment.name, damage) for damage in state.load_records(study.rows)]
+            decided = state.sprt_decision()
+            state.sprt_stop = None if decided is None else decided[1]
         return study
 
     def _lock(self) -> None:
-        """Holds the study for this process (before anything in it is read or removed)."""
-        self._lock_file = open(self.folder / ".lock", "w")  # noqa: SIM115 - held until close
-        try:
-            fcntl.flock(self._lock_file, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
+        """Holds the study for this process (before anything in it is read or removed);
+        waits a moment for a reader's brief look to end."""
+        self._lock_file = open(self.folder / ".lock", "a")  # noqa: SIM115 - held until close
+        deadline = time.monotonic() + LOCK_WAIT_SECONDS
+        while True:
+            try:
+                fcntl.flock(self._lock_file, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                return
+            except BlockingIOError:
+                if time.monotonic() > deadline:
+                    self._unlock()
+                    raise ConfigError(
+                        f"{self.folder} is being run by another briscola process; wait for it, or stop it"
+                    ) from None
+                time.sleep(0.05)
+
+    def _unlock(self) -> None:
+        if self._lock_file is not None:
             self._lock_file.close()
-            raise ConfigError(
-                f"{self.folder} is being run by another briscola process; wait for it, or stop it"
-            ) from None
+            self._lock_file = None
 
     def close(self) -> None:
         """Saves the status and summaries, and lets other processes have the study."""
         try:
             self.save()
         finally:
-            self._lock_file.close()
+            self._unlock()
 
     def _load_records(self) -> None:
-        """Reads what is done: every chunk whose record is whole and whose rows are there;
-        leftovers (temporary files, rows without a record, chunks past an SPRT's stop)
-        are removed."""
+        """Reads what is done: every chunk whose record and rows verify. Leftovers
+        (temporary files, rows without a record, chunks past an SPRT's stop) are removed,
+        and so are the damaged chunks (``replayed``): they are played again."""
         for temporary in self.folder.rglob(".*.tmp"):
             if is_temporary(temporary.name) and temporary.is_file():  # the study is locked: no one writes them now
                 temporary.unlink(missing_ok=True)
         for state in self.states:
+            damaged = state.load_records(self.rows)
+            for damage in damaged:
+                state.record_path(damage.chunk).unlink(missing_ok=True)
+            self.replayed += [(state.experiment.name, damage) for damage in damaged]
             for chunk in state.chunks:
-                record = self._read_record(state, chunk)
-                if record is not None:
-                    state.records[chunk] = record
-                elif state.part(chunk).exists():
-                    state.part(chunk).unlink()  # rows whose record never came: redone
+                if chunk not in state.records and state.part(chunk).exists():
+                    state.part(chunk).unlink()  # rows whose record never came, or damaged: redone
             self._check_sprt(state)
-
-    def _read_record(self, state: ExperimentState, chunk: Chunk) -> dict | None:
-        try:
-            record = json.loads(state.record_path(chunk).read_text())
-        except (OSError, ValueError):
-            return None
-        if (record.get("first"), record.get("n")) != (chunk.first, chunk.n):
-            return None
-        if self.rows:
-            import pyarrow.parquet as pq
-
-            try:
-                if pq.read_metadata(state.part(chunk)).num_rows != record["rows"]:
-                    return None
-            except (OSError, ValueError):
-                return None
-        return record
 
     # -- recording
 
@@ -308,12 +506,12 @@ class Study:
         chunk = result.chunk
         if not state.wants(chunk):
             return  # done already, or past where its SPRT decided
-        rows = None
+        rows, checksum = None, None
         if self.rows:
             table = conform(result.table, self.schema)
-            write_parquet(state.part(chunk), table)
+            checksum = write_part(state.part(chunk), table, state.chunk_identity(chunk))
             rows = table.num_rows
-        record = chunk_record(result, rows)
+        record = chunk_record(result, state, rows, checksum)
         write_json(state.record_path(chunk), record)
         state.records[chunk] = record
         self._check_sprt(state)
@@ -321,22 +519,13 @@ class Study:
             self.save(state)
 
     def _check_sprt(self, state: ExperimentState) -> None:
-        """Runs the SPRT over the chunks done from the first on, at its checkpoints, as
-        ``briscola compare`` does; once it decides, drops the rows and chunks past it."""
-        sprt = state.experiment.sprt
-        if sprt is None or state.sprt_stop is not None:
+        """Once its SPRT decides (as ``briscola compare`` would), drops the rows and
+        chunks past the decision."""
+        if state.sprt_stop is not None:
             return
-        tally = CompareTally(len(seatings(state.experiment.config.players)))
-        for chunk in state.chunks:
-            record = state.records.get(chunk)
-            if record is None:
-                return
-            for k, block in enumerate(record["blocks"]):
-                tally.merge(CompareTally.from_dict(block))
-                units = min(chunk.first + (k + 1) * SPRT_CHECK_DEALS, chunk.first + chunk.n)
-                if units % SPRT_CHECK_DEALS == 0 and sprt.decision(tally) != "none":
-                    self._stop_at(state, chunk, units)
-                    return
+        decided = state.sprt_decision()
+        if decided is not None:
+            self._stop_at(state, *decided)
 
     def _stop_at(self, state: ExperimentState, deciding: Chunk, stop: int) -> None:
         state.sprt_stop = stop
@@ -353,9 +542,12 @@ class Study:
             table = pq.read_table(state.part(deciding), schema=self.schema)
             unit = "match" if state.experiment.config.match != "deal" else "deal"
             table = table.filter(pc.less(table[unit], stop))
-            write_parquet(state.part(deciding), table)
-            record.update(rows=table.num_rows, cut_at=stop)  # the rows past the decision are not the study's
+            checksum = write_part(state.part(deciding), table, record["identity"])
+            record = {key: value for key, value in record.items() if key != "checksum"}
+            record.update(rows=table.num_rows, part_sha256=checksum, cut_at=stop)  # past the decision: not the study's
+            record["checksum"] = record_checksum(record)
             write_json(state.record_path(deciding), record)
+            state.records[deciding] = record
 
     # -- reporting
 
@@ -381,65 +573,96 @@ class Study:
         }  # fmt: skip
 
     def outcome(self) -> dict:
-        """What ``briscola batch --json`` prints (once saved)."""
-        return read_outcome(self.folder)
+        """How far the study has come (what ``batch --json`` and ``status --json`` print):
+        per experiment its status, chunks and deals (done and in all), the work time of
+        its chunks done, its summary (computed from its verified records) and the chunks
+        found damaged."""
+        damaged = {}
+        for name, damage in self.damaged:
+            damaged.setdefault(name, []).append(damage.to_dict())
+        experiments = []
+        for state in self.states:
+            experiments.append({
+                "name": state.experiment.name, "kind": state.experiment.kind, "status": state.status,
+                "chunks": len(state.needed()), "chunks_done": sum(c in state.records for c in state.needed()),
+                "units": state.experiment.units, "units_done": state.units_done(), "seconds": round(state.seconds(), 3),
+                "summary": experiment_summary(state), "damaged": damaged.get(state.experiment.name, []),
+            })  # fmt: skip
+        status = _overall([e["status"] for e in experiments])
+        return {"out": str(self.folder), "status": status, "running": _running(self.folder), "experiments": experiments}
+
+
+def read_status(folder: Path) -> dict:
+    """A study's ``_study.json``, checked to be one this briscola reads."""
+    path = Path(folder) / STUDY_FILE
+    if not path.is_file():
+        raise ConfigError(f"{folder} is not a study's folder (no {STUDY_FILE})")
+    try:
+        status = json.loads(path.read_text())
+        status["experiments"], status["rows"]  # noqa: B018 - the keys every status has
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        raise ConfigError(f"{path} does not read ({type(error).__name__}: {error}); if its plan is there, "
+                          f"remove {path} and resume: it is rebuilt from the plan and the chunks' records") from None  # fmt: skip
+    if status.get("format") != FORMAT or status.get("version") != __version__:
+        raise ConfigError(f"{folder} was made by briscola {status.get('version')} (study format "
+                          f"{status.get('format')}); this is {__version__} (format {FORMAT}): its chunks may differ, "
+                          "start a new study")  # fmt: skip
+    return status
 
 
 def read_outcome(folder: Path) -> dict:
-    """How far a study has come, from its folder alone (what ``batch --json`` and
-    ``status --json`` print): per experiment its status, chunks and deals (done and in
-    all), the work time of its chunks done, and its summary."""
-    folder = Path(folder)
-    try:
-        status = json.loads((folder / STUDY_FILE).read_text())
-    except (OSError, ValueError):
-        raise ConfigError(f"{folder} is not a study's folder (no readable {STUDY_FILE})") from None
-    experiments = []
-    for entry in status["experiments"]:
-        directory = folder / entry["directory"]
-        records = [_read_json(path) for path in sorted((directory / CHUNKS_DIR).glob("*.json"))]
-        records = [record for record in records if record is not None]
-        stop = entry["sprt_stop"] or math.inf
-        done = len(records)
-        experiments.append({
-            "name": entry["name"], "kind": entry["kind"],
-            "status": "complete" if done >= entry["chunks"] else "partial" if done else "pending",
-            "chunks": entry["chunks"], "chunks_done": done, "units": entry["units"],
-            "units_done": sum(min(r["n"], stop - r["first"]) for r in records),
-            "seconds": round(sum(r["seconds"] for r in records), 3), "summary": _read_json(directory / SUMMARY_FILE),
-        })  # fmt: skip
-    status = _overall([e["status"] for e in experiments])
-    return {"out": str(folder), "status": status, "running": _running(folder), "experiments": experiments}
+    """How far a study has come, from its folder alone, every chunk verified (``Study.outcome``)."""
+    return Study.read(folder).outcome()
+
+
+def check_fits(plan: Plan, chunk_units: int | None) -> None:
+    """Refuses, before chunks are sized, a plan too large for a study even in the largest
+    chunks."""
+    _check_size([ExperimentState(e, chunk_units or largest_chunk(e), Path(), {}) for e in plan.experiments])
+
+
+def largest_chunk(experiment: Experiment) -> int:
+    return MAX_SPRT_CHUNK_UNITS if experiment.sprt is not None else MAX_CHUNK_UNITS
+
+
+def _check_size(states: list[ExperimentState]) -> None:
+    """Refuses a study too large to list its chunks, before any list is made."""
+    counts = [
+        math.ceil(s.experiment.config.deals / s.units_per_chunk) * max(1, len(s.experiment.pairs)) for s in states
+    ]
+    if sum(counts) > MAX_CHUNKS:
+        state, count = max(zip(states, counts), key=lambda item: item[1])
+        raise ConfigError(f"the study would hold {sum(counts):,} chunks (experiment {state.experiment.name!r}: "
+                          f"{count:,} of {state.units_per_chunk:,} deals); a study holds at most {MAX_CHUNKS:,}: "
+                          "play fewer deals, or larger chunks (--chunk-deals)")  # fmt: skip
+
+
+def _recorded_chunk_size(directory: Path) -> int | None:
+    """The chunk size an experiment's records tell (that of its first chunk), if any."""
+    for path in sorted((directory / CHUNKS_DIR).glob("*.json")):
+        try:
+            identity = json.loads(path.read_text())["identity"]
+            if identity["first"] == 0:
+                return int(identity["n"])
+        except (OSError, ValueError, KeyError, TypeError):
+            continue
+    return None
 
 
 def _running(folder: Path) -> bool:
-    """Whether a briscola process holds the study now (else a partial study was stopped)."""
+    """Whether a briscola process holds the study now (else a partial study was stopped).
+    A shared lock tells, taken for an instant: a reader never blocks a run."""
     try:
-        with open(folder / ".lock", "a") as handle:
-            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            fcntl.flock(handle, fcntl.LOCK_UN)
-    except BlockingIOError:
-        return True
+        handle = open(folder / ".lock", "rb")  # noqa: SIM115 - closed below
     except OSError:
         return False
+    with handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return True
+        fcntl.flock(handle, fcntl.LOCK_UN)
     return False
-
-
-def recorded_parts(directory: Path) -> list[Path]:
-    """An experiment's part files whose chunks have their record, in order."""
-    parts = []
-    for record in sorted((directory / CHUNKS_DIR).glob("*.json")):
-        part = directory / f"{record.stem.replace('-part-', '/part-')}.parquet"
-        if part.exists():
-            parts.append(part)
-    return parts
-
-
-def _read_json(path: Path):
-    try:
-        return json.loads(path.read_text())
-    except (OSError, ValueError):
-        return None
 
 
 def _overall(statuses: list[str]) -> str:
@@ -571,8 +794,7 @@ def calibrate(experiment: Experiment) -> int:
         run_chunk(experiment, Chunk(chunk.experiment, chunk.pair, 0, n), rows=False)
         seconds = time.perf_counter() - started
         rate = n / max(seconds, 1e-6)
-    largest = MAX_SPRT_CHUNK_UNITS if experiment.sprt is not None else MAX_CHUNK_UNITS
-    return _round_down(min(largest, max(1, rate * CHUNK_SECONDS)))
+    return _round_down(min(largest_chunk(experiment), max(1, rate * CHUNK_SECONDS)))
 
 
 def _round_down(units: float) -> int:

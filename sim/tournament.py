@@ -72,7 +72,8 @@ def run_tournament(
         if staging is not None:
             # What the command prints with --json, and how the tournament ended.
             summary = {**tournament_dict(outcome), "status": "partial" if interrupted else "complete",
-                       "seconds": round(outcome.seconds, 3), "command": command}  # fmt: skip
+                       "seconds": round(outcome.seconds, 3), "command": command,
+                       "pairs": [f"{pair.i}_{pair.j}" for pair in pairs]}  # the files it holds: a reader checks them  # fmt: skip
             (staging / "_tournament.json").write_text(json.dumps(summary, indent=1))
             replace_folder(staging, out, "tournament")
     except BaseException:

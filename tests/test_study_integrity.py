@@ -1,0 +1,209 @@
+"""A study trusts only what verifies: a damaged, copied or missing part, an edited record
+or a lost status file is named by ``status`` and ``sim.load`` and played again by
+``--resume``; readers never block a run; plans too large are refused before they are
+listed."""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import shutil
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+import sim
+from sim.analysis import StudyDamaged
+from tests.helpers import command
+
+PLAN = """
+seed = 3
+
+[[simulate]]
+name = "solo"
+players = 2
+strategies = ["greedy", "random"]
+deals = 4000
+
+[[compare]]
+name = "duel"
+a = "greedy"
+b = "random"
+deals = 2000
+"""
+
+
+def dataset(study: Path) -> pd.DataFrame:
+    frame = pd.read_parquet(study)
+    frame["experiment"] = frame["experiment"].astype(str)
+    return frame.sort_values([c for c in ("experiment", "deal", "game") if c in frame]).reset_index(drop=True)
+
+
+def status(capsys, study: Path) -> dict:
+    code, out, err = command(capsys, "status", str(study), "--json")
+    assert code == 0, err
+    return json.loads(out)
+
+
+def summaries(outcome: dict) -> dict:
+    return {e["name"]: {k: v for k, v in e["summary"].items() if k not in ("seconds", "deals_per_second")}
+            for e in outcome["experiments"]}  # fmt: skip
+
+
+@pytest.fixture()
+def made(tmp_path, capsys):
+    """A finished study in chunks of 1,000 deals, and a copy of it kept as the reference."""
+    plan = tmp_path / "plan.toml"
+    plan.write_text(PLAN)
+    code, _, err = command(capsys, "batch", str(plan), "--out", str(tmp_path / "study"), "--chunk-deals", "1000",
+                           "--quiet")  # fmt: skip
+    assert code == 0, err
+    shutil.copytree(tmp_path / "study", tmp_path / "reference")
+    return plan, tmp_path / "study", tmp_path / "reference"
+
+
+def resume(capsys, plan: Path, study: Path) -> str:
+    code, _, err = command(capsys, "batch", str(plan), "--out", str(study), "--resume", "--quiet")
+    assert code == 0, err
+    return err
+
+
+def flip_a_bit(path: Path) -> None:
+    data = bytearray(path.read_bytes())
+    data[len(data) // 3] ^= 0x10
+    path.write_bytes(bytes(data))
+
+
+DAMAGES = {
+    "a flipped bit": lambda study: flip_a_bit(study / "experiment=solo" / "part-000000001000.parquet"),
+    "another chunk's part": lambda study: shutil.copy(study / "experiment=solo" / "part-000000002000.parquet",
+                                                      study / "experiment=solo" / "part-000000001000.parquet"),
+    "another experiment's part and record": lambda study: [
+        shutil.copy(study / "experiment=duel" / name, study / "experiment=solo" / name)
+        for name in ("part-000000001000.parquet", "_chunks/part-000000001000.json")],
+    "a part gone": lambda study: (study / "experiment=solo" / "part-000000001000.parquet").unlink(),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("damage", DAMAGES)
+def test_a_damaged_chunk_is_named_left_out_and_played_again(made, capsys, damage):
+    plan, study, reference = made
+    DAMAGES[damage](study)
+    seen = status(capsys, study)
+    solo = seen["experiments"][0]
+    assert seen["status"] == "partial" and solo["status"] == "partial" and solo["chunks_done"] == 3
+    assert [d["chunk"] for d in solo["damaged"]] == ["part-000000001000"] and seen["experiments"][1]["damaged"] == []
+    assert solo["summary"]["deals"] == 3000  # the summary counts only what verifies
+    with pytest.warns(StudyDamaged, match="part-000000001000"):
+        loaded = sim.load(study)
+    assert loaded.partial == ["solo"] and len(loaded.experiment("solo").deals) == 3000
+    assert not set(loaded.experiment("solo").deals["deal"]) & set(range(1000, 2000))
+    err = resume(capsys, plan, study)
+    assert "experiment 'solo' part-000000001000" in err and "played again" in err
+    pd.testing.assert_frame_equal(dataset(study), dataset(reference))
+    assert summaries(status(capsys, study)) == summaries(status(capsys, reference))
+
+
+def test_an_edited_record_is_damaged_and_summaries_agree_with_the_rows(made, capsys):
+    plan, study, reference = made
+    record = study / "experiment=duel" / "_chunks" / "part-000000000000.json"
+    edited = json.loads(record.read_text())
+    edited["tally"]["score_counts"][-1] += 100  # a one-digit edit of its tally: 100 deals more won
+    record.write_text(json.dumps(edited, indent=1))
+    duel = status(capsys, study)["experiments"][1]
+    assert duel["summary"]["deals"] == 1000 and [d["chunk"] for d in duel["damaged"]] == ["part-000000000000"]
+    resume(capsys, plan, study)
+    outcome = status(capsys, study)
+    assert summaries(outcome) == summaries(status(capsys, reference))
+    # The summaries agree with the rows: recomputed from the dataset, the same figures.
+    loaded = sim.load(study)
+    rows = sim.compare_summary(loaded.experiment("duel").deals).iloc[0]
+    duel, solo = outcome["experiments"][1]["summary"], outcome["experiments"][0]["summary"]
+    assert rows["deals"] == duel["deals"] and rows["score"] == pytest.approx(duel["score"], abs=1e-6)
+    solo_rows = loaded.experiment("solo").deals
+    assert len(solo_rows) == solo["deals"] and (solo_rows["winner_side"] == 0).sum() == solo["sides"][0]["wins"]
+
+
+def test_a_broken_status_file_is_one_line_and_a_lost_one_is_rebuilt(made, capsys):
+    plan, study, reference = made
+    (study / "_study.json").write_text('{"format": 2, "experiments": [')
+    for args in (["status", str(study)], ["batch", str(plan), "--out", str(study), "--resume"]):
+        code, out, err = command(capsys, *args)
+        assert code == 2 and out == "" and len(err.strip().splitlines()) == 1 and str(study / "_study.json") in err
+    (study / "_study.json").unlink()
+    err = resume(capsys, plan, study)
+    assert "_study.json was missing: rebuilt" in err
+    assert status(capsys, study) == {**status(capsys, reference), "out": str(study)}
+    pd.testing.assert_frame_equal(dataset(study), dataset(reference))
+
+
+def test_readers_never_take_the_lock_a_run_needs(made, capsys, monkeypatch):
+    """status and sim.load look at a study many times a second while runs start beside
+    them: every run starts (the readers' look is a shared lock, and a run waits it out)."""
+    plan, study, _ = made
+    taken = []
+    real_flock = fcntl.flock
+
+    def flock(handle, operation):
+        taken.append(operation)
+        return real_flock(handle, operation)
+
+    monkeypatch.setattr(fcntl, "flock", flock)
+    from sim.study import read_outcome
+
+    read_outcome(study)
+    assert taken and not any(op & fcntl.LOCK_EX for op in taken)  # readers: shared only
+    done = threading.Event()
+
+    def poll():
+        while not done.is_set():
+            read_outcome(study)
+
+    reader = threading.Thread(target=poll)
+    reader.start()
+    try:
+        codes = [command(capsys, "batch", str(plan), "--out", str(study), "--resume", "--quiet")[0] for _ in range(10)]
+    finally:
+        done.set()
+        reader.join()
+    assert codes == [0] * 10
+
+
+def test_two_new_studies_in_one_folder_at_once_one_is_refused_in_one_line(tmp_path):
+    plan = tmp_path / "plan.toml"
+    plan.write_text(PLAN)
+    runs = [subprocess.Popen([sys.executable, "-m", "sim.cli", "batch", str(plan), "--out", str(tmp_path / "study"),
+                              "--quiet"], cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            for _ in range(2)]  # fmt: skip
+    ended = [(run.wait(timeout=300), run.stderr.read()) for run in runs]
+    assert sorted(code for code, _ in ended) == [0, 2]
+    refused = next(err for code, err in ended if code == 2)
+    assert len(refused.strip().splitlines()) == 1 and "already exists" in refused and "Traceback" not in refused
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
+
+
+TOO_LARGE = {
+    "10**18 deals": ("[[simulate]]\nname = 'huge'\nplayers = 2\nstrategies = ['greedy']\ndeals = 1_000_000_000_000_000_000\n",
+                     "chunks"),
+    "a 10-axis grid": ("[[compare]]\nname = 'grid'\na = ['greedy', 'random', 'lowest']\nb = ['highest', 'hoarder', 'expert']\n"
+                       "players = [2, 3, 4]\ndeals = [10, 20, 30]\nseed = [1, 2, 3]\nsprt = [[0, 5], [0, 10], [0, 20]]\n"
+                       "alpha = [0.01, 0.02, 0.05]\nbeta = [0.01, 0.02, 0.05]\nmatch = ['deal', 'best-of-3', 'best-of-5']\n"
+                       "rules = { trump_redeal = ['off', 'ace-three'] }\n", "expands into 39,366 experiments"),
+    "a name too long": (f"[[simulate]]\nname = '{'x' * 300}'\nplayers = 2\nstrategies = ['greedy']\ndeals = 10\n",
+                        "makes a folder name of 311 bytes"),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("case", TOO_LARGE)
+def test_plans_too_large_are_refused_before_they_are_listed(tmp_path, case):
+    text, message = TOO_LARGE[case]
+    (tmp_path / "plan.toml").write_text("seed = 1\n" + text)
+    result = subprocess.run([sys.executable, "-m", "sim.cli", "batch", "plan.toml", "--out", "study"], cwd=tmp_path,
+                            capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert result.returncode == 2 and message in result.stderr, result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["plan.toml"]  # nothing written, nothing left
