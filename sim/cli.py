@@ -73,6 +73,7 @@ app = typer.Typer(
 EXIT_BAD_INPUT = 2
 EXIT_FAILED = 1
 EXIT_INTERRUPTED = 130
+EXIT_TERMINATED = 143  # stopped by SIGTERM: 128 + 15, as batch systems expect
 
 
 def _show_version(asked: bool) -> None:  # noqa: FBT001 - typer passes the switch
@@ -411,8 +412,10 @@ def batch(
 
 def _run_study(folder, study_plan, resume, backend, scheduler, workers, chunk_deals, threads, summary_only, quiet):
     """Opens (or resumes) the study, plays what is missing; returns its outcome (what
-    ``batch --json`` prints) and whether Ctrl-C stopped it."""
-    from sim.config import ConfigError
+    ``batch --json`` prints) and whether Ctrl-C (or SIGTERM) stopped it. A new study that
+    fails before its first chunk is done leaves no folder behind."""
+    from sim.config import ChunkFailed, ConfigError
+    from sim.files import WriteFailed, remove_own
     from sim.interrupt import STUDY_STOPPING, deferred_interrupt
     from sim.study import Study, check_fits, run_locally
 
@@ -437,17 +440,27 @@ def _run_study(folder, study_plan, resume, backend, scheduler, workers, chunk_de
               file=sys.stderr)  # fmt: skip
     total = sum(state.experiment.units for state in study.states)
     done = sum(state.units_done() for state in study.states)
+    resume_hint = f"briscola batch {study_plan.path} --out {folder} --resume"
     try:
         with (
             deferred_interrupt(STUDY_STOPPING) as stop,
-            _progress(total, not quiet and sys.stderr.isatty(), done) as advance,
+            _progress(total, not quiet and sys.stderr.isatty(), done, quiet=quiet) as progress,
         ):
             if backend == "dask":
-                _dask_runner()(study, stop, advance, scheduler=scheduler, workers=workers, threads=threads)
+                _dask_runner()(study, stop, progress, scheduler=scheduler, workers=workers, threads=threads,
+                               on_status=progress.status, on_note=progress.note)  # fmt: skip
             else:
-                run_locally(study, stop, advance)
-    finally:
+                run_locally(study, stop, progress)
+    except BaseException as error:
         study.close()
+        if not resume and not any(state.records for state in study.states):
+            remove_own(Path(folder), "study")  # nothing was done: the folder goes, as if never made
+        elif isinstance(error, WriteFailed):
+            raise ChunkFailed(f"{error}; the chunks done are kept: free some space, then {resume_hint}") from None
+        raise
+    study.close()
+    if stop.is_set():
+        print(f"briscola: the study is partial; continue it with {resume_hint}", file=sys.stderr)
     return study.outcome(), stop.is_set()
 
 
@@ -530,8 +543,9 @@ def _reach(scheduler: str) -> None:
 
     try:
         Client(scheduler, timeout="10s").close()
-    except (OSError, TimeoutError) as error:
-        raise ConfigError(f"--scheduler {scheduler}: no Dask scheduler answers there ({error})") from None
+    except (OSError, TimeoutError, ValueError, TypeError) as error:  # ValueError: not an address at all
+        raise ConfigError(f"--scheduler {scheduler}: no Dask scheduler answers there ({error}); "
+                          "give its address, e.g. tcp://HOST:8786") from None  # fmt: skip
 
 
 def _dask_runner():
@@ -772,35 +786,64 @@ def _print_notes(outcome) -> None:
 
 
 class _progress:
-    """A rich progress bar on stderr, or nothing; yields a function that advances it."""
+    """A rich progress bar on stderr, or nothing; yields a Progress: called with a count it
+    advances the bar, ``status(text)`` shows what the run waits for beside it (None clears
+    it), ``note(text)`` prints a line above it (on stderr, unless quiet)."""
 
-    def __init__(self, total: int, enabled: bool, done: int = 0):
-        self.total, self.enabled, self.done, self._bar = total, enabled, done, None
+    def __init__(self, total: int, enabled: bool, done: int = 0, quiet: bool = False):
+        self.total, self.enabled, self.done, self.quiet = total, enabled, done, quiet
 
-    def __enter__(self):
+    def __enter__(self) -> Progress:
         if not self.enabled:
-            return None
+            return Progress(None, None, self.quiet)
         from rich.console import Console
-        from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
+        from rich.progress import BarColumn, TextColumn, TimeRemainingColumn
+        from rich.progress import Progress as Bar
 
-        self._bar = Progress(
+        bar = Bar(
             TextColumn("deals"), BarColumn(), TextColumn("{task.completed:,.0f}/{task.total:,.0f}"), TimeRemainingColumn(),
-            console=Console(stderr=True), transient=True,
+            TextColumn("{task.fields[status]}"), console=Console(stderr=True), transient=True,
         )  # fmt: skip
-        self._bar.start()
-        task = self._bar.add_task("deals", total=self.total, completed=self.done)
-        return lambda n: self._bar.advance(task, n)
+        bar.start()
+        self._bar = bar
+        return Progress(bar, bar.add_task("deals", total=self.total, completed=self.done, status=""), self.quiet)
 
     def __exit__(self, *exc):
-        if self._bar is not None:
+        if self.enabled:
             self._bar.stop()
         return False
+
+
+class Progress:
+    """What a run reports as it goes (see ``_progress``)."""
+
+    def __init__(self, bar, task, quiet: bool):
+        self._bar, self._task, self._quiet = bar, task, quiet
+
+    def __call__(self, n: int) -> None:
+        if self._bar is not None:
+            self._bar.advance(self._task, n)
+
+    def status(self, text: str | None) -> None:
+        if self._bar is not None:
+            self._bar.update(self._task, status=text or "")
+        elif text and not self._quiet:
+            print(f"briscola: {text}", file=sys.stderr)
+
+    def note(self, text: str) -> None:
+        if self._quiet:
+            return
+        if self._bar is not None:
+            self._bar.console.print(f"briscola: {text}", highlight=False)
+        else:
+            print(f"briscola: {text}", file=sys.stderr)
 
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point: runs the app and maps known errors to one line and an exit code
     (with ``BRISCOLA_DEBUG=1``, the traceback comes first, the exit code is the same)."""
     from sim.config import BAD_INPUT, ChunkFailed, IllegalDecisionError
+    from sim.files import WriteFailed
 
     args = sys.argv[1:] if argv is None else list(argv)
     command = typer.main.get_command(app)
@@ -818,8 +861,10 @@ def main(argv: list[str] | None = None) -> int:
     except BAD_INPUT as error:  # bad input: usage, configuration or a strategy
         return _fail(str(error), EXIT_BAD_INPUT)
     except (typer.Abort, KeyboardInterrupt):
-        return _fail("interrupted", EXIT_INTERRUPTED)
-    except (ChunkFailed, IllegalDecisionError) as error:  # a study that could not finish; a strategy's fault
+        from sim.interrupt import STOPPED_BY
+
+        return _fail("terminated (SIGTERM)" if signal.SIGTERM in STOPPED_BY else "interrupted", EXIT_INTERRUPTED)
+    except (ChunkFailed, IllegalDecisionError, WriteFailed) as error:  # a study that could not finish; a fault
         return _fail(str(error), EXIT_FAILED)
     except Exception as error:  # noqa: BLE001 - the last line of defence: one line, no traceback
         if _raised_by_ctrl_c(error):  # e.g. an import that Ctrl-C stopped wraps it in a RuntimeError
@@ -867,22 +912,30 @@ def run() -> None:
     """The console script: ``main``, then an exit that a late Ctrl-C cannot turn into a
     death by signal (the run is over, its files are written or removed)."""
 
+    from sim.interrupt import STOPPED_BY, Terminated
+
     def interrupt(signum, frame):
-        # Python's own behaviour while the command runs (a frame below this one). A press
-        # that lands in this frame came as the command returned: raising there would
-        # escape and kill the process by signal, so it is ignored.
+        # Python's own behaviour while the command runs (a frame below this one), and the
+        # same for SIGTERM, so that what is half-written is removed. A signal that lands
+        # in this frame came as the command returned: raising there would escape and kill
+        # the process by signal, so it is ignored.
         if frame is None or frame.f_code is not run.__code__:
+            if signum == signal.SIGTERM:
+                STOPPED_BY.append(signum)
+                raise Terminated
             raise KeyboardInterrupt
 
-    signal.signal(signal.SIGINT, interrupt)
+    for number in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(number, interrupt)
     try:
         code = main()
     except KeyboardInterrupt:  # pressed while the command started or ended
         code = EXIT_INTERRUPTED
     finally:
-        signal.signal(signal.SIGINT, signal.SIG_IGN)  # the interpreter's exit would restore the default
+        for number in (signal.SIGINT, signal.SIGTERM):  # the interpreter's exit would restore the default
+            signal.signal(number, signal.SIG_IGN)
         _forget_interrupted_exec()
-    sys.exit(code)
+    sys.exit(EXIT_TERMINATED if code == EXIT_INTERRUPTED and signal.SIGTERM in STOPPED_BY else code)
 
 
 def _forget_interrupted_exec() -> None:

@@ -5,19 +5,30 @@ workers of a cluster with ``client.map``, their results written here.
   N worker processes on this machine, one Dask thread each and this machine's cores
   shared out to Numba's threads.
 - Workers need this project and its dependencies installed (``pip install
-  "briscola-sim[dask]"``); ``--strategy-file`` plug-ins travel with the chunks. No shared
-  file system is assumed: rows come back to this machine, which writes the study.
+  "briscola-sim[dask]"``). ``--strategy-file`` plug-ins travel with the chunks, with the
+  files they need (their author's modules and data files beside them): each worker
+  writes them into a folder of its own user's, private, and checks what it finds there
+  against what was sent, so nobody else's file runs in their place. No shared file
+  system is assumed: rows come back to this machine, which writes the study.
+- Each worker readies the kernels (compiles them, or loads them from Numba's cache) as it
+  joins, on a thread of its own: its event loop keeps answering the scheduler.
 - A chunk is a pure function of its range, so a worker that dies costs only its chunk:
-  Dask plays it again elsewhere. If Dask gives up on one, the chunks done are kept and
-  the run ends with ChunkFailed; ``--resume`` finishes the study.
+  Dask plays it again elsewhere (and the run says so). If Dask gives up on one, or the
+  scheduler is lost, the chunks done are kept and the run ends with ChunkFailed;
+  ``--resume`` finishes the study.
 """
 
 from __future__ import annotations
 
+import asyncio
+import functools
 import hashlib
 import logging
 import os
+import stat
 import tempfile
+import threading
+from concurrent.futures import CancelledError
 from dataclasses import replace
 from pathlib import Path
 
@@ -27,18 +38,23 @@ from sim import __version__
 from sim.chunks import Chunk, ChunkResult, run_chunk
 from sim.config import ChunkFailed, default_threads
 from sim.experiments import Experiment, with_threads
+from sim.files import WriteFailed
 
 POLL_SECONDS = 0.2  # how often the waiting loop looks at Ctrl-C
 CHUNKS_PER_THREAD = 4  # chunks in flight per thread of the cluster: none idles, memory stays flat
+CLOSE_SECONDS = 30  # at most, for the client and a local cluster to close
+READYING = "readying the kernels on the workers (compiling them on a first run)"
 KILL_CHUNK = "BRISCOLA_TEST_KILL_CHUNK"  # tests: "EXPERIMENT|FIRST": the worker playing it exits,
 KILL_ONCE = "BRISCOLA_TEST_KILL_ONCE"  # once if this file does not exist yet (it is made then); always without it
 
 
 def run_on_dask(study, stop, on_progress=None, scheduler: str | None = None, workers: int | None = None,
-                threads: int | None = None) -> None:  # fmt: skip
+                threads: int | None = None, on_status=None, on_note=None) -> None:  # fmt: skip
     """Plays the study's pending chunks on a Dask cluster and records each as it comes.
     ``threads``: Numba's threads per worker (default: a local cluster shares this
-    machine's cores among its workers; a remote worker uses its own machine's)."""
+    machine's cores among its workers; a remote worker uses its own machine's).
+    ``on_status(text or None)``: what the run waits for, for the progress line;
+    ``on_note(text)``: what happened to the cluster (a worker lost), for the user."""
     pending = study.pending()
     if not pending:
         return
@@ -50,21 +66,84 @@ def run_on_dask(study, stop, on_progress=None, scheduler: str | None = None, wor
         cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=":0",  # any free port
                                silence_logs=logging.CRITICAL)  # fmt: skip
         threads = threads or max(1, default_threads() // workers)
+    quieted = _quiet_dask_logs()  # what goes wrong reaches the user as one line of ours
     client = Client(scheduler or cluster)
     plugin = KernelsReady(
         [_payload(e, Chunk(e.name, pair, 0, 1), False, threads) for e, pair in _kernels_to_ready(pending)]
     )
     try:
-        client.register_plugin(plugin)
-        _collect(study, client, [_payload(e, c, study.rows, threads) for e, c in pending], stop, on_progress)
+        _ready_workers(client, plugin, stop, on_status)
+        _collect(study, client, [_payload(e, c, study.rows, threads) for e, c in pending], stop, on_progress, on_note)
+    except (OSError, CancelledError) as error:  # the scheduler lost: comms closed or timed out, futures cancelled
+        if isinstance(error, WriteFailed):  # this machine's disk, not the cluster
+            raise
+        if not stop.is_set():
+            reason = (str(error).splitlines() or [""])[0].rstrip(":")
+            raise ChunkFailed(f"lost the Dask scheduler ({type(error).__name__}: {reason}); the chunks done are kept: "
+                              "run the batch again with --resume to finish the study") from None  # fmt: skip
     finally:
+        _close(client, cluster, plugin, workers)
+        for logger, level in quieted.items():
+            logger.setLevel(level)
+
+
+def _quiet_dask_logs() -> dict:
+    """Silences Dask's loggers in this process (a lost scheduler logs tracebacks); returns
+    their levels before, to restore."""
+    names = ["distributed", *(n for n in logging.root.manager.loggerDict if n.startswith("distributed."))]
+    loggers = [logging.getLogger(name) for name in names]
+    levels = {logger: logger.level for logger in loggers}
+    for logger in loggers:
+        logger.setLevel(logging.CRITICAL)
+    return levels
+
+
+def _ready_workers(client: Client, plugin: KernelsReady, stop, on_status) -> None:
+    """Registers the plug-in that readies every worker, waiting (and watching for Ctrl-C)
+    while the workers compile; a worker that cannot ready the kernels ends the run."""
+    if on_status is not None:
+        on_status(READYING)
+    outcome = {}
+
+    def register():
+        try:
+            client.register_plugin(plugin)
+        except BaseException as error:  # noqa: BLE001 - raised again below, in the main thread
+            outcome["error"] = error
+
+    registering = threading.Thread(target=register, name="briscola-ready-workers", daemon=True)
+    registering.start()
+    while registering.is_alive() and not stop.is_set():
+        registering.join(POLL_SECONDS)
+    if "error" in outcome:
+        error = outcome["error"]
+        if isinstance(error, OSError):
+            raise error
+        from strategies.errors import StrategyError
+
+        reason = str(error) if isinstance(error, StrategyError) else f"{type(error).__name__}: {error}"
+        raise ChunkFailed(f"a Dask worker could not ready the kernels: {reason}") from None
+    if on_status is not None:
+        on_status(None)
+
+
+def _close(client: Client, cluster, plugin: KernelsReady, workers: int | None) -> None:
+    """Leaves a shared cluster as it was and closes a local one; a scheduler already lost
+    makes this fail, which must not hide why the run ended."""
+    try:
         if cluster is None:
-            client.unregister_worker_plugin(plugin.name)  # a shared cluster is left as it was
-        if cluster is not None:
+            client.unregister_worker_plugin(plugin.name)
+        else:
             _settle(client, workers)
-        client.close()
-        if cluster is not None:
-            cluster.close()
+    except Exception:  # noqa: BLE001, S110 - nothing to tidy on a lost scheduler
+        pass
+    finally:
+        for closing in (client, cluster):
+            try:
+                if closing is not None:
+                    closing.close(timeout=CLOSE_SECONDS)  # a worker restarting under load must not hold up the exit
+            except Exception:  # noqa: BLE001, S110 - closing anyway
+                pass
 
 
 def _settle(client: Client, workers: int) -> None:
@@ -76,13 +155,14 @@ def _settle(client: Client, workers: int) -> None:
         pass
 
 
-def _collect(study, client: Client, payloads: list[dict], stop, on_progress) -> None:
+def _collect(study, client: Client, payloads: list[dict], stop, on_progress, on_note) -> None:
     """Keeps a window of chunks in flight (a few per thread of the cluster: memory stays
     flat however large the study), records results as they come, submits the next, and
     skips the chunks an SPRT no longer needs. A chunk that fails or is cancelled by Dask
-    (the scheduler lost, say) ends the run with ChunkFailed once the others are in."""
+    ends the run with ChunkFailed once the others are in; a worker that leaves is said."""
     waiting = list(reversed(payloads))  # popped from the end: in the plan's order
     in_flight, failures = {}, []
+    members = set(client.scheduler_info()["workers"])
 
     def submit():
         window = max(8, CHUNKS_PER_THREAD * sum(client.nthreads().values()))
@@ -98,16 +178,24 @@ def _collect(study, client: Client, payloads: list[dict], stop, on_progress) -> 
         try:  # wakes at the first result, or to look at Ctrl-C and new workers
             wait([future for _, future in in_flight.values()], timeout=POLL_SECONDS, return_when="FIRST_COMPLETED")
         except TimeoutError:
-            submit()
-            continue
+            pass
         for key, (chunk, future) in list(in_flight.items()):
             if future.done():
                 del in_flight[key]
                 _take(study, chunk, future, failures, on_progress)
+        members = _say_who_left(client, members, on_note)
         submit()
     client.cancel([future for _, future in in_flight.values()])  # stopped: what is still playing is not kept
     if failures and not stop.is_set():
         _raise_failures(failures)
+
+
+def _say_who_left(client: Client, members: set, on_note) -> set:
+    now = set(client.scheduler_info()["workers"])
+    for address in sorted(members - now):
+        if on_note is not None:
+            on_note(f"a Dask worker left the cluster ({address}); the chunks it was playing are played again")
+    return now
 
 
 def _take(study, chunk: Chunk, future, failures: list, on_progress) -> None:
@@ -145,11 +233,22 @@ def _kernels_to_ready(pending) -> list:
 
 
 def _payload(experiment: Experiment, chunk: Chunk, rows: bool, threads: int | None) -> dict:
-    """What a worker needs to play a chunk: the experiment (with its plug-in files'
-    sources, as the worker may not see this machine's files) and the chunk."""
-    sources = {path: Path(path).read_text() for path in experiment.config.strategy_files}
-    return {"experiment": experiment, "chunk": chunk, "rows": rows, "threads": threads, "sources": sources,
-            "version": __version__}  # fmt: skip
+    """What a worker needs to play a chunk: the experiment, with every file its plug-ins
+    need (as the worker may not see this machine's files), and the chunk."""
+    return {"experiment": experiment, "chunk": chunk, "rows": rows, "threads": threads,
+            "bundles": _bundles(experiment.config.strategy_files), "version": __version__}  # fmt: skip
+
+
+@functools.cache
+def _bundles(strategy_files: tuple[str, ...]) -> dict:
+    """Each plug-in file's bundle (strategies/registry.py), read once a run."""
+    from sim.play import loaded_strategies
+    from strategies.registry import plug_in_bundle
+
+    strategies = loaded_strategies(strategy_files).values()
+    return {
+        path: plug_in_bundle(path, [s for s in strategies if s.source == f"file {path}"]) for path in strategy_files
+    }
 
 
 def play_chunk(payload: dict) -> ChunkResult:
@@ -167,23 +266,58 @@ def play_chunk(payload: dict) -> ChunkResult:
 def _on_this_worker(payload: dict) -> Experiment:
     """The experiment with its plug-in files written here and this worker's threads."""
     experiment = payload["experiment"]
-    if payload["sources"]:
-        files = tuple(_local_copy(path, payload["sources"][path]) for path in experiment.config.strategy_files)
+    if payload["bundles"]:
+        files = tuple(_local_copy(path, payload["bundles"][path]) for path in experiment.config.strategy_files)
         experiment = replace(experiment, config=replace(experiment.config, strategy_files=files))
     return with_threads(experiment, payload["threads"] or default_threads())
 
 
-def _local_copy(path: str, source: str) -> str:
-    """A plug-in file's source written on this worker, once per content (the same path
-    for the same content, so Numba's cache finds its compiled functions again)."""
-    digest = hashlib.sha1(source.encode()).hexdigest()[:16]
-    local = Path(tempfile.gettempdir()) / "briscola-plugins" / digest / Path(path).name
-    if not local.exists():
-        local.parent.mkdir(parents=True, exist_ok=True)
-        temporary = local.with_name(f".{local.name}.{os.getpid()}.tmp")
-        temporary.write_text(source)
-        os.replace(temporary, local)
-    return str(local)
+def _local_copy(path: str, bundle: dict[str, bytes]) -> str:
+    """A plug-in's files written on this worker, in a folder of the bundle's own (the
+    same path for the same contents, so Numba's cache finds its compiled functions
+    again) inside this user's private folder; a file found there is used only if it holds
+    exactly what was sent."""
+    folder = _private_folder() / bundle_folder(bundle)
+    for name, data in bundle.items():
+        target = folder.joinpath(*_safe_parts(name))
+        if target.is_file() and not target.is_symlink() and target.read_bytes() == data:
+            continue
+        target.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        temporary = target.with_name(f".{target.name}.{os.getpid()}-{threading.get_ident()}.tmp")
+        temporary.write_bytes(data)
+        os.replace(temporary, target)
+    return str(folder / Path(path).name)
+
+
+def bundle_folder(bundle: dict[str, bytes]) -> str:
+    """The name of a bundle's folder on a worker: a digest of its files' names and bytes."""
+    digest = hashlib.sha256()
+    for name, data in sorted(bundle.items()):
+        digest.update(name.encode() + b"\0" + hashlib.sha256(data).digest())
+    return digest.hexdigest()[:20]
+
+
+def _safe_parts(name: str) -> list[str]:
+    parts = name.split("/")
+    if not parts or any(part in ("", ".", "..") for part in parts):
+        raise ValueError(f"a plug-in's file name {name!r} leaves its folder")
+    return parts
+
+
+@functools.cache
+def _private_folder() -> Path:
+    """This user's folder for plug-ins on this machine: ``$TMPDIR/briscola-plugins-UID``,
+    made private (0700). One that is not a folder of this user's, private to it, is not
+    used: a fresh private folder is made for this process instead."""
+    root = Path(tempfile.gettempdir()) / f"briscola-plugins-{os.getuid()}"
+    try:
+        root.mkdir(mode=0o700)
+    except FileExistsError:
+        pass
+    found = os.lstat(root)
+    if stat.S_ISDIR(found.st_mode) and found.st_uid == os.getuid() and not found.st_mode & 0o077:
+        return root
+    return Path(tempfile.mkdtemp(prefix="briscola-plugins-"))
 
 
 def _maybe_die_for_a_test(chunk: Chunk) -> None:
@@ -198,14 +332,18 @@ def _maybe_die_for_a_test(chunk: Chunk) -> None:
 
 
 class KernelsReady(WorkerPlugin):
-    """Loads (or compiles) every experiment's kernels on each worker as it starts, before
-    it gets chunks: one deal of each."""
+    """Loads (or compiles) every experiment's kernels on each worker as it joins, before
+    it gets chunks: one deal of each, on a thread, so that the worker's event loop keeps
+    answering (a first compile takes a minute)."""
 
     name = "briscola-kernels-ready"
 
     def __init__(self, payloads: list[dict]):
         self.payloads = payloads
 
-    def setup(self, worker) -> None:
+    async def setup(self, worker) -> None:
+        await asyncio.get_running_loop().run_in_executor(None, self._ready)
+
+    def _ready(self) -> None:
         for payload in self.payloads:
             run_chunk(_on_this_worker(payload), payload["chunk"], rows=False)

@@ -1,9 +1,11 @@
-"""Ctrl-C during a run: a first one stops the run promptly and keeps what is done, a
-second one stops at once and keeps nothing.
+"""Ctrl-C and SIGTERM during a run: a first Ctrl-C stops the run promptly and keeps what
+is done, a second one stops at once and keeps nothing. SIGTERM (what SLURM, systemd
+and docker send) is one Ctrl-C: the run stops and keeps what is done, however many are
+sent (the kill that may follow is theirs to send).
 
 The kernels run on a worker thread with the GIL released (``sim.play``), so the main
-thread is always free to take the signal: the first Ctrl-C is acknowledged at once,
-and the kernels see the request in a ``StopFlag`` before their next decision.
+thread is always free to take the signal: the first one is acknowledged at once, and
+the kernels see the request in a ``StopFlag`` before their next decision.
 """
 
 from __future__ import annotations
@@ -34,12 +36,20 @@ class StopFlag:
         return bool(self.array[0])
 
 
+STOPPED_BY: list[int] = []  # the signals that stopped a run of this process: SIGTERM exits 143, not 130
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM outside a run (while it starts or ends): unwinds as Ctrl-C does, so that
+    nothing half-written is left."""
+
+
 @contextmanager
 def deferred_interrupt(stopping: str = STOPPING):
-    """Yields the run's StopFlag. A first Ctrl-C sets it (the run ends its batch early,
-    and its files are closed as partial) and says ``stopping``; a second raises
-    KeyboardInterrupt (temporary files are removed). Outside the main thread, signals
-    cannot be caught: no handler."""
+    """Yields the run's StopFlag. A first Ctrl-C or a SIGTERM sets it (the run ends its
+    batch early, and its files are closed as partial) and says ``stopping``; a second
+    Ctrl-C raises KeyboardInterrupt (temporary files are removed). Outside the main
+    thread, signals cannot be caught: no handler."""
     stop = StopFlag()
     if threading.current_thread() is not threading.main_thread():
         yield stop
@@ -47,13 +57,18 @@ def deferred_interrupt(stopping: str = STOPPING):
 
     def request_stop(signum, frame):
         if stop.is_set():
+            if signum == signal.SIGTERM:
+                return  # already stopping
             print(QUITTING, file=sys.stderr, flush=True)
             raise KeyboardInterrupt
         stop.set()
-        print(stopping, file=sys.stderr, flush=True)
+        STOPPED_BY.append(signum)
+        said = stopping if signum == signal.SIGINT else f"briscola: SIGTERM: {stopping.removeprefix('briscola: ')}"
+        print(said, file=sys.stderr, flush=True)
 
-    previous = signal.signal(signal.SIGINT, request_stop)
+    previous = {number: signal.signal(number, request_stop) for number in (signal.SIGINT, signal.SIGTERM)}
     try:
         yield stop
     finally:
-        signal.signal(signal.SIGINT, previous)
+        for number, handler in previous.items():
+            signal.signal(number, handler)

@@ -304,14 +304,16 @@ def plan_text(experiment: Experiment, comment: str) -> str:
 def fingerprint(experiment: Experiment) -> dict:
     """Everything that decides an experiment's results, as JSON: a study remembers it,
     and a resumed study checks that it has not changed. A strategy counts with its
-    version, a plug-in file by its contents."""
+    version and its fingerprint (the code and data it plays with), a plug-in file by its
+    contents."""
     from sim.play import seat_specs
 
     config = experiment.config
-    versions = {}
+    versions, prints = {}, {}
     for label in experiment.strategies:
         spec = seat_specs(replace(config, strategies=(label,) * config.players))[0]
         versions[spec.strategy.name] = spec.strategy.version
+        prints[spec.strategy.name] = spec.strategy.fingerprint()
     return {
         "kind": experiment.kind, "strategies": list(experiment.strategies), "players": config.players,
         "deals": config.deals, "seed": config.seed, "rules": config.rules.for_table(config.players),
@@ -319,7 +321,7 @@ def fingerprint(experiment: Experiment) -> dict:
         "sprt": None if experiment.sprt is None else [experiment.sprt.elo0, experiment.sprt.elo1,
                                                       experiment.sprt.alpha, experiment.sprt.beta],
         "strategy_files": [hashlib.sha1(Path(file).read_bytes()).hexdigest() for file in config.strategy_files],
-        "versions": dict(sorted(versions.items())),
+        "versions": dict(sorted(versions.items())), "fingerprints": dict(sorted(prints.items())),
     }  # fmt: skip
 
 

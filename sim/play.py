@@ -74,19 +74,20 @@ class Batch:
 
 
 @functools.cache
-def _strategies(strategy_files: tuple[str, ...]) -> dict:
+def loaded_strategies(strategy_files: tuple[str, ...]) -> dict:
+    """Every strategy a run may use, its plug-in files loaded once a process."""
     return available_strategies(strategy_files)
 
 
 def seat_specs(config: RunConfig) -> list[StrategySpec]:
     """Each seat's strategy and parameter values; StrategyError for unknown names or keys."""
-    strategies = _strategies(tuple(config.strategy_files))
+    strategies = loaded_strategies(tuple(config.strategy_files))
     return [parse_spec(text, strategies) for text in config.strategies]
 
 
 def canonical_strategies(texts, strategy_files=()) -> tuple[str, ...]:
     """Seat strategies as canonical labels (``pimc:samples=32``); checks them all."""
-    strategies = _strategies(tuple(strategy_files))
+    strategies = loaded_strategies(tuple(strategy_files))
     return tuple(parse_spec(text, strategies).label for text in texts)
 
 

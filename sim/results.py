@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -22,7 +23,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from sim.config import CHIAMATA, RunConfig, n_sides
-from sim.files import METADATA_KEY, temporary_path
+from sim.files import METADATA_KEY, WriteFailed, temporary_path
 
 if TYPE_CHECKING:  # pandas only where a notebook reads results: runs start faster without it
     import pandas
@@ -149,7 +150,16 @@ class AtomicParquetWriter:
         self._pending.append(table)
         self._pending_rows += table.num_rows
         if self._pending_rows >= self.row_group:
-            self._flush(whole_groups_only=True)
+            with self._naming_failures():
+                self._flush(whole_groups_only=True)
+
+    @contextmanager
+    def _naming_failures(self):
+        """An OSError of the file system (a full disk) as one naming this file."""
+        try:
+            yield
+        except OSError as error:
+            raise WriteFailed(self.path, error) from error
 
     def _flush(self, whole_groups_only: bool) -> None:
         """Writes the pending rows as row groups of ``row_group`` rows (keeping back the
@@ -163,10 +173,11 @@ class AtomicParquetWriter:
 
     def close(self, metadata: dict) -> None:
         """Completes the temporary file, with ``metadata`` as JSON in its footer."""
-        if self._pending:
-            self._flush(whole_groups_only=False)
-        self._writer.add_key_value_metadata({METADATA_KEY: json.dumps({**metadata, "rows": self.rows})})
-        self._writer.close()
+        with self._naming_failures():
+            if self._pending:
+                self._flush(whole_groups_only=False)
+            self._writer.add_key_value_metadata({METADATA_KEY: json.dumps({**metadata, "rows": self.rows})})
+            self._writer.close()
 
     def commit(self) -> None:
         """Puts the completed file in place, atomically."""

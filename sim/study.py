@@ -698,6 +698,10 @@ def _changes(recorded: list[dict], experiments) -> list[str]:
                 changes.append(
                     f"experiment {name!r}: a --strategy-file's contents changed (restore the file, or start a new study)"
                 )
+            elif key == "fingerprints":
+                changed = [k for k in after[name].get(key, {}) if before[name][key].get(k) != after[name][key][k]]
+                changes.append(f"experiment {name!r}: the code or data of {', '.join(changed)} changed (restore "
+                               "them, or start a new study)")  # fmt: skip
             else:
                 changes.append(f"experiment {name!r}: {key} {before[name][key]} -> {after[name].get(key)}")
     changes = sorted(changes)

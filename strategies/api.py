@@ -120,6 +120,10 @@ class Strategy:
     source: str = "built-in"
     bid: Any = None  # Briscola Chiamata's bid and call; None: the default auction policy
     call: Any = None
+    # Data files it plays with (weights, tables), relative to its plug-in file's folder: they
+    # travel with it to Dask workers and enter its fingerprint. Files it opens from its folder
+    # as it loads are added to them.
+    files: tuple[str, ...] = ()
     _compiled: dict = field(default_factory=dict, compare=False, repr=False)
 
     def __post_init__(self):
@@ -151,9 +155,27 @@ class Strategy:
     def is_compiled(self) -> bool:
         return "fn" in self._compiled
 
+    def fingerprint(self) -> str:
+        """What it plays with, as 16 hex digits: the source of every function it runs and
+        the values they freeze (kernels/caching.py), and the bytes of its data files. Two
+        runs whose strategies have the same fingerprint played the same strategy."""
+        if "fingerprint" not in self._compiled:
+            import hashlib
+
+            from kernels.caching import code_and_data_digest
+            from kernels.inlined_strategies_nb import default_bid_nb, default_call_nb
+
+            functions = [self.choose, self.bid or default_bid_nb, self.call or default_call_nb]
+            digest = hashlib.sha256(code_and_data_digest([getattr(f, "py_func", f) for f in functions]).encode())
+            for path in self.files:
+                digest.update(f"{os.path.basename(path)}:".encode() + _file_bytes(path))
+            self._compiled["fingerprint"] = digest.hexdigest()[:16]
+        return self._compiled["fingerprint"]
+
     def describe(self) -> dict:
         return {"name": self.name, "version": self.version, "description": self.description,
-                "source": self.source, "params": [p.to_dict() for p in self.params]}  # fmt: skip
+                "source": self.source, "params": [p.to_dict() for p in self.params],
+                "files": list(self.files), "fingerprint": self.fingerprint()}  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -177,7 +199,8 @@ class StrategySpec:
         return vector
 
     def to_dict(self) -> dict:
-        return {"name": self.strategy.name, "version": self.strategy.version, "params": dict(self.values)}
+        return {"name": self.strategy.name, "version": self.strategy.version, "params": dict(self.values),
+                "fingerprint": self.strategy.fingerprint()}  # fmt: skip
 
 
 def parse_spec(text: str, strategies: dict) -> StrategySpec:
@@ -196,6 +219,14 @@ def parse_spec(text: str, strategies: dict) -> StrategySpec:
             raise StrategyError(f"strategy {name}: {what}; valid parameters: {valid}")
         values[key] = declared[key].parse(raw, name)
     return StrategySpec(strategy, values)
+
+
+def _file_bytes(path: str) -> bytes:
+    try:
+        with open(path, "rb") as handle:
+            return handle.read()
+    except OSError as error:
+        raise StrategyError(f"a data file of a strategy cannot be read: {path} ({error.strerror or error})") from None
 
 
 def _format(value) -> str:

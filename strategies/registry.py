@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
+import os
 import sys
+from contextlib import contextmanager
 from importlib.metadata import entry_points
 from pathlib import Path
 
@@ -59,26 +61,93 @@ def _entry_point_strategies():
 
 
 def load_strategy_file(path: str | Path) -> list[Strategy]:
-    """The module-level Strategy objects of a Python file."""
+    """The Strategy objects a Python file defines at module level (not those it imports
+    from the library, such as ``EXPERT`` to build on), each with its data files: those it
+    declares (``files``, relative to the file's folder) and those it opens from its
+    folder while it loads."""
     path = Path(path)
     if not path.is_file():
         raise StrategyError(f"--strategy-file {path}: no such file")
     digest = hashlib.sha1(str(path.resolve()).encode()).hexdigest()[:16]
     module_name = f"briscola_strategy_file_{digest}"  # stable: Numba's cache finds it again by name
-    folder = str(path.resolve().parent)
-    if folder not in sys.path:  # the file's own helper modules, beside it, import as they would in a script
-        sys.path.append(folder)
+    folder = path.resolve().parent
+    if str(folder) not in sys.path:  # the file's own helper modules, beside it, import as they would in a script
+        sys.path.append(str(folder))
     spec = importlib.util.spec_from_file_location(module_name, path)
     module = importlib.util.module_from_spec(spec)
     sys.modules[module_name] = module  # Numba's cache and pickling look modules up by name
     try:
-        spec.loader.exec_module(module)
+        with _files_opened() as opened:
+            spec.loader.exec_module(module)
     except Exception as error:  # noqa: BLE001
         raise StrategyError(f"--strategy-file {path} failed to load: {type(error).__name__}: {error}") from None
-    found = [value for value in vars(module).values() if isinstance(value, Strategy)]
+    library = {id(s) for s in builtin_strategies().values()}
+    found = [value for value in vars(module).values() if isinstance(value, Strategy) and id(value) not in library]
     if not found:
         raise StrategyError(f"--strategy-file {path} defines no Strategy object")
-    return [_with_source(s, f"file {path}") for s in found]
+    loaded = _data_files(opened, folder, path.resolve())
+    return [_with_source(s, f"file {path}", _declared_files(s, folder, path) | loaded) for s in found]
+
+
+def plug_in_bundle(path: str | Path, strategies) -> dict[str, bytes]:
+    """What a plug-in file needs on another machine, by path relative to its folder: the
+    file itself, its author's modules in that folder (or below), and the data files of
+    its ``strategies`` (those loaded from it)."""
+    from kernels.caching import authors_files
+
+    path = Path(path).resolve()
+    folder = path.parent
+    files = {path}
+    for strategy in strategies:
+        files |= {Path(f) for f in strategy.files}
+        for function in (strategy.choose, strategy.bid, strategy.call):
+            if function is not None:
+                files |= {Path(f).resolve() for f in authors_files(getattr(function, "py_func", function))}
+    return {f.relative_to(folder).as_posix(): f.read_bytes() for f in sorted(files) if f.is_relative_to(folder)}
+
+
+def _declared_files(strategy: Strategy, folder: Path, path: Path) -> set[str]:
+    declared = set()
+    for name in strategy.files:
+        file = (folder / name).resolve()
+        if not file.is_file() or not file.is_relative_to(folder):
+            raise StrategyError(f"--strategy-file {path}: strategy {strategy.name!r} declares the data file {name!r}, "
+                                f"which is not a file in {folder}")  # fmt: skip
+        declared.add(str(file))
+    return declared
+
+
+def _data_files(opened: list[str], folder: Path, plug_in: Path) -> set[str]:
+    """The files a plug-in opened from its own folder as it loaded (not its code's caches)."""
+    found = set()
+    for name in opened:
+        file = Path(name).resolve()
+        if file.is_file() and file.is_relative_to(folder) and file != plug_in and "__pycache__" not in file.parts:
+            found.add(str(file))
+    return found
+
+
+_opening: list[list[str]] = []  # while plug-ins load: the files they open, innermost last
+_hooked: list[bool] = []  # whether the audit hook is installed (once a process: hooks cannot be removed)
+
+
+def _audit(event: str, args) -> None:
+    if event == "open" and _opening and isinstance(args[0], (str, bytes, os.PathLike)):
+        _opening[-1].append(os.fsdecode(args[0]))
+
+
+@contextmanager
+def _files_opened():
+    """Records the files Python opens inside the block (``open``, numpy's ``load``, ...;
+    not a C library's own ``fopen``: such files are declared with ``files``)."""
+    if not _hooked:
+        sys.addaudithook(_audit)  # it stays for the process, and records only inside this block
+        _hooked.append(True)
+    _opening.append([])
+    try:
+        yield _opening[-1]
+    finally:
+        _opening.pop()
 
 
 def _strategies_in(loaded, source: str) -> list[Strategy]:
@@ -88,7 +157,8 @@ def _strategies_in(loaded, source: str) -> list[Strategy]:
     return [_with_source(s, source) for s in items]
 
 
-def _with_source(strategy: Strategy, source: str) -> Strategy:
+def _with_source(strategy: Strategy, source: str, files: set[str] = frozenset()) -> Strategy:
     from dataclasses import replace
 
-    return replace(strategy, source=source, inline_id=None)  # only built-ins take the inline path
+    files = tuple(sorted(files)) if files else strategy.files
+    return replace(strategy, source=source, inline_id=None, files=files)  # only built-ins take the inline path

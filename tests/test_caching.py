@@ -94,3 +94,82 @@ def test_the_library_stamp_is_every_kernel_and_strategy_file_by_content(tmp_path
     before = digest_of([str(source)])
     source.write_text("x = 2\n")
     assert digest_of([str(source)]) != before
+
+
+DATA_BOT = """
+from pathlib import Path
+
+import numpy as np
+from numba import njit
+
+from strategies.api import Strategy
+
+ORDER = np.load(Path(__file__).parent / "order.npy")  # its data: which card it prefers
+
+
+@njit
+def ordered_nb(view, params, rng):
+    best = view.hand[0]
+    for k in range(view.n_hand):
+        if ORDER[view.hand[k]] > ORDER[best]:
+            best = view.hand[k]
+    return best
+
+
+BOT = Strategy("bot", 1, "Plays the card its data file ranks first.", ordered_nb)
+"""
+
+
+def play_bot_file(folder, out) -> float:
+    result = run_cli(
+        "simulate", "--strategy-file", "bot.py", "--players", "2", "--strategies", "bot,random",
+        "--deals", "3000", "--seed", "1", "--out", str(out), "--json", "--quiet",
+        cwd=folder, env={"PYTHONPATH": str(REPO)},
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout)["sides"][0]["win_rate"]
+
+
+def test_new_data_in_a_plug_ins_file_is_played_and_fingerprinted(tmp_path):
+    """Numba freezes a global array into the compiled code: the cache is keyed on its
+    values, and a result file's fingerprint of the strategy says which data played."""
+    import numpy as np
+
+    from sim.results import read_config
+
+    (tmp_path / "bot.py").write_text(DATA_BOT)
+    np.save(tmp_path / "order.npy", np.arange(40.0))  # the card codes' order: highest code first
+    first = play_bot_file(tmp_path, tmp_path / "first.parquet")
+    again = play_bot_file(tmp_path, tmp_path / "again.parquet")
+    np.save(tmp_path / "order.npy", -np.arange(40.0))  # the same file rewritten: lowest code first
+    rewritten = play_bot_file(tmp_path, tmp_path / "rewritten.parquet")
+    for cache in tmp_path.rglob("__pycache__"):
+        shutil.rmtree(cache)
+    assert rewritten == play_bot_file(tmp_path, tmp_path / "cold.parquet") != first == again
+    prints = {name: read_config(tmp_path / f"{name}.parquet")["strategies"][0]["fingerprint"]
+              for name in ("first", "again", "rewritten", "cold")}  # fmt: skip
+    assert prints["first"] == prints["again"] != prints["rewritten"] == prints["cold"]
+    random_prints = {read_config(tmp_path / f"{name}.parquet")["strategies"][1]["fingerprint"] for name in prints}
+    assert len(random_prints) == 1  # the opponent's did not change
+
+
+def test_the_frozen_digest_follows_called_functions_and_modules(tmp_path, monkeypatch):
+    from kernels.caching import frozen_digest
+
+    (tmp_path / "tables.py").write_text("import numpy as np\nWEIGHTS = np.zeros(3)\nLIMIT = 2\n")
+    (tmp_path / "deep.py").write_text(
+        "from numba import njit\nimport tables\n\n@njit\ndef inner_nb(x):\n    return tables.WEIGHTS[x] + tables.LIMIT\n\n"
+        "@njit\ndef outer_nb(x):\n    return inner_nb(x)\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    for name in ("tables", "deep"):
+        sys.modules.pop(name, None)
+    import deep
+    import tables
+
+    before = frozen_digest(deep.outer_nb.py_func)
+    assert frozen_digest(deep.outer_nb.py_func) == before
+    tables.WEIGHTS[1] = 5.0  # a value of a module read by a function the outer one calls
+    changed = frozen_digest(deep.outer_nb.py_func)
+    tables.LIMIT = 3
+    assert len({before, changed, frozen_digest(deep.outer_nb.py_func)}) == 3

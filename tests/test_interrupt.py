@@ -50,6 +50,23 @@ def test_ctrl_c_leaves_a_complete_partial_file(tmp_path):
     assert list(tmp_path.glob(".*.tmp")) == []
 
 
+def test_sigterm_stops_a_run_as_one_ctrl_c_does(tmp_path):
+    """What SLURM, systemd and docker send: the deals done are kept, and a second SIGTERM
+    changes nothing (the kill that may follow is theirs)."""
+    out = tmp_path / "run.parquet"
+    process = start_long_run(tmp_path, out)
+    wait_for_rows(tmp_path)
+    process.send_signal(signal.SIGTERM)
+    time.sleep(0.1)
+    process.send_signal(signal.SIGTERM)
+    _, stderr = process.communicate(timeout=30)
+    assert process.returncode == 143 and "Traceback" not in stderr, stderr
+    assert "briscola: SIGTERM: stopping" in stderr
+    run = read_results(out)
+    assert run.config["status"] == "partial" and run.config["deals_completed"] == len(run.deals) > 0
+    assert list(tmp_path.glob(".*.tmp")) == []
+
+
 def test_a_killed_run_leaves_nothing_at_out(tmp_path):
     out = tmp_path / "run.parquet"
     process = start_long_run(tmp_path, out)

@@ -51,7 +51,9 @@ def test_a_strategy_file_plays_with_its_parameters_recorded(plugin_dir):
     run = read_results(out)
     assert list(run.deals["strategy_0"].unique()) == ["edge:first=true"]
     seat0 = run.config["strategies"][0]
+    fingerprint = seat0.pop("fingerprint")  # of its code and data: the same file, the same print
     assert seat0 == {"seat": 0, "side": 0, "name": "edge", "version": 3, "params": {"first": True}}
+    assert len(fingerprint) == 16 and int(fingerprint, 16) >= 0
     assert run.config["strategy_files"] == [str((plugin_dir / "edge_file.py").resolve())]
 
 

@@ -278,9 +278,10 @@ def test_a_local_dask_cluster_gives_the_same_study_even_when_a_worker_dies(refer
     write_plan(tmp_path)
     kill = {"BRISCOLA_TEST_KILL_CHUNK": "teams|2000", "BRISCOLA_TEST_KILL_ONCE": str(tmp_path / "killed")}
     result = batch(tmp_path, "--out", "dask", "--chunk-deals", "1000", "--backend", "dask", "--workers", "2", "--json",
-                   "--quiet", env=kill)  # fmt: skip
+                   env=kill)  # fmt: skip
     assert result.returncode == 0, result.stderr
     assert (tmp_path / "killed").exists()  # a worker really died, playing a chunk of 'teams'
+    assert "a Dask worker left the cluster" in result.stderr  # and the run said so
     pd.testing.assert_frame_equal(dataset(tmp_path / "dask"), dataset(study))
     assert summaries(tmp_path / "dask") == summaries(study)
     status = json.loads(run_cli("status", "dask", "--json", env={"PYTHONPATH": str(REPO)}, cwd=tmp_path).stdout)
@@ -334,16 +335,19 @@ def wait_for_records(folder: Path, process: subprocess.Popen, at_least: int) -> 
         time.sleep(0.05)
 
 
-def test_ctrl_c_stops_a_study_which_then_resumes_to_the_same_dataset(reference, tmp_path):
+@pytest.mark.parametrize("stop, code", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_ctrl_c_or_sigterm_stops_a_study_which_then_resumes_to_the_same_dataset(reference, tmp_path, stop, code):
     from sim.interrupt import STUDY_STOPPING
 
     study, _ = reference
     write_plan(tmp_path)
     process = start_batch(tmp_path, "--out", "study", "--chunk-deals", "200")
     wait_for_records(tmp_path / "study", process, 2)
-    process.send_signal(signal.SIGINT)
+    process.send_signal(stop)
     _, stderr = process.communicate(timeout=60)
-    assert process.returncode == 130 and STUDY_STOPPING in stderr and "Traceback" not in stderr
+    assert process.returncode == code and "Traceback" not in stderr, stderr
+    assert STUDY_STOPPING.removeprefix("briscola: ") in stderr
+    assert "briscola batch plan.toml --out study --resume" in stderr  # the way on, said
     assert sim.load(tmp_path / "study").partial
     assert batch(tmp_path, "--out", "study", "--resume", "--quiet").returncode == 0
     pd.testing.assert_frame_equal(dataset(tmp_path / "study"), dataset(study))

@@ -207,3 +207,43 @@ def test_plans_too_large_are_refused_before_they_are_listed(tmp_path, case):
     assert result.returncode == 2 and message in result.stderr, result.stderr
     assert len(result.stderr.strip().splitlines()) == 1
     assert sorted(p.name for p in tmp_path.iterdir()) == ["plan.toml"]  # nothing written, nothing left
+
+
+def test_a_full_disk_is_one_line_naming_the_file_and_the_study_resumes(made, capsys, monkeypatch):
+    import errno
+
+    plan, study, reference = made
+    shutil.rmtree(study)
+    real_write = Path.write_text
+    writes = []
+
+    def write_text(self, *args, **kwargs):
+        writes.append(self)
+        if "_chunks" in str(self) and len(writes) > 6:  # a few chunks in, the disk is full
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real_write(self, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "write_text", write_text)
+    code, out, err = command(capsys, "batch", str(plan), "--out", str(study), "--chunk-deals", "1000", "--quiet")
+    monkeypatch.undo()
+    assert code == 1 and len(err.strip().splitlines()) == 1, err
+    assert f"cannot write {study}" in err and "No space left on device" in err
+    assert f"briscola batch {plan} --out {study} --resume" in err
+    resume(capsys, plan, study)
+    pd.testing.assert_frame_equal(dataset(study), dataset(reference))
+
+
+def test_a_full_disk_during_simulate_names_the_file_and_leaves_nothing(tmp_path, capsys, monkeypatch):
+    import errno
+
+    import pyarrow.parquet as pq
+
+    def full(self, *args, **kwargs):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(pq.ParquetWriter, "write_table", full)
+    out = tmp_path / "run.parquet"
+    code, _, err = command(capsys, "simulate", "--players", "2", "--strategies", "greedy", "--deals", "3000",
+                           "--seed", "1", "--out", str(out), "--quiet")  # fmt: skip
+    assert code == 1 and err.strip() == f"briscola: error: cannot write {out}: No space left on device"
+    assert list(tmp_path.iterdir()) == []
