@@ -15,7 +15,6 @@ sim.config.ConfigError: unknown rule 'colour'; valid rules: trump_redeal, remove
 
 from __future__ import annotations
 
-import math
 import os
 from dataclasses import dataclass, field
 
@@ -116,16 +115,19 @@ class Rules:
 
 
 def parse_count(text: str) -> int:
-    """A count as people write it: ``1000000``, ``1_000_000`` or ``1e6``.
+    """A count (or a seed) as people write it: ``1000000``, ``1_000_000`` or ``1e6``, read
+    exactly (never through a float, which would round a seed above 2**53).
 
-    >>> [parse_count(text) for text in ("1000000", "1_000_000", "1e6", "2.5e3")]
-    [1000000, 1000000, 1000000, 2500]
+    >>> [parse_count(text) for text in ("1000000", "1_000_000", "1e6", "2.5e3", "9007199254740993.0")]
+    [1000000, 1000000, 1000000, 2500, 9007199254740993]
     """
+    from decimal import Decimal, InvalidOperation
+
     try:
-        value = float(text.replace("_", "")) if any(c in text for c in ".eE") else int(text)
-    except ValueError:
+        value = Decimal(text.strip().replace("_", "")) if text.strip() else None
+    except InvalidOperation:
         value = None
-    if value is None or not math.isfinite(value) or value != int(value):
+    if value is None or not value.is_finite() or value != value.to_integral_value():
         raise ConfigError(f"{text!r} is not a whole number; write e.g. 1000000, 1_000_000 or 1e6")
     return int(value)
 

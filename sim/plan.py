@@ -234,6 +234,10 @@ def _check_types(path: Path, where: str, kind: str, values: dict) -> None:
         return isinstance(value, list) and value and all(isinstance(item, str) for item in value)
 
     for key in ("deals", "seed"):  # counts as on the command line: 1_000_000, "1e6", 1e6
+        value = values.get(key)
+        if isinstance(value, float) and abs(value) >= 2**53:  # TOML read it as a float: it may be rounded
+            raise PlanError(f"{path}: {where}, key {key!r}: {value!r} is a float, which cannot hold every whole "
+                            f"number above 2**53; write it as an integer, or as a string such as \"{value:.0e}\"")  # fmt: skip
         if isinstance(values.get(key), (str, float)):
             try:
                 values[key] = parse_count(values[key] if isinstance(values[key], str) else repr(values[key]))

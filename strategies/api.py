@@ -34,6 +34,7 @@ docs/strategies.md.
 
 from __future__ import annotations
 
+import math
 import os
 import re
 import warnings
@@ -86,6 +87,10 @@ class Param:
         return self.check(value, strategy)
 
     def check(self, value, strategy: str = "?"):
+        if self.kind is float and not math.isfinite(value):  # NaN passes every comparison, and JSON holds neither
+            raise StrategyError(
+                f"parameter {strategy}:{self.name}={value} is not a finite number; valid: {self.describe_range()}"
+            )
         too_low = self.low is not None and value < self.low
         too_high = self.high is not None and value > self.high
         if too_low or too_high:
@@ -211,12 +216,18 @@ def parse_spec(text: str, strategies: dict) -> StrategySpec:
     strategy = strategies[name]
     declared = {p.name: p for p in strategy.params}
     values = {p.name: p.default for p in strategy.params}
+    given = {}
     for item in items:
         key, sep, raw = (part.strip() for part in item.partition("="))
         if not sep or key not in declared:
             valid = ", ".join(declared) if declared else "none"
             what = f"unknown parameter {key!r}" if sep else f"{item!r} is not key=value"
             raise StrategyError(f"strategy {name}: {what}; valid parameters: {valid}")
+        if key in given:
+            raise StrategyError(
+                f"strategy {name}: parameter {key} is given twice ({given[key]} and {raw}); give it once"
+            )
+        given[key] = raw
         values[key] = declared[key].parse(raw, name)
     return StrategySpec(strategy, values)
 

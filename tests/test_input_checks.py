@@ -1,0 +1,51 @@
+"""Input that used to slip through: seeds read through a float, NaN parameters, a
+parameter given twice, an address that is not one. Each is refused in one line (exit 2),
+or read exactly."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.helpers import command
+
+
+def one_line_refusal(capsys, *args) -> str:
+    code, out, err = command(capsys, *args)
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1 and "Traceback" not in err, err
+    return err
+
+
+def test_a_seed_is_read_exactly_or_refused(capsys):
+    code, out, _ = command(capsys, "simulate", "--players", "2", "--strategies", "random", "--deals", "10",
+                           "--seed", "9007199254740993.0", "--summary-only", "--json", "--quiet")  # fmt: skip
+    assert code == 0 and json.loads(out)["seed"] == 9007199254740993  # not ...992, as a float gives
+    assert "is not a whole number" in one_line_refusal(capsys, "simulate", "--players", "2", "--strategies",
+                                                       "random", "--deals", "10", "--seed", "1.5")  # fmt: skip
+
+
+@pytest.mark.parametrize("strategy, message", [
+    ("pimc:inference=nan", "pimc:inference=nan is not a finite number; valid: float in [0.0, 0.99]"),
+    ("pimc:points_weight=inf", "is not a finite number"),
+    ("pimc:samples=8:samples=16", "strategy pimc: parameter samples is given twice (8 and 16); give it once"),
+])  # fmt: skip
+def test_a_parameter_that_is_not_a_number_or_given_twice_is_refused(capsys, tmp_path, strategy, message):
+    err = one_line_refusal(capsys, "compare", strategy, "random", "--deals", "10", "--seed", "1",
+                           "--out", str(tmp_path / "x.parquet"))  # fmt: skip
+    assert message in err and list(tmp_path.iterdir()) == []
+
+
+def test_a_scheduler_address_that_is_not_one_is_refused(capsys, tmp_path):
+    pytest.importorskip("distributed")
+    err = one_line_refusal(capsys, "simulate", "--players", "2", "--strategies", "random", "--deals", "10", "--seed",
+                           "1", "--backend", "dask", "--scheduler", "not-an-address", "--out", str(tmp_path / "s"))  # fmt: skip
+    assert "--scheduler not-an-address: no Dask scheduler answers there" in err and list(tmp_path.iterdir()) == []
+
+
+def test_a_plan_seed_too_large_for_a_float_is_refused(capsys, tmp_path):
+    plan = tmp_path / "plan.toml"
+    plan.write_text("seed = 9007199254740993.0\n[[simulate]]\nname = 'x'\nplayers = 2\nstrategies = ['random']\n"
+                    "deals = 10\n")  # fmt: skip
+    err = one_line_refusal(capsys, "batch", str(plan), "--out", str(tmp_path / "study"))
+    assert "key 'seed': 9007199254740992.0 is a float" in err and not (tmp_path / "study").exists()
