@@ -30,6 +30,7 @@ MATCH_TABLES = {
 }  # fmt: skip
 MATCH_FORMATS = tuple(MATCH_TABLES)
 SUIT_NAMES = ("denari", "coppe", "spade", "bastoni")
+MAX_DEALS = 2**62  # deal numbers are int64 in the kernels, and a match format multiplies them
 
 # Each rule: its valid values (the first is the default) and the tables it applies to.
 RULE_VALUES = {
@@ -129,6 +130,8 @@ def parse_count(text: str) -> int:
         value = None
     if value is None or not value.is_finite() or value != value.to_integral_value():
         raise ConfigError(f"{text!r} is not a whole number; write e.g. 1000000, 1_000_000 or 1e6")
+    if value.adjusted() >= 19:  # no count or seed comes near: 2**63 has 19 digits
+        raise ConfigError(f"{text!r} is too large: counts and seeds are below 2**63 (about 9.2e18)")
     return int(value)
 
 
@@ -229,8 +232,8 @@ class RunConfig:
         check_players(self.players)
         if len(self.strategies) != self.players:
             raise ConfigError(f"{len(self.strategies)} strategies for {self.players} seats")
-        if self.deals < 1:
-            raise ConfigError(f"--deals {self.deals} must be at least 1")
+        if not 1 <= self.deals <= MAX_DEALS:
+            raise ConfigError(f"--deals {self.deals} must be between 1 and 2**62 (deal numbers are 64-bit)")
         if not 0 <= self.seed < 2**63:
             raise ConfigError(f"--seed {self.seed} must be between 0 and 2**63 - 1")
         if self.threads < 1:
