@@ -507,21 +507,26 @@ def _deal_keys(deals: pd.DataFrame) -> list[str]:
 def caller_by_strength(deals: pd.DataFrame, width: int = 10) -> pd.DataFrame:
     """Briscola Chiamata: the caller's mean game points, and how often its side took its
     target, by the strength of its hand at the call (``caller_strength``: its card points,
-    plus 6 and the strength of each trump; in bands of ``width``). Rows by band (its
-    lowest value) with ``games``, ``score`` (mean game points), ``ci_low``, ``ci_high``,
-    ``made`` (rate), ``alone`` (share of callers playing alone)."""
+    plus 6 and the strength of each trump; in bands of ``width``), for each strategy that
+    called (at a mixed table each its own). Rows by (``strategy``, band: its lowest value)
+    with ``games``, ``game_points`` (mean), ``ci_low``, ``ci_high``, ``made`` (rate),
+    ``alone`` (share of callers playing alone)."""
     called = deals[deals["caller"] >= 0]
     seats = called["caller"].to_numpy()
-    points = np.stack([called[f"game_points_{s}"].to_numpy() for s in range(5)], axis=1)[np.arange(len(called)), seats]
-    frame = pd.DataFrame({"band": (called["caller_strength"] // width * width).to_numpy(), "points": points,
-                          "made": called["made"].to_numpy(), "alone": (called["caller"] == called["partner"]).to_numpy()})  # fmt: skip
-    rows = []
-    for band, group in frame.groupby("band"):
-        rows.append({"strength": int(band), **_mean_interval(group["points"].astype(float)),
-                     "made": float(group["made"].mean()), "alone": float(group["alone"].mean())})  # fmt: skip
-    return pd.DataFrame(rows, columns=["strength", "games", "score", "ci_low", "ci_high", "made", "alone"]).set_index(
-        "strength"
-    )
+    rows = np.arange(len(called))
+    points = np.stack([called[f"game_points_{s}"].to_numpy() for s in range(5)], axis=1)[rows, seats]
+    strategies = np.stack([called[f"strategy_{s}"].astype(str).to_numpy() for s in range(5)], axis=1)[rows, seats]
+    frame = pd.DataFrame({"strategy": strategies, "band": (called["caller_strength"] // width * width).to_numpy(),
+                          "points": points, "made": called["made"].to_numpy(),
+                          "alone": (called["caller"] == called["partner"]).to_numpy()})  # fmt: skip
+    found = []
+    for (strategy, band), group in frame.groupby(["strategy", "band"]):
+        interval = _mean_interval(group["points"].astype(float))
+        found.append({"strategy": strategy, "strength": int(band), "games": interval["games"],
+                      "game_points": interval["score"], "ci_low": interval["ci_low"], "ci_high": interval["ci_high"],
+                      "made": float(group["made"].mean()), "alone": float(group["alone"].mean())})  # fmt: skip
+    columns = ["strategy", "strength", "games", "game_points", "ci_low", "ci_high", "made", "alone"]
+    return pd.DataFrame(found, columns=columns).set_index(["strategy", "strength"])
 
 
 def _mean_interval(values: pd.Series) -> dict:

@@ -117,12 +117,22 @@ def show_report(found: dict) -> None:
     show = {"simulate": show_simulate, "compare": show_compare, "tournament": show_tournament}[found["kind"]]
     if summary is not None:
         show(summary, partial)
-    print("score (win 1, draw 1/2) by strategy and side, 95% intervals:")
+    print(f"{score_label(found['players'])} by strategy and side, 95% intervals:")
     for row in found["scores"]:
         print(
             f"  {row['strategy']:<28} side {row['side']}  {row['score']:.4f} ({row['ci_low']:.4f} to {row['ci_high']:.4f})"
         )
     print(_first_lead_text(found))
+
+
+def score_label(players: int) -> str:
+    """What a report's score is at a table of ``players``."""
+    if players == 3:
+        return "score against each other seat apart (more points 1, equal 1/2)"
+    if players == 5:
+        return ("score against each other seat apart on game points (more 1, equal 1/2: a pairwise score, "
+                "not the win rate)")  # fmt: skip
+    return "score (win 1, draw 1/2)"
 
 
 def _first_lead_text(found: dict) -> str:
@@ -173,9 +183,8 @@ def _facts(found: dict) -> str:
 
 
 def _margin(run, found, axes, figure) -> None:
-    margins = analysis.margins(run.deals, run.players)
-    low, high = int(np.floor(margins.min())), int(np.ceil(margins.max()))
-    axes.hist(margins, bins=np.arange(low - 0.5, high + 1.5, 2 if high - low > 60 else 1), color="#3b6ea5")
+    centres, counts, width = margin_bars(analysis.margins(run.deals, run.players).to_numpy())
+    axes.bar(centres, counts, width=width, color="#3b6ea5")
     axes.axvline(0, color="black", linewidth=0.8)
     if run.kind == "tournament":
         who = "A's side less B's, every pair"
@@ -185,6 +194,19 @@ def _margin(run, found, axes, figure) -> None:
         who = "seat 0 less the others' mean" if run.players in (3, 5) else "side 0 less side 1"
     unit = "game points" if run.players == 5 else "points"
     axes.set(title=f"{unit.capitalize()} margin per game: {who}", xlabel=unit, ylabel="games")
+
+
+def margin_bars(margins: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
+    """The margin histogram's bars: (centres, counts, width). Few distinct margins (game
+    points, multiples of 1.25 at 5 players) get a bar each, at its value; many (card
+    points) are binned by 1 or 2 points."""
+    values, counts = np.unique(margins, return_counts=True)
+    if len(values) <= 80:
+        return values, counts, 0.8 * (np.diff(values).min() if len(values) > 1 else 1.0)
+    step = 2 if values[-1] - values[0] > 60 else 1
+    edges = np.arange(np.floor(values[0]) - 0.5, np.ceil(values[-1]) + step + 0.5, step)
+    binned, _ = np.histogram(margins, bins=edges)
+    return (edges[:-1] + edges[1:]) / 2, binned, step
 
 
 def _scores(run, found, axes, figure) -> None:
@@ -197,7 +219,8 @@ def _scores(run, found, axes, figure) -> None:
     axes.axhline(EVEN, color="grey", linewidth=1, linestyle="--", label="1/2: even")
     axes.set_xticks(positions, labels, fontsize=7, rotation=90 if len(labels) > 8 else 0)
     axes.set_xlim(-0.7, len(scores) - 0.3)
-    axes.set(title="Score of each strategy by side (95% intervals)", ylabel="score (win 1, draw 1/2)", ylim=(0, 1))
+    ylabel = "pairwise score on game points" if found["players"] == 5 else score_label(found["players"]).split(" (")[0]
+    axes.set(title="Score of each strategy by side (95% intervals)", ylabel=ylabel, ylim=(0, 1))
     axes.legend(loc="lower right", fontsize=8)
 
 
@@ -215,12 +238,16 @@ def _first_lead(run, found, axes, figure) -> None:
 
 
 def _caller_strength(run, found, axes, figure) -> None:
-    """Briscola Chiamata: the caller's mean game points against its hand's strength."""
+    """Briscola Chiamata: the caller's mean game points against its hand's strength, a line
+    for each strategy that called."""
     bands = analysis.caller_by_strength(run.deals)
     bands = bands[bands["games"] >= 20]  # fewer games make intervals wider than the plot
-    errors = [bands["score"] - bands["ci_low"], bands["ci_high"] - bands["score"]]
-    axes.errorbar(bands.index + 5, bands["score"], yerr=errors, fmt="o-", color="#3b6ea5", capsize=3)
+    for strategy, mine in bands.groupby(level="strategy"):
+        strength = mine.index.get_level_values("strength") + 5
+        errors = [mine["game_points"] - mine["ci_low"], mine["ci_high"] - mine["game_points"]]
+        axes.errorbar(strength, mine["game_points"], yerr=errors, fmt="o-", capsize=3, label=strategy)
     axes.axhline(0, color="grey", linewidth=1, linestyle="--")
+    axes.legend(loc="upper left", fontsize=8, title="caller's strategy", title_fontsize=8)
     axes.set(title="Caller's mean game points by hand strength (95% intervals)",
              xlabel="hand strength at the call: card points + 6 and the strength of each trump",
              ylabel="caller's game points per deal")  # fmt: skip
@@ -245,9 +272,10 @@ def _heatmap(run, found, axes, figure) -> None:
 
 def _page(path: Path, found: dict, figures: list[str]) -> str:
     parts = [f"<h1>Briscola report: {html.escape(str(path))}</h1>", f"<p>{html.escape(headline(found))}</p>"]
-    for title, table in _summary_tables(found):
+    for title, table, lines in _summary_tables(found):
         table = table.apply(lambda column: column.map(_cell))
         parts += [f"<h2>{html.escape(title)}</h2>", table.to_html(index=False)]
+        parts += [f"<p>{html.escape(line)}</p>" for line in lines]
     parts.append(f"<p>{html.escape(_first_lead_text(found))}</p>")
     parts += [f'<p><img src="{name}" alt="{name}"></p>' for name in figures]
     head = "<!doctype html><html><head><meta charset='utf-8'><title>Briscola report</title></head><body>"
@@ -267,20 +295,27 @@ def _cell(value) -> str:
     return "" if value is None else str(value)
 
 
-def _summary_tables(found: dict) -> list[tuple[str, pd.DataFrame]]:
-    """The run's own summary and the scores by side, as tables for the page."""
+def _summary_tables(found: dict) -> list[tuple[str, pd.DataFrame, list[str]]]:
+    """The run's own summary and the scores by side, as tables for the page, each with
+    the lines of text that go under it."""
+    from sim.report import chiamata_lines
+
     summary, tables = found["summary"] or {}, []
     if found["kind"] == "simulate" and "sides" in summary:
-        tables.append(("Summary (as briscola simulate printed it)", pd.DataFrame(summary["sides"])))
+        tables.append(("Summary (as briscola simulate printed it)", pd.DataFrame(summary["sides"]), []))
     if "chiamata" in summary:
-        tables.append(("Briscola Chiamata: game points by role", pd.DataFrame(summary["chiamata"]["roles"])))
-        tables.append(("Briscola Chiamata: winning bids and their success", pd.DataFrame(summary["chiamata"]["bids"])))
+        figures = summary["chiamata"]
+        tables.append(
+            ("Briscola Chiamata: game points by role", pd.DataFrame(figures["roles"]), chiamata_lines(figures))
+        )
+        tables.append(("Briscola Chiamata: winning bids and their success", pd.DataFrame(figures["bids"]), []))
     if found["kind"] == "compare" and "score" in summary:
         keys = ("a", "b", "deals", "matches", "games", "score", "score_ci95", "elo", "elo_ci95", "los", "wins",
                 "draws", "losses", "mean_margin", "mean_margin_ci95")  # fmt: skip
         row = {k: summary[k] for k in keys if k in summary}  # deals, or matches with a match format
-        tables.append(("Summary (as briscola compare printed it)", pd.DataFrame([row])))
+        tables.append(("Summary (as briscola compare printed it)", pd.DataFrame([row]), []))
     if "ratings" in found:
-        tables.append(("Ratings (Bradley-Terry, Elo scale)", pd.DataFrame(found["ratings"])))
-    tables.append(("Score by strategy and side", pd.DataFrame(found["scores"])))
+        tables.append(("Ratings (Bradley-Terry, Elo scale)", pd.DataFrame(found["ratings"]), []))
+    scores = f"{score_label(found['players'])[0].upper()}{score_label(found['players'])[1:]}, by strategy and side"
+    tables.append((scores, pd.DataFrame(found["scores"]), []))
     return tables

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 
-from sim.stats import wilson_interval
+from sim.stats import ROLES, wilson_interval
 
 MIN_WIDTH = 100
 SCORE_DIGITS = 6  # JSON figures are rounded: scores and rates, Elo, points and margins
@@ -110,26 +110,43 @@ def summary_dict(outcome) -> dict:
 
 
 def chiamata_dict(tally, deals: int) -> dict:
-    """Briscola Chiamata's figures: deals thrown in, game points by role, how often each
-    bid that won an auction took its target, and the caller alone."""
+    """Briscola Chiamata's figures: deals thrown in and cappotti; then for each strategy
+    at the table (one at a table of one strategy), its mean game points in each role, how
+    often each bid that won it the auction took its target, and how it fared alone."""
     from sim.cards import bid_name, bid_target
-    from sim.stats import ROLES, Z_95
 
-    roles = []
-    for role, n, total, squares in zip(ROLES, tally.role_deals, tally.role_points, tally.role_squares):
-        mean = total / n if n else 0.0
-        half = Z_95 * math.sqrt(max(0.0, squares / n - mean * mean) / n) if n > 1 else 0.0
-        roles.append({"role": role, "deals": n, "mean_game_points": rounded(mean, POINTS_DIGITS),
-                      "mean_game_points_ci95": rounded([mean - half, mean + half], POINTS_DIGITS)})  # fmt: skip
-    bids = [
-        {"bid": bid_name(level), "target": bid_target(level), "deals": calls, "made": made,
-         "made_rate": rounded(made / calls, SCORE_DIGITS)}
-        for level, (calls, made) in enumerate(zip(tally.bid_calls, tally.bid_made)) if calls
-    ]  # fmt: skip
-    alone = {"deals": tally.alone_calls, "made": tally.alone_made,
-             "mean_game_points": rounded(tally.alone_points / tally.alone_calls if tally.alone_calls else 0.0,
-                                         POINTS_DIGITS)}  # fmt: skip
+    roles, bids, alone = [], [], []
+    for strategy, mine in tally.strategies.items():
+        for role, n, total, squares in zip(ROLES, mine.role_deals, mine.role_points, mine.role_squares):
+            roles.append({"role": role, "strategy": strategy, "deals": n, **_mean_figures(n, total, squares)})
+        bids += [
+            {"bid": bid_name(level), "strategy": strategy, "target": bid_target(level), "deals": calls, "made": made,
+             "made_rate": rounded(made / calls, SCORE_DIGITS)}
+            for level, (calls, made) in enumerate(zip(mine.bid_calls, mine.bid_made)) if calls
+        ]  # fmt: skip
+        alone.append({"strategy": strategy, "deals": mine.alone_calls, "made": mine.alone_made,
+                      **_mean_figures(mine.alone_calls, mine.alone_points, mine.alone_squares)})  # fmt: skip
     return {"thrown_in": tally.thrown_in, "cappotti": tally.cappotti, "roles": roles, "bids": bids, "alone": alone}
+
+
+def _mean_figures(n: int, total: int, squares: int) -> dict:
+    """Mean game points of ``n`` deals, with a 95% interval (normal approximation)."""
+    from sim.stats import Z_95
+
+    mean = total / n if n else 0.0
+    half = Z_95 * math.sqrt(max(0.0, squares / n - mean * mean) / n) if n > 1 else 0.0
+    return {"mean_game_points": rounded(mean, POINTS_DIGITS),
+            "mean_game_points_ci95": rounded([mean - half, mean + half], POINTS_DIGITS)}  # fmt: skip
+
+
+def chiamata_lines(figures: dict) -> list[str]:
+    """The deals thrown in and each strategy's calls alone, in words (the console and the page)."""
+    lines = [f"thrown in (all passed): {figures['thrown_in']:,} deals; cappotto: {figures['cappotti']:,}"]
+    for alone in figures["alone"]:
+        lo, hi = alone["mean_game_points_ci95"]
+        lines.append(f"{alone['strategy']} calling alone: {alone['deals']:,} deals, made {alone['made']:,}, mean "
+                     f"{alone['mean_game_points']:+.2f} game points ({lo:+.2f} to {hi:+.2f})")  # fmt: skip
+    return lines
 
 
 def print_summary(outcome) -> None:
@@ -173,26 +190,27 @@ def show_simulate(summary: dict, interrupted: bool = False) -> None:
 
 
 def show_chiamata(figures: dict) -> None:
-    """Briscola Chiamata's tables: game points by role, then each bid's success."""
+    """Briscola Chiamata's tables: game points by role (and strategy), then each bid's success."""
     from rich.table import Table
 
+    mixed = len({row["strategy"] for row in figures["roles"]}) > 1
     roles = Table(title="by role: mean game points per deal", title_justify="left")
-    for column in ("role", "deals", "game points", "95% CI"):
-        roles.add_column(column, justify="left" if column == "role" else "right", no_wrap=True)
+    for column in ("role", *(["strategy"] if mixed else []), "deals", "game points", "95% CI"):
+        roles.add_column(column, justify="left" if column in ("role", "strategy") else "right", no_wrap=True)
     for row in figures["roles"]:
         lo, hi = row["mean_game_points_ci95"]
-        roles.add_row(row["role"], f"{row['deals']:,}", f"{row['mean_game_points']:+.3f}", f"{lo:+.3f} to {hi:+.3f}")
-    alone = figures["alone"]
-    _print_table(
-        roles,
-        f"thrown in (all passed): {figures['thrown_in']:,} deals; cappotto: {figures['cappotti']:,}; "
-        f"caller alone: {alone['deals']:,} deals, made {alone['made']:,}, mean {alone['mean_game_points']:+.2f}",
-    )
+        roles.add_row(row["role"], *([row["strategy"]] if mixed else []), f"{row['deals']:,}",
+                      f"{row['mean_game_points']:+.3f}", f"{lo:+.3f} to {hi:+.3f}")  # fmt: skip
+    _print_table(roles, "; ".join(chiamata_lines(figures)))
     bids = Table(title="by winning bid: how often the caller's side took its target", title_justify="left")
-    for column in ("bid", "target", "deals", "made", "rate"):
-        bids.add_column(column, justify="left" if column == "bid" else "right", no_wrap=True)
-    for label, target, deals, made in _bid_bands(figures["bids"]):
-        bids.add_row(label, target, f"{deals:,}", f"{made:,}", f"{made / deals:.3f}")
+    for column in ("bid", *(["strategy"] if mixed else []), "target", "deals", "made", "rate"):
+        bids.add_column(column, justify="left" if column in ("bid", "strategy") else "right", no_wrap=True)
+    for strategy in dict.fromkeys(row["strategy"] for row in figures["roles"]):
+        mine = [row for row in figures["bids"] if row["strategy"] == strategy]
+        for label, target, deals, made in _bid_bands(mine):
+            bids.add_row(
+                label, *([strategy] if mixed else []), target, f"{deals:,}", f"{made:,}", f"{made / deals:.3f}"
+            )
     _print_table(bids, "")
 
 
@@ -487,9 +505,11 @@ def _headline(kind: str, summary: dict | None) -> str:
     if summary is None:
         return "-"
     if kind == "simulate" and "chiamata" in summary:
-        caller = summary["chiamata"]["roles"][0]
-        made = sum(b["made"] for b in summary["chiamata"]["bids"]) / max(1, caller["deals"])
-        return f"callers gain {caller['mean_game_points']:+.3f} game points a deal, make {made:.1%} of their calls"
+        callers = [row for row in summary["chiamata"]["roles"] if row["role"] == "caller"]
+        deals = sum(row["deals"] for row in callers)
+        gain = sum(row["mean_game_points"] * row["deals"] for row in callers) / max(1, deals)
+        made = sum(b["made"] for b in summary["chiamata"]["bids"]) / max(1, deals)
+        return f"callers gain {gain:+.3f} game points a deal, make {made:.1%} of their calls"
     if kind == "simulate":
         side = summary["sides"][0]
         lo, hi = side["win_rate_ci95"]

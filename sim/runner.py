@@ -216,13 +216,13 @@ def _play_deals(config, first, n, writers, schema, tally, stop) -> int:
         writers["trace"].write(trace_table(batch))
     tally.add_counts(counts, completed)
     if tally.chiamata is not None:
-        tally.chiamata.add(batch.results)
+        tally.chiamata.add(batch.results, config.strategies)
     return completed
 
 
 def _play_matches(config, first, n, writers, schema, tally, stop) -> int:
     """As ``_play_deals``, for matches."""
-    from sim.matches import play_matches
+    from sim.matches import play_matches, rotated
 
     matches = play_matches(config, first, n, trace="trace" in writers, stop=stop)
     if schema is not None:
@@ -237,7 +237,7 @@ def _play_matches(config, first, n, writers, schema, tally, stop) -> int:
     tally.deals_played += int(matches.played.sum())
     if tally.chiamata is not None:
         for k, batch in enumerate(matches.batches):
-            tally.chiamata.add(batch.results[matches.played[:, k]])
+            tally.chiamata.add(batch.results[matches.played[:, k]], rotated(config, k).strategies)
     return matches.completed
 
 

@@ -61,53 +61,80 @@ N_BIDS = 69  # Briscola Chiamata's bid levels: 10 ranks, then 62..120 points
 
 
 @dataclass
-class ChiamataTally:
-    """Briscola Chiamata deals counted by role and by bid, in integers (exact, and the
-    same however the deals were batched). The caller playing alone counts as caller."""
+class RoleTally:
+    """One strategy's Briscola Chiamata deals, in integers: its seats' game points by the
+    role they played, the auctions it won (by bid) and how it fared calling alone."""
 
-    thrown_in: int = 0
-    cappotti: int = 0
     role_deals: list = field(default_factory=lambda: [0] * len(ROLES))
     role_points: list = field(default_factory=lambda: [0] * len(ROLES))  # game points
     role_squares: list = field(default_factory=lambda: [0] * len(ROLES))
-    bid_calls: list = field(default_factory=lambda: [0] * N_BIDS)  # deals won at each bid
+    bid_calls: list = field(default_factory=lambda: [0] * N_BIDS)  # deals it won at each bid
     bid_made: list = field(default_factory=lambda: [0] * N_BIDS)  # of them, targets taken
     alone_calls: int = 0
     alone_made: int = 0
-    alone_points: int = 0  # the caller's game points when alone
+    alone_points: int = 0  # its game points when alone
+    alone_squares: int = 0
 
-    def add(self, results: np.ndarray) -> None:
-        """Adds finished RESULT_DTYPE rows of a 5-player run."""
+    def merge(self, other: RoleTally) -> None:
+        for name, value in vars(other).items():
+            mine = getattr(self, name)
+            setattr(self, name, [a + b for a, b in zip(mine, value)] if isinstance(value, list) else mine + value)
+
+
+@dataclass
+class ChiamataTally:
+    """Briscola Chiamata deals counted by role and by bid, per strategy (at a mixed table
+    each strategy's own figures), in integers: exact, and the same however the deals were
+    batched. The caller playing alone counts as caller."""
+
+    thrown_in: int = 0
+    cappotti: int = 0
+    strategies: dict = field(default_factory=dict)  # strategy label -> RoleTally
+
+    def add(self, results: np.ndarray, seat_strategies) -> None:
+        """Adds finished RESULT_DTYPE rows of a 5-player run whose seats played ``seat_strategies``."""
         called = results[results["caller"] >= 0]
         self.thrown_in += len(results) - len(called)
         self.cappotti += int(called["cappotto"].sum())
         rows = np.arange(len(called))
         points = called["game_points"][:, :5].astype(np.int64)
         caller, partner = called["caller"].astype(np.int64), called["partner"].astype(np.int64)
-        alone = caller == partner
         roles = np.full(points.shape, 2)
         roles[rows, partner] = 1
         roles[rows, caller] = 0
-        for role in range(len(ROLES)):
-            chosen = points[roles == role]
-            self.role_deals[role] += len(chosen)
-            self.role_points[role] += int(chosen.sum())
-            self.role_squares[role] += int((chosen * chosen).sum())
-        made = called["made"] == 1
-        bids = called["bid"].astype(np.int64)
-        self.bid_calls = (np.array(self.bid_calls) + np.bincount(bids, minlength=N_BIDS)).tolist()
-        self.bid_made = (np.array(self.bid_made) + np.bincount(bids[made], minlength=N_BIDS)).tolist()
-        self.alone_calls += int(alone.sum())
-        self.alone_made += int((alone & made).sum())
-        self.alone_points += int(points[rows, caller][alone].sum())
+        made, bids, alone = called["made"] == 1, called["bid"].astype(np.int64), caller == partner
+        caller_points = points[rows, caller]
+        for label in dict.fromkeys(seat_strategies):
+            tally = self.strategies.setdefault(label, RoleTally())
+            seats = np.array([strategy == label for strategy in seat_strategies])
+            for role in range(len(ROLES)):
+                chosen = points[(roles == role) & seats[None, :]]
+                tally.role_deals[role] += len(chosen)
+                tally.role_points[role] += int(chosen.sum())
+                tally.role_squares[role] += int((chosen * chosen).sum())
+            mine = seats[caller]  # the deals whose auction it won
+            tally.bid_calls = (np.array(tally.bid_calls) + np.bincount(bids[mine], minlength=N_BIDS)).tolist()
+            tally.bid_made = (np.array(tally.bid_made) + np.bincount(bids[mine & made], minlength=N_BIDS)).tolist()
+            alone_points = caller_points[mine & alone]
+            tally.alone_calls += len(alone_points)
+            tally.alone_made += int((mine & alone & made).sum())
+            tally.alone_points += int(alone_points.sum())
+            tally.alone_squares += int((alone_points * alone_points).sum())
 
     def merge(self, other: ChiamataTally) -> None:
-        for name, value in vars(other).items():
-            mine = getattr(self, name)
-            setattr(self, name, [a + b for a, b in zip(mine, value)] if isinstance(value, list) else mine + value)
+        self.thrown_in += other.thrown_in
+        self.cappotti += other.cappotti
+        for label, theirs in other.strategies.items():
+            self.strategies.setdefault(label, RoleTally()).merge(theirs)
 
     def to_dict(self) -> dict:
-        return {name: list(value) if isinstance(value, list) else value for name, value in vars(self).items()}
+        return {"thrown_in": self.thrown_in, "cappotti": self.cappotti,
+                "strategies": {label: vars(tally) for label, tally in self.strategies.items()}}  # fmt: skip
+
+    @classmethod
+    def from_dict(cls, data: dict) -> ChiamataTally:
+        strategies = {label: RoleTally(**tally) for label, tally in data["strategies"].items()}
+        return cls(data["thrown_in"], data["cappotti"], strategies)
 
 
 @dataclass
@@ -148,7 +175,7 @@ class RunTally:
 
     @classmethod
     def from_dict(cls, data: dict) -> RunTally:
-        chiamata = ChiamataTally(**data["chiamata"]) if "chiamata" in data else None
+        chiamata = ChiamataTally.from_dict(data["chiamata"]) if "chiamata" in data else None
         return cls(len(data["sides"]), [SideTally(**side) for side in data["sides"]], data["deals_played"], chiamata)
 
     def add_counts(self, counts: np.ndarray, deals_played: int) -> None:

@@ -45,7 +45,7 @@ import numpy as np
 
 from strategies.errors import StrategyError
 
-MAX_PARAMS = 8  # parameter slots per seat in the kernels' float64 ``params`` array
+MAX_PARAMS = 16  # parameter slots per seat in the kernels' float64 ``params`` array
 # Options of an author's @njit kept when the decision is compiled for the plug-in
 # signature; others (parallel: the kernels already run a thread per block) are dropped.
 KEPT_NJIT_OPTIONS = ("fastmath", "error_model", "boundscheck", "debug", "inline")

@@ -9,8 +9,10 @@ So each bid has a chance to succeed, and the caller an expected gain: 2 (2p - 1)
 partner, 4 (2p - 1) alone.
 
 ``expert`` bids the next level while its best call there (a suit lacking the card of
-the bid's face, or one holding it, to play alone) expects at least MIN_GAIN; it calls
-the card of that best call. It does not count a cappotto or bid_multiplier=on.
+the bid's face, or one holding it, to play alone) expects at least its ``bid_threshold``
+in game points (``bid_at_threshold_nb``); it calls the card of that best call. It does
+not count a cappotto or bid_multiplier=on. ``pimc`` and ``ismcts`` bid the same way, each
+with a ``bid_threshold`` of its own.
 """
 
 import math
@@ -21,21 +23,27 @@ from numba import njit
 from kernels.enums import N_FACES, N_SUITS, PASS
 from kernels.inlined_strategies_nb import holds_nb, suit_value_nb
 from kernels.rules_nb import bid_face_nb, bid_target_nb
+from strategies.expert_nb import BID_THRESHOLD
 
 # The fitted model (docs/chiamata.md): side points = SLOPE * value + FACE_POINTS[face].
 SLOPE, SPREAD = 0.62, 20.4
 FACE_POINTS = np.array([40.9, 21.7, 35.3, 22.1, 23.0, 23.8, 23.8, 26.0, 27.0, 29.3])  # by the called face
 ALONE_SLOPE, ALONE_POINTS, ALONE_SPREAD = 0.83, -12.0, 15.0
-MIN_GAIN = 0.4  # game points a bid must expect: a 60% chance with a partner
 
 
 @njit(cache=True)
 def expert_bid_nb(view, params, rng):
+    return bid_at_threshold_nb(view, params[BID_THRESHOLD])
+
+
+@njit(cache=True)
+def bid_at_threshold_nb(view, threshold):
+    """The next level if its best call expects at least ``threshold`` game points, else PASS."""
     level = view.bid + 1
     if level > view.max_bid:
         return PASS
     _, gain = best_call_nb(view, level)
-    return level if gain >= MIN_GAIN else PASS
+    return level if gain >= threshold else PASS
 
 
 @njit(cache=True)

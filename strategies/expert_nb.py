@@ -28,7 +28,9 @@ from strategies.knowledge_nb import (
 
 LOAD = 10  # points of an Ace or a Three
 TRUMP_WORTHY = 3  # table points for which a plain trump is spent (a Knight or more)
-SIGNALS, PARTNER_VIEW = 0, 1  # parameter slots: use partners' trump signals, and their shown hands
+# Parameter slots: use partners' trump signals, and their shown hands; the game points a
+# Briscola Chiamata call must expect to be bid (strategies/auction_nb.py).
+SIGNALS, PARTNER_VIEW, BID_THRESHOLD = 0, 1, 2
 
 
 @njit(cache=True)

@@ -19,11 +19,14 @@ from numba import njit
 
 from kernels.enums import MAX_HAND, N_CARDS
 from kernels.rng_nb import rng_below_nb
+from strategies.auction_nb import bid_at_threshold_nb
 from strategies.expert_nb import expert_play_nb, forget_partner_hands_nb, throw_cost_nb
 from strategies.playout_nb import end_trick_nb, play_out_nb, reset_playout_nb, score_points_nb, take_nb
 from strategies.worlds_nb import deal_next_nb, start_search_nb
 
-ITERATIONS, EXPLORATION, POINTS_WEIGHT, OPPONENT_RANDOM, INFERENCE, ADAPT, SIGNALS, PARTNER_VIEW = range(8)
+ITERATIONS, EXPLORATION, POINTS_WEIGHT, OPPONENT_RANDOM, INFERENCE, ADAPT, SIGNALS, PARTNER_VIEW, BID_THRESHOLD = range(
+    9
+)
 MAX_WORLDS = 64  # inferred deals kept per decision; iterations cycle through them
 # The tree's arrays, one row per node: the card played into it and by whom, its first
 # child and next sibling, its visits, availability and total reward.
@@ -141,3 +144,9 @@ def _select_nb(links, stats, node, hand, n, exploration, children, rng):
         if value > best_value:
             best_k, best_value = k, value
     return best_k, children[best_k]
+
+
+@njit(cache=True)
+def ismcts_bid_nb(view, params, rng):
+    """Briscola Chiamata's bids: as ``expert``'s, at this strategy's own ``bid_threshold``."""
+    return bid_at_threshold_nb(view, params[BID_THRESHOLD])

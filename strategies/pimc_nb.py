@@ -28,11 +28,14 @@ import numpy as np
 from numba import njit
 
 from kernels.enums import MAX_HAND
+from strategies.auction_nb import bid_at_threshold_nb
 from strategies.expert_nb import expert_play_nb, forget_partner_hands_nb, throw_cost_nb
 from strategies.playout_nb import SEARCH_CARDS, play_out_nb, reset_playout_nb
 from strategies.worlds_nb import deal_next_nb, shuffle_nb, start_search_nb
 
-SAMPLES, ROLLOUTS, POINTS_WEIGHT, OPPONENT_RANDOM, SIGNALS, PARTNER_VIEW, INFERENCE, ADAPT = range(8)  # parameters
+SAMPLES, ROLLOUTS, POINTS_WEIGHT, OPPONENT_RANDOM, SIGNALS, PARTNER_VIEW, INFERENCE, ADAPT, BID_THRESHOLD = range(
+    9
+)  # parameters
 # The search stops early once one card is clearly best: looked at after FIRST_LOOK sampled
 # deals, then every LOOK_EVERY, it must lead every other card by CLEAR_Z standard errors,
 # a difference smaller than INDIFFERENT a playout not counting (0.0125 of a win; 0.05 on a
@@ -148,3 +151,9 @@ def _try_card_nb(view, k, hands, n_hand, stock, n_stock, work, points_weight, ra
         randomness,
         rng,
     )
+
+
+@njit(cache=True)
+def pimc_bid_nb(view, params, rng):
+    """Briscola Chiamata's bids: as ``expert``'s, at this strategy's own ``bid_threshold``."""
+    return bid_at_threshold_nb(view, params[BID_THRESHOLD])

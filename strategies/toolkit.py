@@ -27,6 +27,13 @@ the number unseen; ``mark_signalled_nb(view, places)`` then marks ``SIGNALLED`` 
 honours partners' signals show (signals=trumps); ``hand_sizes_nb(view, sizes)`` gives
 every seat's hand size.
 
+Building on ``expert``: ``expert_play_nb(view, use_signals)`` is its card; at Briscola
+Chiamata ``bid_at_threshold_nb(view, threshold)`` bids as it does (the next level while
+its best call there is expected to gain ``threshold`` game points, else ``PASS``),
+``best_call_nb(view, bid)`` gives that call and its expected gain, and
+``expert_call_nb(view, params, rng)`` is its call. ``from strategies.library import
+EXPERT`` in a plug-in file is fine too: only the strategies a file defines are taken.
+
 >>> from numba import njit
 >>> @njit
 ... def lowest_points_nb(view, params, rng):
@@ -59,7 +66,9 @@ from kernels.inlined_strategies_nb import default_bid_nb, default_call_nb, suit_
 from kernels.rng_nb import rng_below_nb, rng_uniform_nb
 from kernels.rules_nb import beats_nb, bid_face_nb, bid_target_nb, n_sides_nb, trick_points_nb, winning_position_nb
 from strategies.api import Param, Strategy
+from strategies.auction_nb import best_call_nb, bid_at_threshold_nb, expert_call_nb
 from strategies.errors import StrategyError
+from strategies.expert_nb import expert_play_nb
 from strategies.knowledge_nb import (
     MINE,
     OUT,
@@ -78,5 +87,6 @@ __all__ = [
     "N_SUITS", "NO_CARD", "NO_SEAT", "rng_below_nb", "rng_uniform_nb", "beats_nb", "n_sides_nb", "trick_points_nb",
     "winning_position_nb", "Param", "Strategy", "StrategyError", "MINE", "OUT", "PLAYED", "UNSEEN", "VISIBLE",
     "SIGNALLED", "card_places_nb", "hand_sizes_nb", "mark_signalled_nb", "same_side_nb", "default_bid_nb",
-    "default_call_nb", "suit_value_nb", "bid_face_nb", "bid_target_nb", "MAX_HAND", "PASS",
+    "default_call_nb", "suit_value_nb", "bid_face_nb", "bid_target_nb", "MAX_HAND", "PASS", "expert_play_nb",
+    "bid_at_threshold_nb", "best_call_nb", "expert_call_nb",
 ]  # fmt: skip
