@@ -702,9 +702,11 @@ def check(
     json_output: JsonOption = False,
     quiet: QuietOption = False,
 ) -> None:
-    """Check a strategy as the built-ins are checked: legal at every table and rule, audited
-    by the reference engine, deterministic, blind to all but its view, in time; with its
-    speed and its score against random. Exit code 1 at the first failure."""
+    """Check a strategy as the built-ins are checked, with its speed and score against random.
+
+    Legal at every table and rule, audited by the reference engine, deterministic, blind to all but its view, in time.
+
+    Exit code 1 at the first failure."""
     from sim.check import check_strategy
     from sim.config import ConfigError, parse_tables
     from sim.play import canonical_strategies

@@ -66,7 +66,7 @@ def _speed(count: int, unit: str, seconds: float | None, rate: float | None = No
     """The speed line; ``rate``: the one the JSON holds (from the unrounded seconds)."""
     if not seconds:
         return ""
-    return f"; {rate or count / seconds:,.0f} {unit}/s in {seconds:.2f} s"
+    return f"; {_rate(rate or count / seconds)} {unit}/s in {seconds:.2f} s"
 
 
 # ------------------------------------------------------------------ briscola simulate
@@ -280,6 +280,11 @@ def show_compare(row: dict, interrupted: bool = False, seconds: float | None = N
         table.add_row(f"SPRT elo0={sprt['elo0']:g} elo1={sprt['elo1']:g}", f"LLR {sprt['llr']:.2f}",
                       f"bounds {sprt['bounds'][0]:.2f}, {sprt['bounds'][1]:.2f}: {verdict}")  # fmt: skip
     _print_table(table, facts + _speed(units, unit, seconds))
+
+
+def _rate(per_second: float) -> str:
+    """A speed for people: ``1.4``, ``27.3``, ``1,234`` (a slow strategy's is not ``1``)."""
+    return f"{per_second:,.0f}" if per_second >= 100 else f"{per_second:.3g}"
 
 
 def _interval(bounds, form: str) -> str:
@@ -541,7 +546,7 @@ def print_check(strategy: str, reports) -> None:
         lo, hi = report.score_ci95
         table.add_row(
             str(report.players), report.rules_text, f"{report.deals:,}", "FAILED" if report.failure else "pass",
-            f"{report.slowest_decision * 1000:.1f} ms", f"{report.deals_per_second:,.0f}",
+            f"{report.slowest_decision * 1000:.1f} ms", _rate(report.deals_per_second),
             f"{report.score:.3f} ({lo:.3f}-{hi:.3f})" if report.deals else "-",
         )  # fmt: skip
     writes = sorted(set().union(*(r.writes_to_view for r in reports)))

@@ -303,6 +303,17 @@ def test_help_pages_fit_80_columns_without_artefacts(command):
     assert max(map(len, page.splitlines())) <= 80
 
 
+def test_the_command_list_gives_each_command_one_summary_and_speeds_read_below_one_hundred():
+    """A docstring's later lines must not spill into ``briscola --help``, and a slow run's
+    speed is not rounded to '1 deals/s'."""
+    from sim.report import _rate
+
+    page = run_cli("--help", env={"PYTHONPATH": str(REPO), "COLUMNS": "80", "TERM": "dumb"}).stdout
+    commands = page[page.index("Commands") :]
+    assert "audited" not in commands and "Exit code" not in commands
+    assert [_rate(r) for r in (0.8, 1.4, 27.25, 99.9, 1234.5)] == ["0.8", "1.4", "27.2", "99.9", "1,234"]
+
+
 def test_shell_completion_is_typers():
     shown = run_cli("--show-completion", "bash", env={"PYTHONPATH": str(REPO)})
     assert shown.returncode == 0 and "_BRISCOLA_COMPLETE" in shown.stdout

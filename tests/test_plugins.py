@@ -98,7 +98,8 @@ def test_builtin_list_names_every_strategy_with_versions_and_parameters():
     listed = {s["name"]: s for s in json.loads(result.stdout)}
     assert {"random", "greedy", "highest", "lowest", "hoarder", "expert", "pimc", "ismcts"} <= set(listed)
     assert [p["name"] for p in listed["pimc"]["params"]] == [
-        "samples", "rollouts", "points_weight", "opponent_random", "signals", "partner_view", "inference", "adapt"
+        "samples", "rollouts", "points_weight", "opponent_random", "signals", "partner_view", "inference", "adapt",
+        "bid_threshold",
     ]  # fmt: skip
     assert all(s["version"] >= 1 and s["description"] for s in listed.values())
 
@@ -213,3 +214,39 @@ def test_the_guide_and_the_toolkit_agree():
     assert names and listed and set(names) <= set(listed)
     assert set(listed) <= set(toolkit.__all__), set(listed) - set(toolkit.__all__)
     assert set(toolkit.__all__) <= set(dir(toolkit))
+
+
+BOLD = """
+from numba import njit
+
+from strategies.library import EXPERT  # built on: a file's imports are not its strategies
+from strategies.toolkit import Strategy, bid_at_threshold_nb, expert_call_nb, expert_play_nb
+
+
+@njit
+def bold_play_nb(view, params, rng):
+    return expert_play_nb(view, True)
+
+
+@njit
+def bold_bid_nb(view, params, rng):
+    return bid_at_threshold_nb(view, -1.0)
+
+
+BOLD = Strategy("bold", 1, f"{EXPERT.name}'s play, bolder bids", bold_play_nb, bid=bold_bid_nb, call=expert_call_nb)
+"""
+
+
+def test_a_plug_in_builds_on_experts_play_and_auction(tmp_path):
+    (tmp_path / "bold.py").write_text(BOLD)
+    listed = cli_in(tmp_path, "strategies", "--strategy-file", "bold.py", "--json")
+    assert listed.returncode == 0, listed.stderr
+    assert [s["name"] for s in json.loads(listed.stdout)].count("expert") == 1
+    duel = cli_in(tmp_path, "compare", "bold", "expert:bid_threshold=-1", "--strategy-file", "bold.py", "--players",
+                  "5", "--deals", "300", "--seed", "2", "--summary-only", "--json")  # fmt: skip
+    assert duel.returncode == 0, duel.stderr
+    figures = json.loads(duel.stdout)  # the same play and bids as expert's at that threshold: every game even
+    assert figures["score"] == 0.5 and figures["mean_margin"] == 0.0 and figures["score_ci95"] == [0.5, 0.5]
+    bolder = json.loads(cli_in(tmp_path, "compare", "bold", "expert", "--strategy-file", "bold.py", "--players", "5",
+                               "--deals", "300", "--seed", "2", "--summary-only", "--json").stdout)  # fmt: skip
+    assert bolder["score_ci95"] != [0.5, 0.5]  # against expert's own threshold, the bids differ

@@ -222,7 +222,7 @@ BAD_PLANS = [
     ),
     (
         "seed = 1\n[[simulate]]\nname = 'x'\nplayers = 2\nstrategies = ['greedy']\ndeals = 0\n",
-        "key 'deals': --deals 0 must be at least 1",
+        "key 'deals': --deals 0 must be between 1 and 2**62",
     ),
     ("seed = 1\n[[compare]]\nname = 'x'\na = 'greedy'\nb = 'random'\ndeals = 10\nsprt = [10, 0]\n", "key 'sprt'"),
     ("seed = 1\n[[compare]]\nname = 'x'\na = 'greedy'\nb = 'random'\ndeals = 10\nmatch = 'best-of-4'\n", "key 'match'"),
