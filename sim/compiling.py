@@ -4,7 +4,11 @@ A first run compiles the engine (about 30 s) and every plug-in strategy it uses
 (``expert`` ~4 s, ``pimc`` ~6 s). Numba compiles on one core at a time within a process,
 so the strategies that are not in the disk cache yet are compiled by a second process
 while this one compiles the engine; afterwards this process loads them from the cache.
-With warm caches nothing is started: everything loads in about a second.
+That process also compiles every other built-in strategy not cached yet (after the
+run's own): the engine takes longer than all of them, so the first run costs no more,
+and a later run against any built-in opponent starts at once (without this, each new
+opponent compiled on its first use, which looked like a recompile of one's own
+plug-in). With warm caches nothing is started: everything loads in about a second.
 
 The second process runs ``python -m sim.compiling [--strategy-file PATH ...] NAME ...``.
 """
@@ -28,7 +32,7 @@ def warm_up(config: RunConfig, tally: bool = False) -> float:
     """Compiles (or loads) everything ``config`` runs, and with ``tally`` the batch tally
     of ``simulate``; returns the seconds it took."""
     started = time.perf_counter()
-    helper = _compile_aside(_cold_strategies(config), config.strategy_files)
+    helper = _compile_aside(_to_compile_aside(config), config.strategy_files)
     try:
         batch = play_batch(_engine_only(config), 0, 1)
         if tally:
@@ -58,6 +62,28 @@ def _cold_strategies(config: RunConfig) -> list[Strategy]:
         if strategy.inline_id is None and strategy not in cold and not _is_ready(strategy):
             cold.append(strategy)
     return cold
+
+
+def _to_compile_aside(config: RunConfig) -> list[Strategy]:
+    """What the second process compiles: the run's cold strategies first; then, while
+    the engine compiles here (a first run), every other built-in not cached yet."""
+    cold = _cold_strategies(config)
+    if not _engine_is_cold():
+        return cold
+    from strategies.registry import builtin_strategies
+
+    others = [s for s in builtin_strategies().values() if s.inline_id is None and s not in cold and not _is_ready(s)]
+    return cold + others
+
+
+def _engine_is_cold() -> bool:
+    """Whether the engine has nothing in Numba's disk cache (this run compiles it)."""
+    from kernels.engine_nb import simulate_nb
+
+    try:
+        return not simulate_nb._cache._cache_file._load_index()
+    except Exception:  # noqa: BLE001 - Numba internals moved: as if warm (nothing more is compiled aside)
+        return False
 
 
 def _is_ready(strategy: Strategy) -> bool:

@@ -1,6 +1,7 @@
 """Readying a run on cold caches (sim/compiling.py): the strategies missing from Numba's
 disk cache are compiled by a second process, and this one then finds them there."""
 
+import os
 import subprocess
 import sys
 import textwrap
@@ -49,3 +50,25 @@ def test_built_ins_are_not_compiled_aside_and_warm_up_readies_the_run():
     assert _cold_strategies(config) == []
     results = play_batch(config, 0, 50).results
     assert (results["side_points"][:, :2].sum(axis=1) == 120).all()
+
+
+def test_a_first_run_compiles_every_built_in_aside_so_a_new_opponent_starts_at_once(monkeypatch):
+    """Each built-in used to compile on its first use: a researcher comparing a plug-in
+    against expert, then hoarder, then highest waited 3-5 s each time, as if the plug-in
+    recompiled. While the engine compiles, the second process compiles them all."""
+    import sim.compiling
+
+    config = RunConfig(players=2, strategies=("hoarder", "random"), deals=10, seed=1)
+    monkeypatch.setattr(sim.compiling, "_is_ready", lambda strategy: strategy.name not in ("hoarder", "expert", "pimc"))
+    monkeypatch.setattr(sim.compiling, "_engine_is_cold", lambda: True)
+    assert [s.name for s in sim.compiling._to_compile_aside(config)] == ["hoarder", "expert", "pimc"]  # its own first
+    monkeypatch.setattr(sim.compiling, "_engine_is_cold", lambda: False)  # a later run: only what it needs
+    assert [s.name for s in sim.compiling._to_compile_aside(config)] == ["hoarder"]
+
+
+def test_the_engine_is_cold_only_where_nothing_is_cached(tmp_path):
+    check = [sys.executable, "-c", "from sim.compiling import _engine_is_cold; print(_engine_is_cold())"]
+    here = subprocess.run(check, cwd=REPO, capture_output=True, text=True)
+    empty = subprocess.run(check, cwd=REPO, capture_output=True, text=True,
+                           env={**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)})  # fmt: skip
+    assert here.stdout.strip() == "False" and empty.stdout.strip() == "True"
