@@ -415,9 +415,9 @@ def _run_study(folder, study_plan, resume, backend, scheduler, workers, chunk_de
     ``batch --json`` prints) and whether Ctrl-C (or SIGTERM) stopped it. A new study that
     fails before its first chunk is done leaves no folder behind."""
     from sim.config import ChunkFailed, ConfigError
-    from sim.files import WriteFailed, remove_own
+    from sim.files import WriteFailed
     from sim.interrupt import STUDY_STOPPING, deferred_interrupt
-    from sim.study import Study, check_fits, run_locally
+    from sim.study import Study, run_locally
 
     _check_backend(backend, scheduler, workers)
     if chunk_deals is not None and chunk_deals < 1:
@@ -426,13 +426,13 @@ def _run_study(folder, study_plan, resume, backend, scheduler, workers, chunk_de
         raise ConfigError(f"{folder} already exists; pass --resume to continue the study in it")
     if scheduler is not None:
         _reach(scheduler)
-    if not resume:
-        check_fits(study_plan, chunk_deals)
-    if not quiet and not resume and chunk_deals is None:
-        print("briscola: sizing chunks: a few deals of every experiment", file=sys.stderr)
-    study = Study.open(
-        folder, study_plan, rows=not summary_only, resume=resume, chunk_units=chunk_deals, threads=threads
-    )
+
+    def sizing():
+        if not quiet:
+            print("briscola: sizing chunks: a few deals of every experiment", file=sys.stderr)
+
+    study = Study.open(folder, study_plan, rows=not summary_only, resume=resume, chunk_units=chunk_deals,
+                       threads=threads, on_sizing=sizing)  # fmt: skip
     for note in study.notes:
         print(f"briscola: {note}", file=sys.stderr)
     for name, damage in study.replayed:  # said even with --quiet: the study held something wrong
@@ -452,10 +452,11 @@ def _run_study(folder, study_plan, resume, backend, scheduler, workers, chunk_de
             else:
                 run_locally(study, stop, progress)
     except BaseException as error:
-        study.close()
         if not resume and not any(state.records for state in study.states):
-            remove_own(Path(folder), "study")  # nothing was done: the folder goes, as if never made
-        elif isinstance(error, WriteFailed):
+            study.discard()  # nothing was done: the folder goes, as if never made
+            raise
+        study.close()
+        if isinstance(error, WriteFailed):
             raise ChunkFailed(f"{error}; the chunks done are kept: free some space, then {resume_hint}") from None
         raise
     study.close()
@@ -487,9 +488,12 @@ def _as_study(
                           f"briscola batch {folder / '_plan.toml'} --out {folder} --resume")  # fmt: skip
     if folder.exists():
         from sim.files import refuse_foreign, remove_own
+        from sim.study import running
 
         _check_backend(backend, scheduler, workers)  # nothing is removed for a mistyped option
         refuse_foreign(folder, "study", "--out")
+        if running(folder):
+            raise ConfigError(f"{folder} is being run by another briscola process; wait for it, or stop it")
         remove_own(folder, "study")
     text = plan_text(
         experiment,
@@ -846,7 +850,9 @@ def main(argv: list[str] | None = None) -> int:
     (with ``BRISCOLA_DEBUG=1``, the traceback comes first, the exit code is the same)."""
     from sim.config import BAD_INPUT, ChunkFailed, IllegalDecisionError
     from sim.files import WriteFailed
+    from sim.interrupt import STOPPED_BY
 
+    STOPPED_BY.clear()  # what stopped an earlier command of this process is not this one's
     args = sys.argv[1:] if argv is None else list(argv)
     command = typer.main.get_command(app)
     try:

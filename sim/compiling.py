@@ -121,6 +121,7 @@ def main(argv: list[str]) -> int:
     strategies = available_strategies(tuple(args.strategy_file))
     for name in args.names:
         strategies[name].compiled()
+        strategies[name].compiled_auction()  # Briscola Chiamata's bid and call: cheap beside the card
     return 0
 
 

@@ -33,12 +33,13 @@ from dataclasses import replace
 from pathlib import Path
 
 from distributed import Client, LocalCluster, WorkerPlugin, wait
+from distributed.comm.core import CommClosedError
 
 from sim import __version__
 from sim.chunks import Chunk, ChunkResult, run_chunk
 from sim.config import ChunkFailed, default_threads
 from sim.experiments import Experiment, with_threads
-from sim.files import WriteFailed
+from sim.files import WriteFailed, write_atomically
 
 POLL_SECONDS = 0.2  # how often the waiting loop looks at Ctrl-C
 CHUNKS_PER_THREAD = 4  # chunks in flight per thread of the cluster: none idles, memory stays flat
@@ -58,33 +59,41 @@ def run_on_dask(study, stop, on_progress=None, scheduler: str | None = None, wor
     pending = study.pending()
     if not pending:
         return
-    cluster = None
     if scheduler is None:
-        # Workers restarted after a death log to stderr unless told not to from their start:
-        # their failures reach the user as one line of ours.
-        os.environ.setdefault("DASK_LOGGING__DISTRIBUTED", "critical")
-        cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=":0",  # any free port
-                               silence_logs=logging.CRITICAL)  # fmt: skip
         threads = threads or max(1, default_threads() // workers)
+    ready = [_payload(e, Chunk(e.name, pair, 0, 1), False, threads) for e, pair in _kernels_to_ready(pending)]
+    payloads = [_payload(e, c, study.rows, threads) for e, c in pending]  # plug-ins read before a cluster starts
     quieted = _quiet_dask_logs()  # what goes wrong reaches the user as one line of ours
-    client = Client(scheduler or cluster)
-    plugin = KernelsReady(
-        [_payload(e, Chunk(e.name, pair, 0, 1), False, threads) for e, pair in _kernels_to_ready(pending)]
-    )
+    cluster = client = registering = None
     try:
-        _ready_workers(client, plugin, stop, on_status)
-        _collect(study, client, [_payload(e, c, study.rows, threads) for e, c in pending], stop, on_progress, on_note)
-    except (OSError, CancelledError) as error:  # the scheduler lost: comms closed or timed out, futures cancelled
-        if isinstance(error, WriteFailed):  # this machine's disk, not the cluster
+        if scheduler is None:
+            # Workers restarted after a death log to stderr unless told not to from their start:
+            # their failures reach the user as one line of ours.
+            os.environ.setdefault("DASK_LOGGING__DISTRIBUTED", "critical")
+            cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=":0",  # any free port
+                                   silence_logs=logging.CRITICAL)  # fmt: skip
+        client = Client(scheduler or cluster)
+        registering = _ready_workers(client, KernelsReady(ready), stop, on_status)
+        _collect(study, client, payloads, stop, on_progress, on_note)
+    except (OSError, CancelledError) as error:
+        if not _lost_scheduler(error):  # this machine's own (a file), not the cluster's
             raise
         if not stop.is_set():
             reason = (str(error).splitlines() or [""])[0].rstrip(":")
             raise ChunkFailed(f"lost the Dask scheduler ({type(error).__name__}: {reason}); the chunks done are kept: "
                               "run the batch again with --resume to finish the study") from None  # fmt: skip
     finally:
-        _close(client, cluster, plugin, workers)
+        _close(client, cluster, registering, workers)
         for logger, level in quieted.items():
             logger.setLevel(level)
+
+
+def _lost_scheduler(error: BaseException) -> bool:
+    """Whether an error says the scheduler is gone: comms closed, a connection that timed
+    out or was refused, futures cancelled; not an error of a file of this machine's."""
+    if isinstance(error, (CommClosedError, CancelledError)):
+        return True
+    return isinstance(error, OSError) and not isinstance(error, WriteFailed) and error.filename is None
 
 
 def _quiet_dask_logs() -> dict:
@@ -98,9 +107,10 @@ def _quiet_dask_logs() -> dict:
     return levels
 
 
-def _ready_workers(client: Client, plugin: KernelsReady, stop, on_status) -> None:
+def _ready_workers(client: Client, plugin: KernelsReady, stop, on_status) -> threading.Thread:
     """Registers the plug-in that readies every worker, waiting (and watching for Ctrl-C)
-    while the workers compile; a worker that cannot ready the kernels ends the run."""
+    while the workers compile; a worker that cannot ready the kernels ends the run.
+    Returns the thread that registers it (still going after a Ctrl-C)."""
     if on_status is not None:
         on_status(READYING)
     outcome = {}
@@ -112,12 +122,12 @@ def _ready_workers(client: Client, plugin: KernelsReady, stop, on_status) -> Non
             outcome["error"] = error
 
     registering = threading.Thread(target=register, name="briscola-ready-workers", daemon=True)
-    registering.start()
+    registering.start()  # watched from here: a Ctrl-C is heard while workers compile
     while registering.is_alive() and not stop.is_set():
         registering.join(POLL_SECONDS)
     if "error" in outcome:
         error = outcome["error"]
-        if isinstance(error, OSError):
+        if _lost_scheduler(error):
             raise error
         from strategies.errors import StrategyError
 
@@ -125,15 +135,19 @@ def _ready_workers(client: Client, plugin: KernelsReady, stop, on_status) -> Non
         raise ChunkFailed(f"a Dask worker could not ready the kernels: {reason}") from None
     if on_status is not None:
         on_status(None)
+    return registering
 
 
-def _close(client: Client, cluster, plugin: KernelsReady, workers: int | None) -> None:
-    """Leaves a shared cluster as it was and closes a local one; a scheduler already lost
-    makes this fail, which must not hide why the run ended."""
+def _close(client: Client | None, cluster, registering: threading.Thread | None, workers: int | None) -> None:
+    """Leaves a shared cluster as it was (once its plug-in is registered, it is removed)
+    and closes a local one; a scheduler already lost makes this fail, which must not hide
+    why the run ended."""
     try:
-        if cluster is None:
-            client.unregister_worker_plugin(plugin.name)
-        else:
+        if client is not None and cluster is None:
+            if registering is not None:
+                registering.join(CLOSE_SECONDS)
+            client.unregister_worker_plugin(KernelsReady.name)
+        elif client is not None:
             _settle(client, workers)
     except Exception:  # noqa: BLE001, S110 - nothing to tidy on a lost scheduler
         pass
@@ -194,7 +208,7 @@ def _say_who_left(client: Client, members: set, on_note) -> set:
     now = set(client.scheduler_info()["workers"])
     for address in sorted(members - now):
         if on_note is not None:
-            on_note(f"a Dask worker left the cluster ({address}); the chunks it was playing are played again")
+            on_note(f"a Dask worker left the cluster ({address}); any chunk it was playing is played again elsewhere")
     return now
 
 
@@ -283,9 +297,7 @@ def _local_copy(path: str, bundle: dict[str, bytes]) -> str:
         if target.is_file() and not target.is_symlink() and target.read_bytes() == data:
             continue
         target.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        temporary = target.with_name(f".{target.name}.{os.getpid()}-{threading.get_ident()}.tmp")
-        temporary.write_bytes(data)
-        os.replace(temporary, target)
+        write_atomically(target, lambda temporary, data=data: temporary.write_bytes(data))
     return str(folder / Path(path).name)
 
 

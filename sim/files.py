@@ -24,10 +24,10 @@ import hashlib
 import json
 import os
 import re
-import shutil
 import socket
 import tempfile
 import uuid
+import warnings
 from pathlib import Path
 
 from sim.config import ConfigError
@@ -42,7 +42,7 @@ LAYOUTS = {
         r"experiment=[^/]+/(pair=\d+_\d+/)?part-\d{12}\.parquet",
         r"experiment=[^/]+/_chunks/(pair=\d+_\d+-)?part-\d{12}\.json",
     ),
-    "report": (r"index\.html", r"[a-z0-9_]+\.png"),
+    "report": (r"index\.html", r"(margin|scores|first_lead|heatmap|caller_strength)\.png"),
 }  # fmt: skip
 _LAYOUT_PATTERNS = {kind: re.compile("|".join(f"(?:{p})" for p in patterns)) for kind, patterns in LAYOUTS.items()}
 OWN_TEMPORARY = re.compile(r"\.(?P<name>.+)\.(?P<host>[0-9a-f]{8})-(?P<pid>\d+)-[0-9a-f]{8}\.tmp")
@@ -63,7 +63,7 @@ def temporary_path(path: Path) -> Path:
     removed first; others are left alone."""
     path = Path(path)
     for stale in _stale_temporaries(path):
-        shutil.rmtree(stale, ignore_errors=True) if stale.is_dir() else stale.unlink(missing_ok=True)
+        _remove_stale(stale)
     return path.with_name(f".{path.name}.{host_tag()}-{os.getpid()}-{uuid.uuid4().hex[:8]}.tmp")
 
 
@@ -78,6 +78,23 @@ def _stale_temporaries(path: Path) -> list[Path]:
         elif earlier and earlier["name"] == path.name and not _process_alive(int(earlier["pid"])):
             stale.append(entry)
     return stale
+
+
+def _remove_stale(stale: Path) -> None:
+    """A temporary file or folder a killed run left: a folder loses only the files of
+    briscola's layouts (one set aside by a replacement may hold a stranger's)."""
+    if not stale.is_dir():
+        stale.unlink(missing_ok=True)
+        return
+    for root, _, files in os.walk(stale, topdown=False):
+        for name in files:
+            relative = (Path(root) / name).relative_to(stale).as_posix()
+            if any(owns(layout, relative) for layout in LAYOUTS):
+                (Path(root) / name).unlink(missing_ok=True)
+        try:
+            Path(root).rmdir()
+        except OSError:
+            pass
 
 
 def is_temporary(name: str) -> bool:
@@ -172,18 +189,29 @@ def replace_folder(staging: Path, target: Path, layout: str, option: str = "--ou
     refuse_foreign(target, layout, option)
     aside = temporary_path(target)
     os.replace(target, aside)
-    os.replace(staging, target)
-    remove_own(aside, layout)
+    try:
+        os.replace(staging, target)
+    except BaseException:
+        os.replace(aside, target)  # the old one back where it was
+        raise
+    left = remove_own(aside, layout)
+    if left:  # appeared while it was replaced: kept, and said where
+        warnings.warn(f"{left[0]} (and {len(left) - 1} more) appeared in {target} as it was replaced: kept in {aside}",
+                      stacklevel=2)  # fmt: skip
 
 
-def remove_own(folder: Path, layout: str) -> list[Path]:
-    """Removes the files briscola wrote in ``folder`` (a ``layout`` folder), and the folders
-    left empty; returns what it left (files it did not write)."""
+def remove_own(folder: Path, layout: str, keep: tuple[str, ...] = ()) -> list[Path]:
+    """Removes the files briscola wrote in ``folder`` (a ``layout`` folder; not those named
+    in ``keep``, relative), and the folders left empty; returns what it left of the files
+    it did not write."""
     left = []
     for root, _, files in os.walk(folder, topdown=False):
         for name in files:
             path = Path(root) / name
-            if owns(layout, path.relative_to(folder).as_posix()):
+            relative = path.relative_to(folder).as_posix()
+            if relative in keep:
+                continue
+            if owns(layout, relative):
                 path.unlink(missing_ok=True)
             else:
                 left.append(path)

@@ -94,10 +94,11 @@ def read_plan(path: str | Path) -> Plan:
         listed = data.get(kind, [])
         if not isinstance(listed, list):
             raise PlanError(f"{path}: {kind} must be an array of tables, written [[{kind}]]")
-        entries += [(kind, number, entry) for number, entry in enumerate(listed, start=1)]
-    _check_grid_size(path, entries, data.get("seed"))
-    for kind, number, entry in entries:
-        experiments += _expand(path, kind, number, entry, data.get("seed"), files)
+        entries += [_checked_entry(path, kind, number, entry, data.get("seed")) for number, entry in
+                    enumerate(listed, start=1)]  # fmt: skip
+    _check_grid_size(path, entries)
+    for entry in entries:
+        experiments += _expand(path, entry, files)
     if not experiments:
         raise PlanError(f"{path}: the plan has no experiment; add a [[simulate]], [[compare]] or [[tournament]] entry")
     seen = {}
@@ -126,36 +127,41 @@ def experiment_folder(name: str) -> str:
     return f"experiment={quote(name, safe='')}"
 
 
-def _check_grid_size(path: Path, entries, seed) -> None:
+@dataclass(frozen=True)
+class _Entry:
+    """One entry of a plan, checked: where it is, its name, its values and grid axes."""
+
+    kind: str
+    where: str
+    name: str
+    values: dict
+    axes: list  # (key, its values), in the order they appear
+
+    @property
+    def size(self) -> int:
+        return math.prod(len(options) for _, options in self.axes)
+
+
+def _check_grid_size(path: Path, entries: list[_Entry]) -> None:
     """Refuses a plan that would expand into more than MAX_EXPERIMENTS experiments, by
     counting its axes before any experiment is made."""
-    sizes = []
-    for kind, number, entry in entries:
-        where = _where(path, kind, number, entry)
-        if isinstance(entry, dict):
-            entry = {key.replace("-", "_"): value for key, value in entry.items()}
-            sizes.append((where, [len(options) for _, options in _axes(path, where, {"seed": seed, **entry})]))
-    total = sum(math.prod(axes) for _, axes in sizes)
+    total = sum(entry.size for entry in entries)
     if total > MAX_EXPERIMENTS:
-        where, axes = max(sizes, key=lambda item: math.prod(item[1]))
-        raise PlanError(f"{path}: the plan expands into {total:,} experiments ({where}: {math.prod(axes):,}, "
-                        f"{' x '.join(map(str, axes))} over {len(axes)} axes); a plan holds at most "
+        largest = max(entries, key=lambda entry: entry.size)
+        sizes = [len(options) for _, options in largest.axes]
+        raise PlanError(f"{path}: the plan expands into {total:,} experiments ({largest.where}: {largest.size:,}, "
+                        f"{' x '.join(map(str, sizes))} over {len(sizes)} axes); a plan holds at most "
                         f"{MAX_EXPERIMENTS:,}: split it into several plans, or give fewer values")  # fmt: skip
 
 
-def _where(path: Path, kind: str, number: int, entry) -> str:
+def _checked_entry(path: Path, kind: str, number: int, entry, seed) -> _Entry:
+    """An entry's keys, name and axes checked (its values are checked as it expands)."""
     where = f"[[{kind}]] entry {number}"
-    if isinstance(entry, dict) and "name" in entry:
-        where += f" ({entry['name']!r})"
-    return where
-
-
-def _expand(path: Path, kind: str, number: int, entry, seed, files) -> list[Experiment]:
-    """The experiments of one entry: the product of its axes, each checked."""
-    where = _where(path, kind, number, entry)
     if not isinstance(entry, dict):
         raise PlanError(f"{path}: {where} is not a table")
     entry = {key.replace("-", "_"): value for key, value in entry.items()}
+    if "name" in entry:
+        where += f" ({entry['name']!r})"
     for key in entry:
         if key not in KEYS[kind]:
             raise PlanError(f"{path}: {where}: unknown key {key!r}; valid keys: {', '.join(KEYS[kind])}")
@@ -168,18 +174,24 @@ def _expand(path: Path, kind: str, number: int, entry, seed, files) -> list[Expe
     if not isinstance(name, str) or not NAME_PATTERN.fullmatch(name):
         raise PlanError(f"{path}: {where}: name {name!r} must be letters, digits, '.', '-' and '_'")
     values = {"seed": seed, **entry}
-    axes = _axes(path, where, values)
+    return _Entry(kind, where, name, values, _axes(path, where, values))
+
+
+def _expand(path: Path, entry: _Entry, files) -> list[Experiment]:
+    """The experiments of one entry: the product of its axes, each checked."""
     expanded = []
-    for choice in itertools.product(*(options for _, options in axes)):
-        chosen = dict(values, **{key: option for (key, _), option in zip(axes, choice)})
-        label = ",".join(f"{key.removeprefix('rules.')}={_show(option)}" for (key, _), option in zip(axes, choice))
-        full = f"{name}/{label}" if label else name
+    for choice in itertools.product(*(options for _, options in entry.axes)):
+        chosen = dict(entry.values, **{key: option for (key, _), option in zip(entry.axes, choice)})
+        label = ",".join(
+            f"{key.removeprefix('rules.')}={_show(option)}" for (key, _), option in zip(entry.axes, choice)
+        )
+        full = f"{entry.name}/{label}" if label else entry.name
         folder = experiment_folder(full)
         if len(folder.encode()) > MAX_FOLDER_NAME:
-            raise PlanError(f"{path}: {where}: the experiment name {full!r} makes a folder name of "
+            raise PlanError(f"{path}: {entry.where}: the experiment name {full!r} makes a folder name of "
                             f"{len(folder.encode())} bytes ({folder[:40]}...), more than the {MAX_FOLDER_NAME} a "
                             "file system takes: give the entry a shorter name, or fewer axes")  # fmt: skip
-        expanded.append(_experiment(path, where, kind, full, chosen, files))
+        expanded.append(_experiment(path, entry.where, entry.kind, full, chosen, files))
     return expanded
 
 

@@ -128,8 +128,9 @@ class ChiamataTally:
             self.strategies.setdefault(label, RoleTally()).merge(theirs)
 
     def to_dict(self) -> dict:
-        return {"thrown_in": self.thrown_in, "cappotti": self.cappotti,
-                "strategies": {label: vars(tally) for label, tally in self.strategies.items()}}  # fmt: skip
+        strategies = {label: {name: list(value) if isinstance(value, list) else value
+                              for name, value in vars(tally).items()} for label, tally in self.strategies.items()}  # fmt: skip
+        return {"thrown_in": self.thrown_in, "cappotti": self.cappotti, "strategies": strategies}
 
     @classmethod
     def from_dict(cls, data: dict) -> ChiamataTally:

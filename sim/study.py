@@ -40,7 +40,15 @@ from sim.chunks import Chunk, ChunkResult, chunks_of, run_chunk
 from sim.compare import SPRT_CHECK_DEALS, CompareOutcome, compare_schema, seating_config
 from sim.config import ConfigError, Rules, RunConfig
 from sim.experiments import Experiment, with_threads
-from sim.files import METADATA_KEY, check_output_path, is_temporary, temporary_path, write_atomically, write_json
+from sim.files import (
+    METADATA_KEY,
+    check_output_path,
+    is_temporary,
+    remove_own,
+    temporary_path,
+    write_atomically,
+    write_json,
+)  # fmt: skip
 from sim.plan import Plan, experiment_folder, fingerprint, plan_hash
 from sim.stats import CompareTally, RunTally, Sprt, seatings
 
@@ -53,7 +61,8 @@ MAX_CHUNKS = 100_000  # chunks a study may hold: its lists of them stay small
 SAVE_SECONDS = 2.0  # how stale the status and summaries of a study in progress may get
 CALIBRATION_SECONDS = 0.5
 MAX_CHANGES = 3  # changes of a plan named in a refusal
-LOCK_WAIT_SECONDS = 2.0  # how long a run waits for a reader's brief look (status, sim.load) to end
+LOCK_WAIT_SECONDS = 2.0  # how long a run waits for a reader's instant look at the lock (status, sim.load)
+REREAD_SECONDS = 0.2  # a reader that finds a chunk damaged while a run goes on looks again after this
 
 
 def experiment_dir(folder: Path, name: str) -> Path:
@@ -261,7 +270,11 @@ class ExperimentState:
         part = self.part(chunk)
         if not part.exists():
             return None, f"its rows {part.name} are missing"
-        if file_sha256(part) != record.get("part_sha256") or part_identity(part) != record["identity"]:
+        try:
+            whole = file_sha256(part) == record.get("part_sha256") and part_identity(part) == record["identity"]
+        except OSError as error:
+            return None, f"its rows {part.name} cannot be read ({error.strerror or error})"
+        if not whole:
             return None, f"its rows {part.name} were damaged, changed or copied from elsewhere since they were written"
         return record, None
 
@@ -331,11 +344,13 @@ class Study:
 
     @classmethod
     def open(
-        cls, folder: Path, plan: Plan, rows: bool, resume: bool, chunk_units: int | None, threads: int | None
-    ) -> Study:
+        cls, folder: Path, plan: Plan, rows: bool, resume: bool, chunk_units: int | None, threads: int | None,
+        on_sizing=None,
+    ) -> Study:  # fmt: skip
         """A new study in ``folder`` (which must not exist), or the one there to resume
         (made by this plan: a changed plan is refused, saying what changed). The study is
-        locked for this process until ``close``: two runs never write one study."""
+        locked for this process until ``close``: two runs never write one study.
+        ``on_sizing()`` is called before chunks are sized by playing a few deals."""
         folder = Path(folder)
         if resume:
             return cls._resume(folder, plan, rows, chunk_units, threads)
@@ -343,6 +358,8 @@ class Study:
             raise ConfigError(f"{folder} already exists; pass --resume to continue the study in it")
         check_output_path(folder, False, "--out", layout="study")
         check_fits(plan, chunk_units)
+        if chunk_units is None and on_sizing is not None:
+            on_sizing()
         experiments = [e if threads is None else with_threads(e, threads) for e in plan.experiments]
         states = [
             ExperimentState(e, chunk_units or calibrate(e), experiment_dir(folder, e.name), fingerprint(e))
@@ -414,7 +431,15 @@ class Study:
         for experiment in plan.experiments:
             experiment = experiment if threads is None else with_threads(experiment, threads)
             directory = experiment_dir(folder, experiment.name)
-            units = chunk_units or _recorded_chunk_size(directory) or calibrate(experiment)
+            recorded_units, recorded_rows = _recorded_shape(directory)
+            if recorded_rows is not None and recorded_rows != rows:
+                keeps = "rows" if recorded_rows else "summaries only"
+                raise ConfigError(f"{folder} keeps {keeps}: resume it {'without' if recorded_rows else 'with'} "
+                                  "--summary-only")  # fmt: skip
+            if chunk_units is not None and recorded_units not in (None, chunk_units):
+                raise ConfigError(f"{folder} is cut in chunks of {recorded_units}: --chunk-deals cannot change "
+                                  "when a study resumes")  # fmt: skip
+            units = recorded_units or chunk_units or calibrate(experiment)
             states.append(ExperimentState(experiment, units, directory, fingerprint(experiment)))
         _check_size(states)
         study = cls._opened(folder, plan, rows, states)
@@ -436,7 +461,8 @@ class Study:
     @classmethod
     def read(cls, folder: Path) -> Study:
         """The study in ``folder`` as it is now, verified, for reading (``status``,
-        ``sim.load``): no lock is taken, nothing is changed."""
+        ``sim.load``): nothing is changed, and no lock is held (a run may go on beside
+        it: a chunk that looks damaged while one does is looked at again)."""
         folder = Path(folder)
         status = read_status(folder)
         states = [
@@ -446,14 +472,18 @@ class Study:
         ]  # fmt: skip
         study = cls(folder, None, status["rows"], states)
         for state in states:
-            study.damaged += [(state.experiment.name, damage) for damage in state.load_records(study.rows)]
+            damaged = state.load_records(study.rows)
+            if damaged and running(folder):  # a run may be rewriting a part and its record: look again
+                time.sleep(REREAD_SECONDS)
+                damaged = state.load_records(study.rows)
+            study.damaged += [(state.experiment.name, damage) for damage in damaged]
             decided = state.sprt_decision()
             state.sprt_stop = None if decided is None else decided[1]
         return study
 
     def _lock(self) -> None:
         """Holds the study for this process (before anything in it is read or removed);
-        waits a moment for a reader's brief look to end."""
+        waits a moment for a reader's instant look at the lock (``_running``) to end."""
         self._lock_file = open(self.folder / ".lock", "a")  # noqa: SIM115 - held until close
         deadline = time.monotonic() + LOCK_WAIT_SECONDS
         while True:
@@ -479,6 +509,13 @@ class Study:
             self.save()
         finally:
             self._unlock()
+
+    def discard(self) -> None:
+        """Removes a study that did nothing (a new one whose start failed): its files,
+        while it is still held, then its lock and the folder, as if it was never made."""
+        remove_own(self.folder, "study", keep=(".lock",))
+        self._unlock()
+        remove_own(self.folder, "study")
 
     def _load_records(self) -> None:
         """Reads what is done: every chunk whose record and rows verify. Leftovers
@@ -589,7 +626,7 @@ class Study:
                 "summary": experiment_summary(state), "damaged": damaged.get(state.experiment.name, []),
             })  # fmt: skip
         status = _overall([e["status"] for e in experiments])
-        return {"out": str(self.folder), "status": status, "running": _running(self.folder), "experiments": experiments}
+        return {"out": str(self.folder), "status": status, "running": running(self.folder), "experiments": experiments}
 
 
 def read_status(folder: Path) -> dict:
@@ -637,19 +674,20 @@ def _check_size(states: list[ExperimentState]) -> None:
                           "play fewer deals, or larger chunks (--chunk-deals)")  # fmt: skip
 
 
-def _recorded_chunk_size(directory: Path) -> int | None:
-    """The chunk size an experiment's records tell (that of its first chunk), if any."""
+def _recorded_shape(directory: Path) -> tuple[int | None, bool | None]:
+    """What an experiment's records tell of its study: its chunk size (that of its first
+    chunk) and whether it keeps rows; None for what no record tells."""
     for path in sorted((directory / CHUNKS_DIR).glob("*.json")):
         try:
-            identity = json.loads(path.read_text())["identity"]
-            if identity["first"] == 0:
-                return int(identity["n"])
+            record = json.loads(path.read_text())
+            if record["identity"]["first"] == 0:
+                return int(record["identity"]["n"]), record["part_sha256"] is not None
         except (OSError, ValueError, KeyError, TypeError):
             continue
-    return None
+    return None, None
 
 
-def _running(folder: Path) -> bool:
+def running(folder: Path) -> bool:
     """Whether a briscola process holds the study now (else a partial study was stopped).
     A shared lock tells, taken for an instant: a reader never blocks a run."""
     try:

@@ -125,11 +125,13 @@ class Strategy:
     source: str = "built-in"
     bid: Any = None  # Briscola Chiamata's bid and call; None: the default auction policy
     call: Any = None
-    # Data files it plays with (weights, tables), relative to its plug-in file's folder: they
-    # travel with it to Dask workers and enter its fingerprint. Files it opens from its folder
-    # as it loads are added to them.
+    # Data files it plays with (weights, tables): given relative to its plug-in file's folder,
+    # absolute once loaded, with the files it opened from its folder as it loaded. They travel
+    # with it to Dask workers and enter its fingerprint.
     files: tuple[str, ...] = ()
-    _compiled: dict = field(default_factory=dict, compare=False, repr=False)
+    # What is compiled and fingerprinted, per object: a copy made with dataclasses.replace
+    # (another strategy built on this one) starts afresh.
+    _compiled: dict = field(default_factory=dict, init=False, compare=False, repr=False)
 
     def __post_init__(self):
         if not self.name or not self.name.replace("_", "").replace("-", "").isalnum():

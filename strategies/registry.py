@@ -14,6 +14,7 @@ import hashlib
 import importlib.util
 import os
 import sys
+import threading
 from contextlib import contextmanager
 from importlib.metadata import entry_points
 from pathlib import Path
@@ -117,37 +118,44 @@ def _declared_files(strategy: Strategy, folder: Path, path: Path) -> set[str]:
     return declared
 
 
+CODE_SUFFIXES = (".py", ".pyc", ".pyo")  # modules, not data: Python opens a .py only while its .pyc is missing
+
+
 def _data_files(opened: list[str], folder: Path, plug_in: Path) -> set[str]:
-    """The files a plug-in opened from its own folder as it loaded (not its code's caches)."""
+    """The data files a plug-in opened from its own folder as it loaded: not its code (its
+    helper modules travel as code, by ``authors_files``) nor Numba's caches."""
     found = set()
     for name in opened:
         file = Path(name).resolve()
-        if file.is_file() and file.is_relative_to(folder) and file != plug_in and "__pycache__" not in file.parts:
+        if (file.is_file() and file.is_relative_to(folder) and file != plug_in and file.suffix not in CODE_SUFFIXES
+                and "__pycache__" not in file.parts):  # fmt: skip
             found.add(str(file))
     return found
 
 
-_opening: list[list[str]] = []  # while plug-ins load: the files they open, innermost last
+_recording = threading.local()  # per thread, while plug-ins load: the files they open, innermost last
 _hooked: list[bool] = []  # whether the audit hook is installed (once a process: hooks cannot be removed)
 
 
 def _audit(event: str, args) -> None:
-    if event == "open" and _opening and isinstance(args[0], (str, bytes, os.PathLike)):
-        _opening[-1].append(os.fsdecode(args[0]))
+    opening = getattr(_recording, "stack", None)
+    if event == "open" and opening and isinstance(args[0], (str, bytes, os.PathLike)):
+        opening[-1].append(os.fsdecode(args[0]))
 
 
 @contextmanager
 def _files_opened():
-    """Records the files Python opens inside the block (``open``, numpy's ``load``, ...;
-    not a C library's own ``fopen``: such files are declared with ``files``)."""
+    """Records the files Python opens inside the block, on this thread (``open``, numpy's
+    ``load``, ...; not a C library's own ``fopen``: such files are declared with ``files``)."""
     if not _hooked:
         sys.addaudithook(_audit)  # it stays for the process, and records only inside this block
         _hooked.append(True)
-    _opening.append([])
+    stack = _recording.__dict__.setdefault("stack", [])
+    stack.append([])
     try:
-        yield _opening[-1]
+        yield stack[-1]
     finally:
-        _opening.pop()
+        stack.pop()
 
 
 def _strategies_in(loaded, source: str) -> list[Strategy]:

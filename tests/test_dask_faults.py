@@ -171,7 +171,7 @@ strategy_files = ["{SLOW_FILE}"]
 name = "slow"
 a = "slow:seconds=0.01"
 b = "random"
-deals = 60
+deals = 36
 """
 
 
@@ -230,4 +230,4 @@ def test_a_hand_started_cluster_loses_a_worker_then_its_scheduler_and_the_study_
     resumed = briscola(tmp_path, "batch", "plan.toml", "--out", "study", "--resume", "--quiet")
     assert resumed.returncode == 0, resumed.stderr
     deals = sim.load(tmp_path / "study").experiment("slow").deals
-    assert sorted(deals["deal"].unique()) == list(range(60)) and len(deals) == 120
+    assert sorted(deals["deal"].unique()) == list(range(36)) and len(deals) == 72
