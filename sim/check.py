@@ -31,7 +31,7 @@ from sim import reference
 from sim.cards import short_name
 from sim.compare import run_comparison, seating_config
 from sim.config import CHIAMATA, Rules, RunConfig
-from sim.play import IllegalDecisionError, describe_view, play_batch, seat_specs, view_after_plays
+from sim.play import IllegalDecisionError, describe_view, play_batch, seat_specs, view_after_plays, views_along_plays
 from sim.stats import A, seatings, summary
 from sim.trace import trace_rows
 
@@ -213,9 +213,10 @@ def _ask_again(config, batch, seats, n_deals, decision_limit, report: TableRepor
                 )
             report.decisions_asked_again += 1
             report.slowest_decision = max(report.slowest_decision, seconds)
-            report.writes_to_view |= {
-                name for name in VIEW_DTYPE.names if not np.array_equal(record[name], given[name])
-            }
+            if record.tobytes() != given.tobytes():  # one comparison; the fields only when it wrote
+                report.writes_to_view |= {
+                    name for name in VIEW_DTYPE.names if not np.array_equal(record[name], given[name])
+                }
             if not np.array_equal(asked_params, params):
                 report.writes_to_view.add("params")
             if chosen != decision:
@@ -238,11 +239,10 @@ def _decisions(config: RunConfig, batch, deal_index: int, rows):
         rules = config.rules
         yield from reference.chiamata_decisions(rows[deal_index], rules.first_lead, rules.auction)
         return
-    deal, plays = batch.deals[deal_index], batch.records[deal_index]["plays"]
-    for play, card in enumerate(plays):
-        if card == NO_CARD:
-            return
-        yield "play", view_after_plays(config, deal, plays[:play]), card
+    plays = batch.records[deal_index]["plays"]
+    played = plays[plays != NO_CARD]
+    for view, card in zip(views_along_plays(config, batch.deals[deal_index], played), played):
+        yield "play", view, card
 
 
 CHIAMATA_VIEW_FIELDS = ("bid", "bidder", "seat_bids", "passed", "max_bid", "caller", "called", "target", "partner")

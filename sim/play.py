@@ -323,13 +323,22 @@ def _illegal_chiamata_text(config: RunConfig, illegal, deal_index: int) -> str:
 
 def view_after_plays(config: RunConfig, deal, plays) -> dict:
     """The view of the seat to play after ``plays``, rebuilt by the reference engine."""
-    from sim.reference import view_before
+    *_, view = views_along_plays(config, deal, list(plays) + [None])
+    return view
+
+
+def views_along_plays(config: RunConfig, deal, plays):
+    """The view of the seat to play before each card of ``plays``, rebuilt by the
+    reference engine in one pass over the deal (``None`` as the last card: the view after
+    the others)."""
+    from sim.reference import views_along
 
     players = int(deal["players"])
     hands = [list(map(int, deal["hands"][seat][: int(deal["hand_size"])])) for seat in range(players)]
     stock = [int(c) for c in deal["stock"][: int(deal["n_stock"]) - 1]]
-    return view_before(players, hands, int(deal["briscola"]), stock, [int(c) for c in plays],
-                       config.rules.partner_view, config.rules.signals)  # fmt: skip
+    cards = [None if c is None else int(c) for c in plays]
+    yield from views_along(players, hands, int(deal["briscola"]), stock, cards,
+                           config.rules.partner_view, config.rules.signals)  # fmt: skip
 
 
 def describe_view(view: dict) -> str:

@@ -530,14 +530,32 @@ def view_before(players, hands, briscola, stock, plays, partner_view="last3", si
     >>> view["seat"], view["hand"], view["table"], view["stock_size"]
     (1, [3, 4, 5], [0], 34)
     """
+    *_, last = views_along(players, hands, briscola, stock, list(plays) + [None], partner_view, signals)
+    return last
+
+
+def views_along(players, hands, briscola, stock, plays, partner_view="last3", signals="none"):
+    """The view of the seat to play before each card of ``plays`` in turn, in one pass
+    (``view_before`` for every prefix would replay the deal once per card).
+
+    >>> deck = list(range(40))
+    >>> [view["seat"] for view in views_along(2, [deck[0:3], deck[3:6]], 6, deck[7:], [0, 3, 7])]
+    [0, 1, 0]
+    """
     game = Game(players, hands, briscola, stock)
     played_by, trick_winners = {}, []
-    for card in plays:
+    for n_played, card in enumerate(plays):
+        yield _view_of(game, briscola, plays[:n_played], played_by, trick_winners, partner_view, signals)
+        if card is None:
+            return
         played_by[card] = game.to_play
         game.play(card)
         if len(game.table) == players:
             trick_winners.append(game.end_trick())
-    seat = game.to_play
+
+
+def _view_of(game, briscola, history, played_by, trick_winners, partner_view, signals) -> dict:
+    players, seat = game.players, game.to_play
     visible = partner_view == "last3" and players >= 4 and not game.draw_pile
     partners = [other for other in range(players) if players in (4, 6) and other != seat and other % 2 == seat % 2]
     signalled = signals == "trumps" and game.trick > 0
@@ -551,10 +569,10 @@ def view_before(players, hands, briscola, stock, plays, partner_view="last3", si
         "trick": game.trick,
         "leader": game.leader,
         "points": list(game.points),
-        "played_by": played_by,
-        "n_played": len(plays),
-        "history": list(plays),
-        "trick_winners": trick_winners,
+        "played_by": dict(played_by),
+        "n_played": len(history),
+        "history": [int(c) for c in history],
+        "trick_winners": list(trick_winners),
         "partner_hands": {other: list(game.hands[other]) for other in partners if visible},
         "partner_trumps": {other: trump_signal(game.hands[other], game.trump_suit) for other in partners if signalled},
     }

@@ -18,3 +18,20 @@ settings.register_profile(
     suppress_health_check=[HealthCheck.too_slow],
 )
 settings.load_profile("briscola")
+
+
+def pytest_sessionstart(session):
+    """Fills Numba's disk cache once, before any test runs: on a fresh clone each test
+    worker would otherwise compile the same engine and strategies at the same time (two
+    minutes of both cores in CI). One small run compiles them all, the strategies on the
+    second core (``sim.compiling``); with a warm cache it loads in about a second.
+    Tests of a cold cache set their own ``NUMBA_CACHE_DIR``."""
+    if hasattr(session.config, "workerinput"):  # an xdist worker: the controller has done it
+        return
+    import subprocess
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as folder:
+        warm = [sys.executable, "-m", "sim.cli", "simulate", "--players", "2", "--strategies", "random,random",
+                "--deals", "1", "--seed", "1", "--quiet", "--out", str(Path(folder) / "warm.parquet")]  # fmt: skip
+        subprocess.run(warm, cwd=ROOT, capture_output=True, check=True, timeout=900)

@@ -291,7 +291,10 @@ def test_a_local_dask_cluster_gives_the_same_study_even_when_a_worker_dies(refer
 def test_a_chunk_dask_gives_up_on_ends_the_run_resumably(reference, tmp_path):
     study, _ = reference
     write_plan(tmp_path)
-    always = {"BRISCOLA_TEST_KILL_CHUNK": "league|1000"}  # its worker dies every time it plays it
+    always = {
+        "BRISCOLA_TEST_KILL_CHUNK": "league|1000",  # its worker dies every time it plays it
+        "DASK_DISTRIBUTED__SCHEDULER__ALLOWED_FAILURES": "1",  # and Dask gives up on its second death
+    }
     failed = batch(
         tmp_path, "--out", "dask", "--chunk-deals", "1000", "--backend", "dask", "--workers", "2", "--quiet", env=always
     )
