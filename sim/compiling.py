@@ -4,13 +4,15 @@ A first run compiles the engine (about 30 s) and every plug-in strategy it uses
 (``expert`` ~4 s, ``pimc`` ~6 s). Numba compiles on one core at a time within a process,
 so the strategies that are not in the disk cache yet are compiled by a second process
 while this one compiles the engine; afterwards this process loads them from the cache.
-That process also compiles every other built-in strategy not cached yet (after the
-run's own): the engine takes longer than all of them, so the first run costs no more,
-and a later run against any built-in opponent starts at once (without this, each new
+That process also compiles every other built-in strategy not cached yet, after the
+run's own: it says when the run's own are done, and the run starts then while it goes on
+(the search strategies take longer than the engine), so the first run costs no more, and
+a later run against any built-in opponent starts at once (without this, each new
 opponent compiled on its first use, which looked like a recompile of one's own
 plug-in). With warm caches nothing is started: everything loads in about a second.
 
-The second process runs ``python -m sim.compiling [--strategy-file PATH ...] NAME ...``.
+The second process runs ``python -m sim.compiling [--strategy-file PATH ...] [--own N]
+NAME ...`` and prints ``ready`` once it has compiled the first N names.
 """
 
 from __future__ import annotations
@@ -32,13 +34,13 @@ def warm_up(config: RunConfig, tally: bool = False) -> float:
     """Compiles (or loads) everything ``config`` runs, and with ``tally`` the batch tally
     of ``simulate``; returns the seconds it took."""
     started = time.perf_counter()
-    helper = _compile_aside(_to_compile_aside(config), config.strategy_files)
+    helper = _compile_aside(_to_compile_aside(config), len(_cold_strategies(config)), config.strategy_files)
     try:
         batch = play_batch(_engine_only(config), 0, 1)
         if tally:
             tally_results_nb(batch.results, n_sides(config.players), NOT_PLAYED)
         if helper is not None:
-            helper.wait()  # however it ended, the next line compiles what is still missing
+            helper.stdout.readline()  # "ready", or nothing if it failed: the next line compiles what is missing
     except BaseException:  # Ctrl-C included: no compiler left running behind
         if helper is not None:
             helper.kill()
@@ -102,12 +104,18 @@ def _is_ready(strategy: Strategy) -> bool:
         return True
 
 
-def _compile_aside(cold: list[Strategy], strategy_files) -> subprocess.Popen | None:
+_helpers: list[subprocess.Popen] = []  # compiling the other built-ins on while the run plays
+
+
+def _compile_aside(cold: list[Strategy], own: int, strategy_files) -> subprocess.Popen | None:
+    """Starts the second process on ``cold``, of which the first ``own`` are the run's."""
     if not cold or (os.cpu_count() or 1) < 2:
         return None
     files = [arg for path in strategy_files for arg in ("--strategy-file", str(path))]
-    command = [sys.executable, "-m", "sim.compiling", *files, *(s.name for s in cold)]
-    return subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    command = [sys.executable, "-m", "sim.compiling", *files, "--own", str(own), *(s.name for s in cold)]
+    helper = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    _helpers.append(helper)
+    return helper
 
 
 def main(argv: list[str]) -> int:
@@ -116,12 +124,17 @@ def main(argv: list[str]) -> int:
 
     parser = argparse.ArgumentParser(prog="python -m sim.compiling", description=main.__doc__)
     parser.add_argument("--strategy-file", action="append", default=[])
+    parser.add_argument("--own", type=int, default=0, help="print 'ready' once the first OWN names are compiled")
     parser.add_argument("names", nargs="+")
     args = parser.parse_args(argv)
     strategies = available_strategies(tuple(args.strategy_file))
-    for name in args.names:
+    for done, name in enumerate(args.names):
+        if done == args.own:
+            print("ready", flush=True)
         strategies[name].compiled()
         strategies[name].compiled_auction()  # Briscola Chiamata's bid and call: cheap beside the card
+    if args.own >= len(args.names):
+        print("ready", flush=True)
     return 0
 
 

@@ -72,3 +72,39 @@ def test_the_engine_is_cold_only_where_nothing_is_cached(tmp_path):
     empty = subprocess.run(check, cwd=REPO, capture_output=True, text=True,
                            env={**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)})  # fmt: skip
     assert here.stdout.strip() == "False" and empty.stdout.strip() == "True"
+
+
+def test_a_first_run_starts_once_its_own_strategies_are_compiled_not_every_built_in(tmp_path, monkeypatch):
+    """The other built-ins (pimc and ismcts among them) take longer than the engine: the
+    run waits for its own strategies only, and the second process goes on compiling the
+    rest. Here a stand-in for that process says it is ready, then keeps working."""
+    import sim.compiling
+
+    stand_in = tmp_path / "stand_in.py"
+    stand_in.write_text("import time\nprint('ready', flush=True)\ntime.sleep(60)\n")
+    started = []
+
+    def compile_aside(cold, own, strategy_files):
+        helper = subprocess.Popen([sys.executable, str(stand_in)], stdout=subprocess.PIPE, text=True)
+        started.append(helper)
+        return helper
+
+    monkeypatch.setattr(sim.compiling, "_to_compile_aside", lambda config: ["others"])
+    monkeypatch.setattr(sim.compiling, "_compile_aside", compile_aside)
+    try:
+        warm_up(RunConfig(players=2, strategies=("greedy", "random"), deals=10, seed=1))
+        assert started and started[0].poll() is None  # returned while the second process works on
+    finally:
+        for helper in started:
+            helper.kill()
+            helper.wait()
+
+
+def test_the_second_process_says_ready_after_the_runs_own_strategies(tmp_path):
+    path = tmp_path / "fresh_strategy.py"
+    path.write_text(FRESH)
+    command = [sys.executable, "-m", "sim.compiling", "--strategy-file", str(path), "--own", "1", "first", "random"]
+    done = subprocess.run(command, cwd=REPO, capture_output=True, text=True, check=True)
+    assert done.stdout.splitlines() == ["ready"]
+    assert _cold_strategies(RunConfig(players=2, strategies=("first", "random"), deals=1, seed=1,
+                                      strategy_files=(str(path),))) == []  # fmt: skip
