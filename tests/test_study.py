@@ -110,6 +110,8 @@ def test_a_study_holds_what_each_command_writes(reference, tmp_path):
         pd.testing.assert_frame_equal(
             experiment.deals.reset_index(drop=True), pd.read_parquet(out), check_categorical=False
         )
+        seats = sim.load(out).config["strategies"]  # the command's file: each seat's strategy and fingerprint
+        assert experiment.config["fingerprints"] == {seat["name"]: seat["fingerprint"] for seat in seats}
         mine = {e["name"]: e for e in outcome["experiments"]}[name]["summary"]
         for key in printed:
             if key not in ("seconds", "deals_per_second"):
