@@ -238,6 +238,7 @@ def simulate(
     from sim.runner import default_out_path, run_simulation
 
     out = _output(out, summary_only, lambda: default_out_path(config))
+    _say_if_first_run(quiet)
     with _progress(config.deals, enabled=not quiet and sys.stderr.isatty()) as advance:
         outcome = run_simulation(config, out, trace, overwrite, _command(ctx), on_progress=advance)
     from sim.report import print_summary, summary_dict
@@ -298,6 +299,7 @@ def compare(
     from sim.compare import default_compare_path, run_comparison
 
     out = _output(out, summary_only, lambda: default_compare_path(base, a, b))
+    _say_if_first_run(quiet)
     with _progress(base.deals, enabled=not quiet and sys.stderr.isatty()) as advance:
         outcome = run_comparison(base, a, b, out, test, overwrite, _command(ctx), advance)
     from sim.report import compare_dict, print_compare
@@ -370,6 +372,7 @@ def tournament(
 
     out = _output(out, summary_only, lambda: default_tournament_path(base, names), dataset=True)
     n_pairs = len(names) * (len(names) - 1) // 2
+    _say_if_first_run(quiet)
     with _progress(n_pairs * deals, enabled=not quiet and sys.stderr.isatty()) as advance:
         outcome = run_tournament(base, names, out, overwrite, _command(ctx), advance)
     from sim.report import print_tournament, tournament_dict
@@ -450,6 +453,7 @@ def _run_study(folder, study_plan, resume, backend, scheduler, workers, chunk_de
                 _dask_runner()(study, stop, progress, scheduler=scheduler, workers=workers, threads=threads,
                                on_status=progress.status, on_note=progress.note)  # fmt: skip
             else:
+                _say_if_first_run(quiet)
                 run_locally(study, stop, progress)
     except BaseException as error:
         if not resume and not any(state.records for state in study.states):
@@ -818,6 +822,15 @@ class _progress:
         if self.enabled:
             self._bar.stop()
         return False
+
+
+def _say_if_first_run(quiet: bool) -> None:
+    """A first run is silent for a minute or more while Numba compiles: say so first."""
+    from sim.compiling import engine_is_cold
+
+    if not quiet and engine_is_cold():
+        print("briscola: a first run compiles the kernels into Numba's cache (a minute or two on 2 cores); "
+              "later runs load them in about a second", file=sys.stderr)  # fmt: skip
 
 
 class Progress:

@@ -70,7 +70,7 @@ def _to_compile_aside(config: RunConfig) -> list[Strategy]:
     """What the second process compiles: the run's cold strategies first; then, while
     the engine compiles here (a first run), every other built-in not cached yet."""
     cold = _cold_strategies(config)
-    if not _engine_is_cold():
+    if not engine_is_cold():
         return cold
     from strategies.registry import builtin_strategies
 
@@ -78,7 +78,7 @@ def _to_compile_aside(config: RunConfig) -> list[Strategy]:
     return cold + others
 
 
-def _engine_is_cold() -> bool:
+def engine_is_cold() -> bool:
     """Whether the engine has nothing in Numba's disk cache (this run compiles it)."""
     from kernels.engine_nb import simulate_nb
 

@@ -60,14 +60,14 @@ def test_a_first_run_compiles_every_built_in_aside_so_a_new_opponent_starts_at_o
 
     config = RunConfig(players=2, strategies=("hoarder", "random"), deals=10, seed=1)
     monkeypatch.setattr(sim.compiling, "_is_ready", lambda strategy: strategy.name not in ("hoarder", "expert", "pimc"))
-    monkeypatch.setattr(sim.compiling, "_engine_is_cold", lambda: True)
+    monkeypatch.setattr(sim.compiling, "engine_is_cold", lambda: True)
     assert [s.name for s in sim.compiling._to_compile_aside(config)] == ["hoarder", "expert", "pimc"]  # its own first
-    monkeypatch.setattr(sim.compiling, "_engine_is_cold", lambda: False)  # a later run: only what it needs
+    monkeypatch.setattr(sim.compiling, "engine_is_cold", lambda: False)  # a later run: only what it needs
     assert [s.name for s in sim.compiling._to_compile_aside(config)] == ["hoarder"]
 
 
-def test_the_engine_is_cold_only_where_nothing_is_cached(tmp_path):
-    check = [sys.executable, "-c", "from sim.compiling import _engine_is_cold; print(_engine_is_cold())"]
+def test_theengine_is_cold_only_where_nothing_is_cached(tmp_path):
+    check = [sys.executable, "-c", "from sim.compiling import engine_is_cold; print(engine_is_cold())"]
     here = subprocess.run(check, cwd=REPO, capture_output=True, text=True)
     empty = subprocess.run(check, cwd=REPO, capture_output=True, text=True,
                            env={**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)})  # fmt: skip
@@ -108,3 +108,15 @@ def test_the_second_process_says_ready_after_the_runs_own_strategies(tmp_path):
     assert done.stdout.splitlines() == ["ready"]
     assert _cold_strategies(RunConfig(players=2, strategies=("first", "random"), deals=1, seed=1,
                                       strategy_files=(str(path),))) == []  # fmt: skip
+
+
+def test_a_first_run_says_it_is_compiling_before_its_silent_minute(tmp_path, monkeypatch, capsys):
+    import sim.compiling
+    from tests.helpers import command
+
+    monkeypatch.setattr(sim.compiling, "engine_is_cold", lambda: True)  # as on a fresh clone
+    run = ["simulate", "--players", "2", "--strategies", "greedy,random", "--deals", "10", "--seed", "1", "--out"]
+    code, _, err = command(capsys, *run, str(tmp_path / "first.parquet"))
+    assert code == 0 and "a first run compiles the kernels" in err.splitlines()[0]
+    code, _, err = command(capsys, *run, str(tmp_path / "quiet.parquet"), "--quiet")
+    assert code == 0 and "compiles" not in err
