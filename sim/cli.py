@@ -462,6 +462,8 @@ def _run_study(folder, study_plan, resume, backend, scheduler, workers, chunk_de
         study.close()
         if isinstance(error, WriteFailed):
             raise ChunkFailed(f"{error}; the chunks done are kept: free some space, then {resume_hint}") from None
+        if isinstance(error, ChunkFailed):
+            raise ChunkFailed(f"{error}; to finish the study: {resume_hint}") from None
         raise
     study.close()
     if stop.is_set():
@@ -508,8 +510,8 @@ def _as_study(
         outcome, interrupted = _run_study(
             folder, plan, False, backend, scheduler, workers, None, threads, summary_only, quiet
         )
-    except ChunkFailed as error:
-        raise ChunkFailed(f"{error}: briscola batch {folder / '_plan.toml'} --out {folder} --resume") from None
+    except ChunkFailed as error:  # it says how to finish: as a batch of the plan in its folder
+        raise ChunkFailed(str(error)) from None
     finally:
         if summary_only:
             shutil.rmtree(folder.parent, ignore_errors=True)

@@ -80,8 +80,8 @@ def run_on_dask(study, stop, on_progress=None, scheduler: str | None = None, wor
             raise
         if not stop.is_set():
             reason = (str(error).splitlines() or [""])[0].rstrip(":")
-            raise ChunkFailed(f"lost the Dask scheduler ({type(error).__name__}: {reason}); the chunks done are kept: "
-                              "run the batch again with --resume to finish the study") from None  # fmt: skip
+            raise ChunkFailed(f"lost the Dask scheduler ({type(error).__name__}: {reason}); "
+                              "the chunks done are kept") from None  # fmt: skip
     finally:
         _close(client, cluster, registering, workers)
         for logger, level in quieted.items():
@@ -233,8 +233,7 @@ def _raise_failures(failures) -> None:
     reason = str(error).split(". ")[0].strip()
     experiments = ", ".join(dict.fromkeys(repr(c.experiment) for c, _ in failures))
     raise ChunkFailed(f"Dask gave up on {len(failures)} chunk(s) of {experiments} (first {chunk.label} of {chunk.experiment!r}: "
-                      f"{type(error).__name__}: {reason}); the chunks done are kept: run the batch again with --resume "
-                      "to finish the study")  # fmt: skip
+                      f"{type(error).__name__}: {reason}); the chunks done are kept")  # fmt: skip
 
 
 def _kernels_to_ready(pending) -> list:

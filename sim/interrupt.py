@@ -63,7 +63,9 @@ def deferred_interrupt(stopping: str = STOPPING):
             raise KeyboardInterrupt
         stop.set()
         STOPPED_BY.append(signum)
+        # SIGTERM comes from a scheduler or a supervisor, not a keyboard: no Ctrl-C advice
         said = stopping if signum == signal.SIGINT else f"briscola: SIGTERM: {stopping.removeprefix('briscola: ')}"
+        said = said if signum == signal.SIGINT else said.split(" (Ctrl-C again")[0]
         print(said, file=sys.stderr, flush=True)
 
     previous = {number: signal.signal(number, request_stop) for number in (signal.SIGINT, signal.SIGTERM)}

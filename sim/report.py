@@ -9,6 +9,7 @@ exactly as the command printed it.
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 from sim.stats import ROLES, wilson_interval
 
@@ -449,17 +450,20 @@ def _print_table(table, facts: str) -> None:
 # ------------------------------------------------------------------ briscola batch and status
 
 
+def resume_command(folder) -> str:
+    """The command that finishes the study in ``folder``, with the copy of its plan kept there."""
+    return f"briscola batch {Path(folder) / '_plan.toml'} --out {folder} --resume"
+
+
 def show_study(outcome: dict) -> None:
     """A study: per experiment how far it is (a table that fits the terminal), then what
     each has found so far, a line each."""
     from rich.console import Console
     from rich.table import Table
 
-    state = outcome["status"]
+    state, resume = outcome["status"], resume_command(outcome["out"])
     if state != "complete":
-        state += (
-            ", running now" if outcome.get("running") else ", not running: resume it with briscola batch PLAN --resume"
-        )
+        state += ", running now" if outcome.get("running") else f", not running: resume it with {resume}"
     table = Table(title=f"Study {outcome['out']}: {state}", title_justify="left")
     numbers = ("chunks", "deals", "work", "left")
     table.add_column("experiment", overflow="fold", min_width=20)
@@ -487,7 +491,7 @@ def show_study(outcome: dict) -> None:
     for experiment in experiments:
         for damage in experiment.get("damaged", []):
             console.print(f"not done: {experiment['name']} {damage['chunk']}: {damage['problem']} "
-                          "(briscola batch PLAN --resume plays it again)", highlight=False)  # fmt: skip
+                          f"({resume} plays it again)", highlight=False)  # fmt: skip
 
 
 def _work_left(experiment: dict) -> str:

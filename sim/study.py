@@ -414,7 +414,7 @@ class Study:
         states = []
         for experiment in plan.experiments:
             entry = recorded[experiment.name]
-            experiment = with_threads(experiment, threads or entry["threads"])
+            experiment = experiment if threads is None else with_threads(experiment, threads)  # this machine's
             states.append(
                 ExperimentState(experiment, entry["units_per_chunk"], folder / entry["directory"], entry["fingerprint"])
             )

@@ -61,7 +61,7 @@ def test_sigterm_stops_a_run_as_one_ctrl_c_does(tmp_path):
     process.send_signal(signal.SIGTERM)
     _, stderr = process.communicate(timeout=30)
     assert process.returncode == 143 and "Traceback" not in stderr, stderr
-    assert "briscola: SIGTERM: stopping" in stderr
+    assert "briscola: SIGTERM: stopping" in stderr and "Ctrl-C" not in stderr
     run = read_results(out)
     assert run.config["status"] == "partial" and run.config["deals_completed"] == len(run.deals) > 0
     assert list(tmp_path.glob(".*.tmp")) == []

@@ -301,7 +301,8 @@ def test_a_chunk_dask_gives_up_on_ends_the_run_resumably(reference, tmp_path):
         tmp_path, "--out", "dask", "--chunk-deals", "1000", "--backend", "dask", "--workers", "2", "--quiet", env=always
     )
     assert failed.returncode == 1 and "Traceback" not in failed.stderr
-    assert "league" in failed.stderr and "--resume" in failed.stderr and len(failed.stderr.strip().splitlines()) == 1
+    assert "league" in failed.stderr and len(failed.stderr.strip().splitlines()) == 1
+    assert failed.stderr.strip().endswith("to finish the study: briscola batch plan.toml --out dask --resume")
     # Dask also gives up on a chunk that was waiting on the dying worker each time, so
     # another experiment may be left partial too: which one depends on timing.
     assert "league" in sim.load(tmp_path / "dask").partial
@@ -452,7 +453,8 @@ def test_status_says_whether_a_study_is_running(tmp_path):
     stopped = json.loads(run_cli("status", "study", "--json", env={"PYTHONPATH": str(REPO)}, cwd=tmp_path).stdout)
     assert running["running"] and not stopped["running"] and stopped["status"] == "partial"
     table = run_cli("status", "study", env={"PYTHONPATH": str(REPO), "COLUMNS": "80"}, cwd=tmp_path).stdout
-    assert "not running: resume it" in table and max(map(len, table.splitlines())) <= 80
+    assert max(map(len, table.splitlines())) <= 80
+    assert "not running: resume it with briscola batch study/_plan.toml --out study --resume" in " ".join(table.split())
 
 
 def test_a_chiamata_study_keeps_every_column_of_its_commands(tmp_path):
@@ -478,3 +480,22 @@ def test_a_chiamata_study_keeps_every_column_of_its_commands(tmp_path):
     assert run_cli(*command, "--quiet", env={"PYTHONPATH": str(REPO)}).returncode == 0
     assert {"bid", "caller", "called", "partner", "game_points_4", "caller_strength"} <= set(five.columns)
     pd.testing.assert_frame_equal(five.reset_index(drop=True), pd.read_parquet(out), check_categorical=False)
+
+
+def test_a_resumed_study_runs_on_the_threads_asked_now_not_those_of_its_first_run(tmp_path):
+    """Threads change no result: a study begun with --threads 1 (on Dask, say) and
+    resumed here without --threads uses every core, as a new run would."""
+    from sim.plan import read_plan
+    from sim.study import Study
+
+    plan = read_plan(write_plan(tmp_path))
+    Study.open(tmp_path / "study", plan, True, False, 1000, 1).close()
+    resumed = Study.open(tmp_path / "study", plan, True, True, None, None)
+    try:
+        assert [s.experiment.config.threads for s in resumed.states] == [e.config.threads for e in plan.experiments]
+        assert all(e.config.threads > 1 for e in plan.experiments)  # this machine has 2 cores
+    finally:
+        resumed.close()
+    again = Study.open(tmp_path / "study", plan, True, True, None, 1)
+    assert {s.experiment.config.threads for s in again.states} == {1}
+    again.close()
