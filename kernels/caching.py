@@ -193,13 +193,18 @@ def jitted_call_graph(py_func) -> list[types.FunctionType]:
     return order
 
 
+def _feed_frozen(digest, function) -> None:
+    """Adds every value one function freezes."""
+    for name, value in _read_values(function):
+        _feed_value(digest, name, value)
+
+
 def frozen_digest(py_func) -> str:
     """A digest of every value ``py_func`` and the jitted functions it calls freeze."""
     digest = hashlib.sha256()
     for function in jitted_call_graph(py_func):
         digest.update(f"{function.__module__}.{function.__qualname__}:".encode())
-        for name, value in _read_values(function):
-            _feed_value(digest, name, value)
+        _feed_frozen(digest, function)
     return digest.hexdigest()
 
 
@@ -215,8 +220,7 @@ def code_and_data_digest(py_funcs) -> str:
             except (OSError, TypeError):  # no source (a notebook cell gone): its bytecode
                 source = function.__code__.co_code.hex()
             digest.update(f"{function.__qualname__}\n{source}".encode())
-            for name, value in _read_values(function):
-                _feed_value(digest, name, value)
+            _feed_frozen(digest, function)
     return digest.hexdigest()
 
 

@@ -443,7 +443,9 @@ def _run_study(folder, study_plan, resume, backend, scheduler, workers, chunk_de
               file=sys.stderr)  # fmt: skip
     total = sum(state.experiment.units for state in study.states)
     done = sum(state.units_done() for state in study.states)
-    resume_hint = f"briscola batch {study_plan.path} --out {folder} --resume"
+    from sim.report import resume_command
+
+    resume_hint = resume_command(folder, study_plan.path)
     try:
         with (
             deferred_interrupt(STUDY_STOPPING) as stop,
@@ -482,7 +484,7 @@ def _as_study(
     import tempfile
     from dataclasses import replace
 
-    from sim.config import ChunkFailed, ConfigError
+    from sim.config import ConfigError
     from sim.plan import Plan, plan_text
 
     if out is not None and summary_only:
@@ -490,8 +492,10 @@ def _as_study(
     experiment = replace(experiment, name=experiment.kind)
     folder = Path(tempfile.mkdtemp(prefix="briscola-")) / "study" if summary_only else _study_folder(experiment, out)
     if folder.exists() and not overwrite:
+        from sim.report import resume_command
+
         raise ConfigError(f"{folder} already exists; pass --overwrite to start again, or continue it with "
-                          f"briscola batch {folder / '_plan.toml'} --out {folder} --resume")  # fmt: skip
+                          f"{resume_command(folder)}")  # fmt: skip
     if folder.exists():
         from sim.files import refuse_foreign, remove_own
         from sim.study import running
@@ -506,12 +510,10 @@ def _as_study(
         f"briscola {experiment.kind}, run as a study: briscola batch _plan.toml --out FOLDER --resume continues it",
     )
     plan = Plan(folder / "_plan.toml", text, None, (experiment,))
-    try:
+    try:  # a ChunkFailed says how to finish: as a batch of the plan in its folder
         outcome, interrupted = _run_study(
             folder, plan, False, backend, scheduler, workers, None, threads, summary_only, quiet
         )
-    except ChunkFailed as error:  # it says how to finish: as a batch of the plan in its folder
-        raise ChunkFailed(str(error)) from None
     finally:
         if summary_only:
             shutil.rmtree(folder.parent, ignore_errors=True)
@@ -884,8 +886,6 @@ def main(argv: list[str] | None = None) -> int:
     except BAD_INPUT as error:  # bad input: usage, configuration or a strategy
         return _fail(str(error), EXIT_BAD_INPUT)
     except (typer.Abort, KeyboardInterrupt):
-        from sim.interrupt import STOPPED_BY
-
         return _fail("terminated (SIGTERM)" if signal.SIGTERM in STOPPED_BY else "interrupted", EXIT_INTERRUPTED)
     except (ChunkFailed, IllegalDecisionError, WriteFailed) as error:  # a study that could not finish; a fault
         return _fail(str(error), EXIT_FAILED)

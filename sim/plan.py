@@ -250,9 +250,9 @@ def _check_types(path: Path, where: str, kind: str, values: dict) -> None:
         if isinstance(value, float) and abs(value) >= 2**53:  # TOML read it as a float: it may be rounded
             raise PlanError(f"{path}: {where}, key {key!r}: {value!r} is a float, which cannot hold every whole "
                             f"number above 2**53; write it as an integer, or as a string such as \"{value:.0e}\"")  # fmt: skip
-        if isinstance(values.get(key), (str, float)):
+        if isinstance(value, (str, float)):
             try:
-                values[key] = parse_count(values[key] if isinstance(values[key], str) else repr(values[key]))
+                values[key] = parse_count(value if isinstance(value, str) else repr(value))
             except ConfigError as error:
                 raise PlanError(f"{path}: {where}, key {key!r}: {error}") from None
     checks = {

@@ -450,9 +450,10 @@ def _print_table(table, facts: str) -> None:
 # ------------------------------------------------------------------ briscola batch and status
 
 
-def resume_command(folder) -> str:
-    """The command that finishes the study in ``folder``, with the copy of its plan kept there."""
-    return f"briscola batch {Path(folder) / '_plan.toml'} --out {folder} --resume"
+def resume_command(folder, plan=None) -> str:
+    """The command that finishes the study in ``folder``: with its ``plan`` (by default the
+    copy kept in the folder)."""
+    return f"briscola batch {plan or Path(folder) / '_plan.toml'} --out {folder} --resume"
 
 
 def show_study(outcome: dict) -> None:

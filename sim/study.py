@@ -483,7 +483,7 @@ class Study:
 
     def _lock(self) -> None:
         """Holds the study for this process (before anything in it is read or removed);
-        waits a moment for a reader's instant look at the lock (``_running``) to end."""
+        waits a moment for a reader's instant look at the lock (``running``) to end."""
         self._lock_file = open(self.folder / ".lock", "a")  # noqa: SIM115 - held until close
         deadline = time.monotonic() + LOCK_WAIT_SECONDS
         while True:
