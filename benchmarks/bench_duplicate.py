@@ -24,8 +24,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import numpy as np  # noqa: E402
 
-from sim.compare import seating_config  # noqa: E402
 from sim.config import RunConfig, n_sides  # noqa: E402
+from sim.kinds.compare import seating_config  # noqa: E402
 from sim.play import play_batch  # noqa: E402
 from sim.stats import (
     Z_95,  # noqa: E402

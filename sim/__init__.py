@@ -11,7 +11,7 @@ For notebooks (all return pandas objects; see ``sim.analysis`` and examples/)::
     sim.caller_by_strength(run.deals)   # Briscola Chiamata: the caller's game points by hand strength
 """
 
-__version__ = "0.1.0"
+from sim.version import __version__ as __version__  # re-exported: sim.__version__
 
 _RESULTS = ("read_results", "read_config", "RunResults")
 _ANALYSIS = (

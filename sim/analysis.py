@@ -27,10 +27,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from sim import __version__
-from sim.config import n_sides, side_of_seat
+from sim.config import PLAYER_COUNTS, RULE_TABLES, n_sides, side_of_seat
 from sim.results import read_config
-from sim.stats import Z_95, score_against_copies
+from sim.stats import Z_95, CompareTally, PairResult, fit_ratings, score_against_copies
+from sim.version import __version__
 
 TOURNAMENT_FILE = "_tournament.json"
 STUDY_FILE = "_study.json"
@@ -55,8 +55,6 @@ class Results:
     @property
     def rules(self) -> dict:
         """The rules played (those of the table, with their values)."""
-        from sim.config import RULE_TABLES
-
         rules = self.config.get("summary", self.config).get("rules", self.config.get("rules", {}))
         return {key: value for key, value in rules.items() if self.players in RULE_TABLES[key]}
 
@@ -93,10 +91,21 @@ def load(path: str | os.PathLike) -> Results:
     return Results(deals, config, "compare" if "compare" in config else "simulate")
 
 
+def load_run(path: str | os.PathLike) -> Results:
+    """One run: as ``load``, and a study of one experiment (what a command run on another
+    backend writes) is that experiment; a study of several is a ValueError naming them."""
+    run = load(path)
+    if not isinstance(run, StudyResults):
+        return run
+    if len(run.names) != 1:
+        raise ValueError(f"{path} is a study of {len(run.names)} experiments ({', '.join(run.names)}): "
+                         f"briscola status {path} shows their summaries, sim.load({str(path)!r}).experiment(NAME) "
+                         "reads each")  # fmt: skip
+    return run.experiment(run.names[0])
+
+
 def _read_checked(path: Path) -> tuple[dict, pd.DataFrame]:
     """A result file's metadata and rows, checked against each other."""
-    from sim.config import PLAYER_COUNTS
-
     config = read_config(path)
     players = config.get("players") if isinstance(config, dict) else None
     if players not in PLAYER_COUNTS or not isinstance(config.get("seed"), int):
@@ -196,7 +205,7 @@ class StudyResults(Results):
 def load_study(folder: Path) -> StudyResults:
     """A study's folder: what is done so far, even while it runs or after a crash; every
     chunk verified first."""
-    from sim.study import Study
+    from sim.study import Study  # here: reading result files must not load the kernels (numba)
 
     study = Study.read(folder)
     outcome = study.outcome()
@@ -355,8 +364,6 @@ def ratings(deals: pd.DataFrame, strategies: list | None = None) -> pd.DataFrame
     ``strategies`` gives their order (the first is the anchor unless ``random`` plays);
     a result file's ``config["strategies"]`` (a dict per seat) or None take the order of
     the rows, A before B."""
-    from sim.stats import CompareTally, PairResult, fit_ratings
-
     frame = _with_a_scores(_as_comparison(deals))
     labels = list(dict.fromkeys([*frame["a"], *frame["b"]]))
     names = labels if not strategies or isinstance(strategies[0], dict) else list(strategies)

@@ -29,9 +29,11 @@ from kernels.enums import MAX_PLAYERS, N_STREAMS, NO_CARD, VIEW_DTYPE
 from kernels.rng_nb import seed_key_nb, start_streams_nb
 from sim import reference
 from sim.cards import short_name
-from sim.compare import run_comparison, seating_config
 from sim.config import CHIAMATA, Rules, RunConfig
+from sim.experiments import Experiment
+from sim.kinds.compare import seating_config
 from sim.play import IllegalDecisionError, describe_view, play_batch, seat_specs, view_after_plays, views_along_plays
+from sim.runs import run_command
 from sim.stats import A, seatings, summary
 from sim.trace import trace_rows
 
@@ -114,12 +116,13 @@ def check_strategy(
 def _check_table(base: RunConfig, strategy: str, report: TableReport, decision_limit: float) -> None:
     where = f"{base.players} players, rules {report.rules_text}"
     try:
-        outcome = run_comparison(base, strategy, "random", None)
+        outcome = run_command(Experiment("compare", base, (strategy, "random")), out=None)
     except IllegalDecisionError as error:
         raise CheckFailed(f"{where}: illegal decision: {error}") from None
-    scores = summary(outcome.tally)
-    report.deals = outcome.tally.units
-    report.deals_per_second = outcome.tally.units * len(seatings(base.players)) / max(outcome.seconds, 1e-9)
+    tally = outcome.tallies[None]
+    scores = summary(tally)
+    report.deals = tally.units
+    report.deals_per_second = tally.units * len(seatings(base.players)) / max(outcome.seconds, 1e-9)
     report.score, report.score_ci95 = scores["score"], tuple(scores["score_ci95"])
     for seating in seatings(base.players):
         config = seating_config(base, strategy, "random", seating)

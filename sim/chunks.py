@@ -1,9 +1,10 @@
-"""Chunks of a study: an experiment's deals (or matches) cut into ranges.
+"""Chunks: an experiment's deals (or matches) cut into ranges, and how one is played.
 
-A chunk is a pure function of its experiment and its range: whoever plays it, wherever
-and whenever, in whatever order, its rows and its tally are the same, because every deal
-draws from (seed, deal index) alone. Its rows are exactly those the experiment's own
-command writes for those deals.
+Every run goes through here: a command plays its experiment's chunks in order into one
+file (``sim.runs``), a study plays them anywhere, in any order, into its dataset
+(``sim.study``, here or on Dask). A chunk is a pure function of its experiment and its
+range: whoever plays it, wherever and whenever, its rows and its tally are the same,
+because every deal draws from (seed, deal index) alone.
 
 >>> from sim.experiments import make_experiment
 >>> exp = make_experiment("tournament", players=2, strategies=["random", "greedy", "highest"], deals=2500, seed=1)
@@ -16,19 +17,20 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
-from sim.compare import SPRT_CHECK_DEALS, _play_duplicates, compare_schema, seating_config
-from sim.config import n_sides
-from sim.experiments import Experiment
 from sim.interrupt import StopFlag
-from sim.results import results_schema
-from sim.runner import batches, play_range
-from sim.stats import CompareTally, RunTally, seatings
+from sim.stats import CompareTally
+
+SPRT_CHECK_DEALS = 1000  # an SPRT is checked after every multiple of this many deals, and only there
+FIRST_BATCH = 64  # small: the first batch of a slow strategy (pimc) must not stall progress
+MIN_BATCH = 8
+MAX_BATCH = 2_000_000
+SECONDS_PER_BATCH = 0.5
 
 
 @dataclass(frozen=True)
 class Chunk:
     experiment: str  # the experiment's name
-    pair: tuple[int, int] | None  # a tournament's pair (indices of A and B), else None
+    pair: tuple[int, int] | None  # its part: a tournament's pair (indices of A and B), else None
     first: int  # its first unit: a deal, or a match with a match format
     n: int
 
@@ -40,15 +42,79 @@ class Chunk:
         return part if self.pair is None else f"pair={self.pair[0]}_{self.pair[1]}/{part}"
 
 
-def chunks_of(experiment: Experiment, units: int) -> list[Chunk]:
-    """The experiment cut into chunks of ``units`` deals (or matches), in order; an SPRT
-    comparison's chunks end on its checkpoints (multiples of SPRT_CHECK_DEALS)."""
+def chunks_of(experiment, units: int) -> list[Chunk]:
+    """The experiment cut into chunks of ``units`` deals (or matches), part by part, in
+    order; an SPRT comparison's chunks end on its checkpoints."""
+    return [chunk for part in experiment.parts for chunk in part_chunks(experiment, part, units)]
+
+
+def part_chunks(experiment, part, units: int):
+    """One part's chunks, in order, one at a time (a command's may be many)."""
     if experiment.sprt is not None:
         units = -(-units // SPRT_CHECK_DEALS) * SPRT_CHECK_DEALS
     total = experiment.config.deals
-    ranges = [(first, min(units, total - first)) for first in range(0, total, units)]
-    pairs = experiment.pairs if experiment.kind == "tournament" else [None]
-    return [Chunk(experiment.name, pair, first, n) for pair in pairs for first, n in ranges]
+    for first in range(0, total, units):
+        yield Chunk(experiment.name, part, first, min(units, total - first))
+
+
+# ------------------------------------------------------------------ the SPRT's checkpoints
+
+
+class SprtWatch:
+    """Where an SPRT decides, the one place that says: at the first checkpoint (a multiple
+    of SPRT_CHECK_DEALS) at which the tally of every deal before it decides. It is fed
+    the tallies of consecutive ranges of deals from deal 0 on (a chunk's ``blocks``)."""
+
+    def __init__(self, sprt, games: int):
+        self.sprt = sprt
+        self.total = CompareTally(games)
+        self.stop: int | None = None  # the deal count where it decided
+
+    def add(self, end: int, block: CompareTally) -> bool:
+        """The tally of the deals up to ``end``; True once the SPRT has decided."""
+        if self.stop is None:
+            self.total.merge(block)
+            if end % SPRT_CHECK_DEALS == 0 and self.sprt.decision(self.total) != "none":
+                self.stop = end
+        return self.stop is not None
+
+    def add_all(self, blocks) -> bool:
+        """``add`` for each ``(end, block)``, up to a decision."""
+        return any(self.add(end, block) for end, block in blocks)
+
+
+def block_ends(chunk: Chunk, blocks: list) -> list[int]:
+    """Where each of a chunk's blocks ends (its last one at the chunk's end)."""
+    return [min(chunk.first + (k + 1) * SPRT_CHECK_DEALS, chunk.first + chunk.n) for k in range(len(blocks))]
+
+
+# ------------------------------------------------------------------ playing a chunk
+
+
+class Pace:
+    """Cuts ranges into batches of about SECONDS_PER_BATCH each, timed on the work done
+    between two of them: memory stays flat, progress moves smoothly and Ctrl-C is heard
+    within a batch. One Pace serves a run's consecutive chunks of one part."""
+
+    def __init__(self):
+        self.size = FIRST_BATCH
+
+    def batches(self, first: int, total: int, stop: StopFlag, boundary: int | None = None):
+        """Yields ``(first, n)`` over ``total`` units from ``first`` on; stops early once
+        ``stop`` is set; with ``boundary``, batches also end on its multiples."""
+        done, end = first, first + total
+        while done < end and not stop.is_set():
+            limit = boundary - done % boundary if boundary else MAX_BATCH
+            n = min(self.size, limit, end - done)
+            started = time.perf_counter()
+            yield done, n
+            done += n
+            self.size = next_batch_size(n, time.perf_counter() - started)
+
+
+def next_batch_size(last_size: int, last_seconds: float) -> int:
+    rate = last_size / max(last_seconds, 1e-3)
+    return int(min(MAX_BATCH, max(MIN_BATCH, rate * SECONDS_PER_BATCH)))
 
 
 @dataclass
@@ -58,15 +124,37 @@ class ChunkResult:
 
     chunk: Chunk
     table: object  # pyarrow.Table or None
-    tally: RunTally | CompareTally
+    tally: object  # the kind's tally: RunTally or CompareTally
     completed: int  # units finished: all of them, unless a stop came first
     deals_played: int
     seconds: float
-    blocks: list[CompareTally] = field(default_factory=list)
+    blocks: list = field(default_factory=list)
 
 
-class _Rows:
-    """Collects the tables a run writes (a writer's stand-in)."""
+def play_chunk(experiment, chunk: Chunk, player, stop: StopFlag, rows=None, trace=None, on_progress=None,
+               pace: Pace | None = None) -> ChunkResult:  # fmt: skip
+    """Plays one chunk with its part's ``player`` (``RunKind.player``), its rows written
+    to ``rows`` and its moves to ``trace`` (writers: anything with ``write(table)``)."""
+    pace = pace or Pace()
+    started = time.perf_counter()
+    sprt = experiment.sprt is not None
+    blocks, completed = [player.new_tally()], 0
+    for first, n in pace.batches(chunk.first, chunk.n, stop, SPRT_CHECK_DEALS if sprt else None):
+        if sprt and first > chunk.first and first % SPRT_CHECK_DEALS == 0:
+            blocks.append(player.new_tally())
+        done = player.play(first, n, blocks[-1], stop, rows, trace)
+        completed += done
+        if on_progress is not None:
+            on_progress(done)
+    tally = player.new_tally()
+    for block in blocks:
+        tally.merge(block)
+    played = player.deals_played(tally, completed)
+    return ChunkResult(chunk, None, tally, completed, played, time.perf_counter() - started, blocks if sprt else [])
+
+
+class Rows:
+    """Collects a chunk's tables (a writer's stand-in: a study writes them as its part)."""
 
     def __init__(self):
         self.tables = []
@@ -80,57 +168,11 @@ class _Rows:
         return pa.concat_tables(self.tables).combine_chunks() if self.tables else None
 
 
-def run_chunk(
-    experiment: Experiment, chunk: Chunk, rows: bool, stop: StopFlag | None = None, on_progress=None
-) -> ChunkResult:
-    """Plays one chunk (on this machine's threads, as ``experiment.config.threads`` says)."""
-    stop = stop or StopFlag()
-    started = time.perf_counter()
-    collector = _Rows() if rows else None
-    if experiment.kind == "simulate":
-        tally, blocks, completed = _simulate_chunk(experiment, chunk, collector, stop, on_progress)
-        played = tally.deals_played
-    else:
-        blocks, completed = _compare_chunk(experiment, chunk, collector, stop, on_progress)
-        tally = CompareTally(blocks[0].n_games)
-        for block in blocks:
-            tally.merge(block)
-        played = completed * len(seatings(experiment.config.players))
-        blocks = blocks if experiment.sprt is not None else []
-    table = collector.table() if collector is not None else None
-    return ChunkResult(chunk, table, tally, completed, played, time.perf_counter() - started, blocks)
-
-
-def _simulate_chunk(experiment, chunk, collector, stop, on_progress):
-    config = experiment.config
-    tally = RunTally(n_sides(config.players))
-    writers = {"out": collector} if collector is not None else {}
-    schema = results_schema(config) if collector is not None else None
-    completed = 0
-    for first, n in batches(chunk.n, stop, start=chunk.first):
-        done = play_range(config, first, n, writers, schema, tally, stop)
-        completed += done
-        if on_progress is not None:
-            on_progress(done)
-    return tally, [], completed
-
-
-def _compare_chunk(experiment, chunk, collector, stop, on_progress):
-    """A comparison's (or a tournament pair's) deals; returns the tallies of each block of
-    SPRT_CHECK_DEALS deals (one block without an SPRT) and the deals finished."""
-    config = experiment.config
-    i, j = chunk.pair or (0, 1)
-    seating_list = seatings(config.players)
-    configs = [seating_config(config, experiment.strategies[i], experiment.strategies[j], s) for s in seating_list]
-    schema = compare_schema(configs[0]) if collector is not None else None
-    sprt = experiment.sprt is not None
-    blocks = [CompareTally(len(configs))]
-    completed = 0
-    for first, n in batches(chunk.n, stop, SPRT_CHECK_DEALS if sprt else None, start=chunk.first):
-        if sprt and first > chunk.first and first % SPRT_CHECK_DEALS == 0:
-            blocks.append(CompareTally(len(configs)))
-        done = _play_duplicates(configs, seating_list, first, n, blocks[-1], collector, schema, stop)
-        completed += done
-        if on_progress is not None:
-            on_progress(done)
-    return blocks, completed
+def run_chunk(experiment, chunk: Chunk, rows: bool, stop: StopFlag | None = None, on_progress=None) -> ChunkResult:
+    """Plays one chunk of a study (on this machine's threads, as ``experiment.config.threads``
+    says), its rows collected when ``rows``."""
+    collector = Rows() if rows else None
+    player = experiment.run_kind.player(experiment, chunk.pair)
+    result = play_chunk(experiment, chunk, player, stop or StopFlag(), collector, on_progress=on_progress)
+    result.table = collector.table() if collector is not None else None
+    return result

@@ -78,7 +78,7 @@ EXIT_TERMINATED = 143  # stopped by SIGTERM: 128 + 15, as batch systems expect
 
 def _show_version(asked: bool) -> None:  # noqa: FBT001 - typer passes the switch
     if asked:
-        from sim import __version__
+        from sim.version import __version__
 
         print(f"briscola {__version__}")
         raise typer.Exit()
@@ -232,18 +232,7 @@ def simulate(
         from sim.config import ConfigError
 
         raise ConfigError("--trace is for --backend local: a trace is for auditing small runs")
-    if _as_study(experiment, out, summary_only, overwrite, backend, scheduler, workers, threads, json_output, quiet):
-        return
-    config = experiment.config
-    from sim.runner import default_out_path, run_simulation
-
-    out = _output(out, summary_only, lambda: default_out_path(config))
-    _say_if_first_run(quiet)
-    with _progress(config.deals, enabled=not quiet and sys.stderr.isatty()) as advance:
-        outcome = run_simulation(config, out, trace, overwrite, _command(ctx), on_progress=advance)
-    from sim.report import print_summary, summary_dict
-
-    _show(outcome, json_output, summary_dict, print_summary, quiet)
+    _run(ctx, experiment, out, summary_only, overwrite, backend, scheduler, workers, threads, json_output, quiet, trace)
 
 
 @app.command(cls=_Command)
@@ -293,18 +282,7 @@ def compare(
     """Is A better than B? Duplicate deals from every seating, score and Elo with intervals, optional SPRT."""
     experiment = _experiment("compare", [a, b], players, deals, seed, rule, threads, strategy_file, match, quiet,
                              sprt=sprt, alpha=alpha, beta=beta)  # fmt: skip
-    if _as_study(experiment, out, summary_only, overwrite, backend, scheduler, workers, threads, json_output, quiet):
-        return
-    (a, b), base, test = experiment.strategies, experiment.config, experiment.sprt
-    from sim.compare import default_compare_path, run_comparison
-
-    out = _output(out, summary_only, lambda: default_compare_path(base, a, b))
-    _say_if_first_run(quiet)
-    with _progress(base.deals, enabled=not quiet and sys.stderr.isatty()) as advance:
-        outcome = run_comparison(base, a, b, out, test, overwrite, _command(ctx), advance)
-    from sim.report import compare_dict, print_compare
-
-    _show(outcome, json_output, compare_dict, print_compare, quiet)
+    _run(ctx, experiment, out, summary_only, overwrite, backend, scheduler, workers, threads, json_output, quiet)
 
 
 def _experiment(kind, strategies, players, deals, seed, rule, threads, strategy_file, match, quiet, **sprt):
@@ -365,19 +343,23 @@ def tournament(
 ) -> None:
     """Every pair compared on the same duplicate deals: the score matrix and a rating per strategy."""
     experiment = _experiment("tournament", strategies, players, deals, seed, rule, threads, strategy_file, match, quiet)
+    _run(ctx, experiment, out, summary_only, overwrite, backend, scheduler, workers, threads, json_output, quiet)
+
+
+def _run(ctx, experiment, out, summary_only, overwrite, backend, scheduler, workers, threads, json_output, quiet,
+         trace=None) -> None:  # fmt: skip
+    """Runs a command's experiment: here into its file, or on another backend as a
+    one-experiment study; shows its summary."""
     if _as_study(experiment, out, summary_only, overwrite, backend, scheduler, workers, threads, json_output, quiet):
         return
-    names, base = list(experiment.strategies), experiment.config
-    from sim.tournament import default_tournament_path, run_tournament
+    from sim.runs import run_command
 
-    out = _output(out, summary_only, lambda: default_tournament_path(base, names), dataset=True)
-    n_pairs = len(names) * (len(names) - 1) // 2
+    kind = experiment.run_kind
+    out = _output(out, summary_only, lambda: kind.default_path(experiment), dataset=kind.layout != "file")
     _say_if_first_run(quiet)
-    with _progress(n_pairs * deals, enabled=not quiet and sys.stderr.isatty()) as advance:
-        outcome = run_tournament(base, names, out, overwrite, _command(ctx), advance)
-    from sim.report import print_tournament, tournament_dict
-
-    _show(outcome, json_output, tournament_dict, print_tournament, quiet)
+    with _progress(experiment.units, enabled=not quiet and sys.stderr.isatty()) as advance:
+        outcome = run_command(experiment, out, trace, overwrite, _command(ctx), advance)
+    _show(outcome, json_output, quiet)
 
 
 @app.command(cls=_Command)
@@ -443,7 +425,7 @@ def _run_study(folder, study_plan, resume, backend, scheduler, workers, chunk_de
               file=sys.stderr)  # fmt: skip
     total = sum(state.experiment.units for state in study.states)
     done = sum(state.units_done() for state in study.states)
-    from sim.report import resume_command
+    from sim.study import resume_command
 
     resume_hint = resume_command(folder, study_plan.path)
     try:
@@ -492,7 +474,7 @@ def _as_study(
     experiment = replace(experiment, name=experiment.kind)
     folder = Path(tempfile.mkdtemp(prefix="briscola-")) / "study" if summary_only else _study_folder(experiment, out)
     if folder.exists() and not overwrite:
-        from sim.report import resume_command
+        from sim.study import resume_command
 
         raise ConfigError(f"{folder} already exists; pass --overwrite to start again, or continue it with "
                           f"{resume_command(folder)}")  # fmt: skip
@@ -521,10 +503,9 @@ def _as_study(
     if json_output:
         print(json.dumps(summary))
     elif summary is not None:
-        from sim.report import show_compare, show_simulate, show_tournament
+        from sim.report import show_summary
 
-        show = {"simulate": show_simulate, "compare": show_compare, "tournament": show_tournament}[experiment.kind]
-        show(summary, interrupted)
+        show_summary(experiment.kind, summary, interrupted)
     if not quiet and not summary_only:
         print(f"wrote the study {folder} ({outcome['status']}); read it with sim.load", file=sys.stderr)
     if interrupted:
@@ -534,15 +515,9 @@ def _as_study(
 
 def _study_folder(experiment, out: str | None) -> Path:
     """A one-experiment study's folder: --out, or the command's default name as a folder."""
-    from sim.compare import default_compare_path
-    from sim.runner import default_out_path
-    from sim.tournament import default_tournament_path
-
     if out is not None:
         return Path(out)
-    config, names = experiment.config, list(experiment.strategies)
-    default = {"simulate": lambda: default_out_path(config), "compare": lambda: default_compare_path(config, *names),
-               "tournament": lambda: default_tournament_path(config, names)}[experiment.kind]()  # fmt: skip
+    default = experiment.run_kind.default_path(experiment)
     return default.with_suffix("") if default.suffix == ".parquet" else default
 
 
@@ -654,8 +629,7 @@ def diff(
 
     for path in (first, second):
         if (path / "_study.json").exists():
-            raise ConfigError(f"{path} is a study: pair one of its experiments in a notebook, "
-                              f"sim.paired(sim.load({str(path)!r}).experiment(NAME), ...)")  # fmt: skip
+            continue  # a command run on another backend: its one experiment
         if not path.is_file():
             what = "is a folder" if path.is_dir() else "does not exist"
             raise ConfigError(f"{path} {what}; give two result files (simulate or compare)")
@@ -772,12 +746,14 @@ def _command(ctx: typer.Context) -> str:
     return shlex.join(["briscola", *ctx.obj["argv"]])
 
 
-def _show(outcome, json_output: bool, as_dict, as_table, quiet: bool) -> None:
+def _show(outcome, json_output: bool, quiet: bool) -> None:
     """Data on stdout (JSON or a table), notes on stderr; exit 130 if interrupted."""
     if json_output:
-        print(json.dumps(as_dict(outcome)))
+        print(json.dumps(outcome.summary))
     else:
-        as_table(outcome)
+        from sim.report import show_summary
+
+        show_summary(outcome.experiment.kind, outcome.summary, outcome.interrupted, outcome.seconds)
     if not quiet:
         _print_notes(outcome)
     if outcome.interrupted:
@@ -786,15 +762,16 @@ def _show(outcome, json_output: bool, as_dict, as_table, quiet: bool) -> None:
 
 def _print_notes(outcome) -> None:
     """Notes for people, on stderr: the compile time of a first run, the files written."""
-    if getattr(outcome, "warm_up_seconds", 0) > 2:
+    if outcome.warm_up_seconds > 2:
         print(f"compiled the kernels in {outcome.warm_up_seconds:.1f} s (cached for later runs)", file=sys.stderr)
     state = "partial (interrupted)" if outcome.interrupted else "complete"
-    if hasattr(outcome, "pairs"):  # a tournament
+    if outcome.experiment.run_kind.layout == "tournament":  # a folder of pairs
         if outcome.out is not None:
-            print(f"wrote {outcome.out}: {len(outcome.pairs)} pairs, {state}", file=sys.stderr)
+            print(f"wrote {outcome.out}: {outcome.parts_done} pairs, {state}", file=sys.stderr)
         return
-    unit = "deals" if outcome.config.match == "deal" else f"{outcome.config.match} matches"
-    for path in (outcome.out, getattr(outcome, "trace", None)):
+    match = outcome.experiment.config.match
+    unit = "deals" if match == "deal" else f"{match} matches"
+    for path in (outcome.out, outcome.trace):
         if path is not None:
             print(f"wrote {path}: {outcome.units_done:,} {unit}, {state}", file=sys.stderr)
 

@@ -35,11 +35,12 @@ from pathlib import Path
 from distributed import Client, LocalCluster, WorkerPlugin, wait
 from distributed.comm.core import CommClosedError
 
-from sim import __version__
 from sim.chunks import Chunk, ChunkResult, run_chunk
 from sim.config import ChunkFailed, default_threads
 from sim.experiments import Experiment, with_threads
 from sim.files import WriteFailed, write_atomically
+from sim.play import loaded_strategies
+from sim.version import __version__
 
 POLL_SECONDS = 0.2  # how often the waiting loop looks at Ctrl-C
 CHUNKS_PER_THREAD = 4  # chunks in flight per thread of the cluster: none idles, memory stays flat
@@ -255,7 +256,6 @@ def _payload(experiment: Experiment, chunk: Chunk, rows: bool, threads: int | No
 @functools.cache
 def _bundles(strategy_files: tuple[str, ...]) -> dict:
     """Each plug-in file's bundle (strategies/registry.py), read once a run."""
-    from sim.play import loaded_strategies
     from strategies.registry import plug_in_bundle
 
     strategies = loaded_strategies(strategy_files).values()

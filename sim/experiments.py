@@ -12,12 +12,13 @@ sim.config.ConfigError: a tournament takes two or more different strategies, not
 
 from __future__ import annotations
 
-import itertools
 from dataclasses import dataclass, replace
+from functools import cached_property
 
-from sim.config import ConfigError, RunConfig, check_players, default_threads, parse_rules, seat_strategies
-
-KINDS = ("simulate", "compare", "tournament")
+from sim.config import ConfigError, RunConfig, check_players, default_threads, parse_rules
+from sim.kinds import KINDS, kind_of
+from sim.play import canonical_strategies
+from sim.stats import Sprt
 
 
 @dataclass(frozen=True)
@@ -34,16 +35,20 @@ class Experiment:
     name: str = ""
 
     @property
-    def pairs(self) -> list[tuple[int, int]]:
-        """The comparisons it plays, as indices into ``strategies``."""
-        if self.kind == "simulate":
-            return []
-        return list(itertools.combinations(range(len(self.strategies)), 2))
+    def run_kind(self):
+        """Its kind (``sim.kinds``): what it plays and how."""
+        return KINDS[self.kind]
+
+    @cached_property
+    def parts(self) -> list:
+        """What it plays apart, each over all its deals: ``[None]``, or a tournament's
+        pairs (indices into ``strategies``)."""
+        return self.run_kind.parts(self)
 
     @property
     def units(self) -> int:
         """Deals (or matches) it plays in all: a tournament plays them for every pair."""
-        return self.config.deals * max(1, len(self.pairs))
+        return self.config.deals * len(self.parts)
 
 
 def make_experiment(
@@ -54,26 +59,16 @@ def make_experiment(
     wrong in the words of the command line. ``strategies``: ``simulate``'s comma list (or
     a list of names), ``[A, B]``, or a tournament's list; ``rules``: ``KEY=VALUE`` items;
     ``sprt``: ``ELO0,ELO1`` or a pair of numbers."""
-    from sim.play import canonical_strategies
-
-    if kind not in KINDS:
-        raise ConfigError(f"unknown kind of run {kind!r}; valid: {', '.join(KINDS)}")
+    run_kind = kind_of(kind)
     check_players(players)
     files = tuple(str(path) for path in strategy_files)
-    if kind == "simulate":
-        names = seat_strategies(strategies if isinstance(strategies, str) else ",".join(strategies), players)
-    else:
-        names = list(strategies)
-    labels = canonical_strategies(names, files)
-    seats = labels if kind == "simulate" else (labels[0],) * players
+    labels = canonical_strategies(run_kind.strategy_texts(strategies, players), files)
     config = RunConfig(
-        players=players, strategies=seats, deals=deals, seed=seed, rules=parse_rules(list(rules), players),
-        threads=default_threads() if threads is None else threads, strategy_files=files, match=match,
+        players=players, strategies=run_kind.seat_labels(labels, players), deals=deals, seed=seed,
+        rules=parse_rules(list(rules), players), threads=default_threads() if threads is None else threads,
+        strategy_files=files, match=match,
     )  # fmt: skip
-    if kind == "tournament" and (len(labels) < 2 or len(set(labels)) != len(labels)):
-        raise ConfigError(f"a tournament takes two or more different strategies, not {', '.join(labels)}")
-    if kind != "compare" and sprt is not None:
-        raise ConfigError("--sprt is for a comparison (compare)")
+    run_kind.check(labels, sprt)
     if sprt is None and (alpha, beta) != (0.05, 0.05):
         raise ConfigError("--alpha and --beta set the SPRT's errors: give them with --sprt ELO0,ELO1")
     test = parse_sprt(sprt, alpha, beta) if sprt is not None else None
@@ -82,8 +77,6 @@ def make_experiment(
 
 def parse_sprt(value, alpha: float = 0.05, beta: float = 0.05):
     """A Sprt from ``ELO0,ELO1`` (or a pair of numbers) and its error rates."""
-    from sim.stats import Sprt
-
     text = value if isinstance(value, str) else ",".join(map(str, value))
     try:
         elo0, elo1 = (float(part) for part in text.split(","))

@@ -23,10 +23,12 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 import numpy as np
+import pyarrow as pa
 
 from sim.config import CHIAMATA, MATCH_FORMATS, RunConfig, n_sides
 from sim.interrupt import StopFlag
 from sim.play import Batch, play_batch
+from sim.results import arrow_column, results_table
 
 FORMATS = dict(zip(MATCH_FORMATS, (1, 3, 5, 2, 5)))  # format: the most deals a match takes
 
@@ -105,3 +107,18 @@ def _unique_top(standing: np.ndarray) -> np.ndarray:
     top = standing.max(axis=1, keepdims=True)
     shared = (standing == top).sum(axis=1) > 1
     return np.where(shared, -1, standing.argmax(axis=1))
+
+
+def match_table(matches, config: RunConfig, schema: pa.Schema) -> pa.Table:
+    """The deals a batch of matches played, in deal order, each with its match's columns."""
+    tables = []
+    most = matches.played.shape[1]  # deals a match can take
+    for k, batch in enumerate(matches.batches):
+        played = matches.played[:, k]
+        rows = batch.results[played]
+        table = results_table(rows, rotated(config, k), schema)
+        table = table.append_column(schema.field("match"), arrow_column(rows["deal"] // most))
+        table = table.append_column(schema.field("match_deal"), arrow_column(np.full(len(rows), k, dtype=np.int8)))
+        winners = matches.winner[played].astype(np.int8)
+        tables.append(table.append_column(schema.field("match_winner_side"), arrow_column(winners)))
+    return pa.concat_tables(tables, promote_options="permissive").sort_by("deal").cast(schema)

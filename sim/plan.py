@@ -35,18 +35,18 @@ from pathlib import Path
 from urllib.parse import quote
 
 from sim.config import BAD_INPUT, ConfigError, parse_count
-from sim.experiments import KINDS, Experiment, make_experiment
+from sim.experiments import Experiment, make_experiment
+from sim.kinds import KINDS
+from sim.play import seat_specs
 
 TOP_KEYS = ("seed", "out", "strategy_files", *KINDS)
 COMMON_KEYS = ("name", "players", "deals", "seed", "match", "rules", "rule")
-KEYS = {
-    "simulate": (*COMMON_KEYS, "strategies"),
-    "compare": (*COMMON_KEYS, "a", "b", "sprt", "alpha", "beta"),
-    "tournament": (*COMMON_KEYS, "strategies"),
-}
+KEYS = {name: (*COMMON_KEYS, *kind.strategy_keys, *kind.plan_keys) for name, kind in KINDS.items()}
 LIST_VALUED = ("strategies", "sprt", "rule")  # keys whose one value is a list: an axis is a list of lists
-REQUIRED = {"simulate": ("name", "players", "strategies", "deals"), "compare": ("name", "a", "b", "deals"),
-            "tournament": ("name", "strategies", "deals")}  # fmt: skip
+REQUIRED = {
+    name: ("name", *(("players",) if kind.players_required else ()), *kind.strategy_keys, "deals")
+    for name, kind in KINDS.items()
+}
 NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 MAX_EXPERIMENTS = 10_000  # experiments a plan may expand into: a larger grid is refused before it is listed
 MAX_FOLDER_NAME = 255  # bytes of a file name on common file systems: an experiment's folder must fit
@@ -225,7 +225,8 @@ def _experiment(path: Path, where: str, kind: str, name: str, values: dict, file
     _check_types(path, where, kind, values)
     rules = [f"{rule}={values.get(f'rules.{rule}', value)}" for rule, value in values.get("rules", {}).items()]
     rules += values.get("rule", [])
-    strategies = [values["a"], values["b"]] if kind == "compare" else values["strategies"]
+    keys = KINDS[kind].strategy_keys
+    strategies = [values[key] for key in keys] if len(keys) > 1 else values[keys[0]]
     try:
         return make_experiment(
             kind, players=values.get("players", 2), strategies=strategies, deals=values["deals"], seed=values["seed"],
@@ -307,13 +308,14 @@ def plan_text(experiment: Experiment, comment: str) -> str:
              f"[[{experiment.kind}]]", f"name = {json.dumps(experiment.name)}", f"players = {config.players}",
              f"deals = {config.deals}", f"match = {json.dumps(config.match)}",
              "rules = { " + ", ".join(f"{k} = {json.dumps(v)}" for k, v in config.rules.for_table(config.players).items()) + " }"]  # fmt: skip
-    if experiment.kind == "compare":
-        lines += [f"a = {json.dumps(experiment.strategies[0])}", f"b = {json.dumps(experiment.strategies[1])}"]
-        if experiment.sprt is not None:
-            sprt = experiment.sprt
-            lines += [f"sprt = [{sprt.elo0}, {sprt.elo1}]", f"alpha = {sprt.alpha}", f"beta = {sprt.beta}"]
+    keys = experiment.run_kind.strategy_keys
+    if len(keys) > 1:  # a key per strategy
+        lines += [f"{key} = {json.dumps(name)}" for key, name in zip(keys, experiment.strategies)]
     else:
-        lines.append(f"strategies = {json.dumps(list(experiment.strategies))}")
+        lines.append(f"{keys[0]} = {json.dumps(list(experiment.strategies))}")
+    if experiment.sprt is not None:
+        sprt = experiment.sprt
+        lines += [f"sprt = [{sprt.elo0}, {sprt.elo1}]", f"alpha = {sprt.alpha}", f"beta = {sprt.beta}"]
     return "\n".join(lines) + "\n"
 
 
@@ -322,8 +324,6 @@ def fingerprint(experiment: Experiment) -> dict:
     and a resumed study checks that it has not changed. A strategy counts with its
     version and its fingerprint (the code and data it plays with), a plug-in file by its
     contents."""
-    from sim.play import seat_specs
-
     config = experiment.config
     versions, prints = {}, {}
     for label in experiment.strategies:

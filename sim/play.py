@@ -37,6 +37,7 @@ from kernels.enums import (
 from sim.cards import SUITS_ITALIAN, short_name
 from sim.config import CHIAMATA, IllegalDecisionError, RunConfig
 from sim.interrupt import StopFlag
+from sim.reference import views_along
 from strategies.api import MAX_PARAMS, StrategySpec, compile_decision, parse_spec
 from strategies.registry import available_strategies
 
@@ -331,8 +332,6 @@ def views_along_plays(config: RunConfig, deal, plays):
     """The view of the seat to play before each card of ``plays``, rebuilt by the
     reference engine in one pass over the deal (``None`` as the last card: the view after
     the others)."""
-    from sim.reference import views_along
-
     players = int(deal["players"])
     hands = [list(map(int, deal["hands"][seat][: int(deal["hand_size"])])) for seat in range(players)]
     stock = [int(c) for c in deal["stock"][: int(deal["n_stock"]) - 1]]

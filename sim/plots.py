@@ -19,7 +19,8 @@ import pandas as pd
 from sim import analysis
 from sim.config import ConfigError
 from sim.files import refuse_foreign, replace_folder, temporary_path
-from sim.report import SCORE_DIGITS, rounded, rules_text, run_facts
+from sim.report import chiamata_lines, rules_text, run_facts, show_summary
+from sim.summaries import SCORE_DIGITS, rounded
 
 EVEN = 0.5  # the score of two equal strategies
 
@@ -34,12 +35,11 @@ def load_report(path: Path) -> tuple[analysis.Results, dict]:
     report``, less where it was written)."""
     if not path.exists():
         raise ConfigError(f"{path} does not exist; give a result file or a tournament folder")
-    if (path / "_study.json").exists():
-        raise ConfigError(f"{path} is a study: briscola status {path} shows its summaries, sim.load({str(path)!r}) "
-                          "reads it, and .experiment(NAME) each experiment")  # fmt: skip
     try:
-        run = analysis.load(path)
+        run = analysis.load_run(path)
     except (ValueError, OSError) as error:
+        if (path / analysis.STUDY_FILE).exists():  # a study of several experiments, or damaged
+            raise ConfigError(str(error)) from None
         raise ConfigError(f"{path} is not a briscola result file or dataset ({error})") from None
     if "side_points_0" not in run.deals:
         raise ConfigError(f"{path} is a trace file; report its result file (simulate's --out) instead")
@@ -110,13 +110,10 @@ def headline(found: dict) -> str:
 
 def show_report(found: dict) -> None:
     """The console's report: the run's own summary, scores by side, the first lead."""
-    from sim.report import show_compare, show_simulate, show_tournament
-
     print(headline(found))
     summary, partial = found["summary"], found["status"] != "complete"
-    show = {"simulate": show_simulate, "compare": show_compare, "tournament": show_tournament}[found["kind"]]
     if summary is not None:
-        show(summary, partial)
+        show_summary(found["kind"], summary, partial)
     print(f"{score_label(found['players'])} by strategy and side, 95% intervals:")
     for row in found["scores"]:
         print(
@@ -298,8 +295,6 @@ def _cell(value) -> str:
 def _summary_tables(found: dict) -> list[tuple[str, pd.DataFrame, list[str]]]:
     """The run's own summary and the scores by side, as tables for the page, each with
     the lines of text that go under it."""
-    from sim.report import chiamata_lines
-
     summary, tables = found["summary"] or {}, []
     if found["kind"] == "simulate" and "sides" in summary:
         tables.append(("Summary (as briscola simulate printed it)", pd.DataFrame(summary["sides"]), []))

@@ -1,47 +1,22 @@
-"""How a run's summary is shown: a readable table, or the JSON object for scripts.
+"""How a run's summary is shown: a readable table drawn from its JSON alone.
 
-Each command's summary is one JSON-ready dict (``summary_dict``, ``compare_dict``,
-``tournament_dict``), and its table is drawn from that dict alone (``show_*``). A result
-file keeps the dict in its metadata, so ``briscola report`` shows a file's summary
-exactly as the command printed it.
+Each command's summary is one JSON-ready dict (``sim.summaries``), and its table is
+drawn from that dict alone (``show_summary``). A result file keeps the dict in its
+metadata, so ``briscola report`` shows a file's summary exactly as the command printed
+it.
 """
 
 from __future__ import annotations
 
 import math
-from pathlib import Path
+from collections.abc import Callable
+from dataclasses import dataclass
 
-from sim.stats import ROLES, wilson_interval
+from sim.study import resume_command
+from sim.summaries import POINTS_DIGITS, SCORE_DIGITS, rounded
 
 MIN_WIDTH = 100
-SCORE_DIGITS = 6  # JSON figures are rounded: scores and rates, Elo, points and margins
-ELO_DIGITS = 2
-POINTS_DIGITS = 4
-
-
-def rounded(value, digits: int):
-    """``value`` (a number, None, or a list of them) rounded for JSON."""
-    if isinstance(value, list):
-        return [rounded(item, digits) for item in value]
-    return None if value is None or math.isnan(value) else round(value, digits) + 0.0  # no NaN in JSON, no -0.0
-
-
-def run_keys(config) -> dict:
-    """What every JSON summary says of its run: the seed and the table's rules, and the
-    match format when it is not single deals."""
-    keys = {"seed": config.seed, "rules": config.rules.for_table(config.players)}
-    if config.match != "deal":
-        keys["match"] = config.match
-    return keys
-
-
 PLURALS = {"deal": "deals", "match": "matches"}
-
-
-def unit_key(config) -> str:
-    """What a comparison's duplicate units are called in its JSON: ``deals``, or
-    ``matches`` with a match format (then a unit is a match of several deals)."""
-    return "deals" if config.match == "deal" else "matches"
 
 
 def _units(row: dict) -> tuple[int, str]:
@@ -73,73 +48,6 @@ def _speed(count: int, unit: str, seconds: float | None, rate: float | None = No
 # ------------------------------------------------------------------ briscola simulate
 
 
-def side_rows(outcome) -> list[dict]:
-    """Per side, in side order: the figures of the summary (the JSON's ``sides``)."""
-    config, rows = outcome.config, []
-    for side, tally in enumerate(outcome.tally.sides):
-        n = tally.units
-        rows.append(
-            {
-                "side": side,
-                "seats": config.side_seats(side),
-                "strategy": config.side_strategy(side),
-                "wins": tally.wins,
-                "draws": tally.draws,
-                "losses": tally.losses,
-                "win_rate": rounded(tally.wins / n if n else 0.0, SCORE_DIGITS),
-                "win_rate_ci95": rounded(list(wilson_interval(tally.wins, n)), SCORE_DIGITS),
-                "mean_points": rounded(tally.points / n if n else 0.0, POINTS_DIGITS),
-            }
-        )
-    return rows
-
-
-def summary_dict(outcome) -> dict:
-    """The JSON of ``briscola simulate``. With a match format it also tells the format and
-    the matches played; wins, draws, losses and mean points are then per match."""
-    config = outcome.config
-    summary = {"players": config.players, "deals": outcome.tally.deals_played, **run_keys(config)}
-    if config.match != "deal":
-        summary["matches"] = outcome.units_done
-    deals_per_second = outcome.tally.deals_played / outcome.seconds if outcome.seconds > 0 else 0.0
-    summary.update(
-        seconds=round(outcome.seconds, 3), deals_per_second=round(deals_per_second, 1), sides=side_rows(outcome)
-    )
-    if outcome.tally.chiamata is not None:
-        summary["chiamata"] = chiamata_dict(outcome.tally.chiamata, outcome.tally.deals_played)
-    return summary
-
-
-def chiamata_dict(tally, deals: int) -> dict:
-    """Briscola Chiamata's figures: deals thrown in and cappotti; then for each strategy
-    at the table (one at a table of one strategy), its mean game points in each role, how
-    often each bid that won it the auction took its target, and how it fared alone."""
-    from sim.cards import bid_name, bid_target
-
-    roles, bids, alone = [], [], []
-    for strategy, mine in tally.strategies.items():
-        for role, n, total, squares in zip(ROLES, mine.role_deals, mine.role_points, mine.role_squares):
-            roles.append({"role": role, "strategy": strategy, "deals": n, **_mean_figures(n, total, squares)})
-        bids += [
-            {"bid": bid_name(level), "strategy": strategy, "target": bid_target(level), "deals": calls, "made": made,
-             "made_rate": rounded(made / calls, SCORE_DIGITS)}
-            for level, (calls, made) in enumerate(zip(mine.bid_calls, mine.bid_made)) if calls
-        ]  # fmt: skip
-        alone.append({"strategy": strategy, "deals": mine.alone_calls, "made": mine.alone_made,
-                      **_mean_figures(mine.alone_calls, mine.alone_points, mine.alone_squares)})  # fmt: skip
-    return {"thrown_in": tally.thrown_in, "cappotti": tally.cappotti, "roles": roles, "bids": bids, "alone": alone}
-
-
-def _mean_figures(n: int, total: int, squares: int) -> dict:
-    """Mean game points of ``n`` deals, with a 95% interval (normal approximation)."""
-    from sim.stats import Z_95
-
-    mean = total / n if n else 0.0
-    half = Z_95 * math.sqrt(max(0.0, squares / n - mean * mean) / n) if n > 1 else 0.0
-    return {"mean_game_points": rounded(mean, POINTS_DIGITS),
-            "mean_game_points_ci95": rounded([mean - half, mean + half], POINTS_DIGITS)}  # fmt: skip
-
-
 def chiamata_lines(figures: dict) -> list[str]:
     """The deals thrown in and each strategy's calls alone, in words (the console and the page)."""
     lines = [f"thrown in (all passed): {figures['thrown_in']:,} deals; cappotto: {figures['cappotti']:,}"]
@@ -150,12 +58,8 @@ def chiamata_lines(figures: dict) -> list[str]:
     return lines
 
 
-def print_summary(outcome) -> None:
-    show_simulate(summary_dict(outcome), outcome.interrupted)
-
-
-def show_simulate(summary: dict, interrupted: bool = False) -> None:
-    """The table of ``briscola simulate``, from its JSON."""
+def show_simulate(summary: dict, interrupted: bool = False, seconds: float | None = None) -> None:
+    """The table of ``briscola simulate``, from its JSON (which holds its seconds)."""
     from rich.table import Table
 
     title = f"{summary['players']} players, {summary['deals']:,} deals"
@@ -232,31 +136,6 @@ def _bid_bands(rows: list[dict]) -> list[tuple[str, str, int, int]]:
 # ------------------------------------------------------------------ briscola compare
 
 
-def compare_dict(outcome) -> dict:
-    """The JSON of ``briscola compare``: exactly the keys the README lists."""
-    from sim.stats import summary
-
-    figures = summary(outcome.tally)
-    for key, digits in (("score", SCORE_DIGITS), ("score_ci95", SCORE_DIGITS), ("elo", ELO_DIGITS),
-                        ("elo_ci95", ELO_DIGITS), ("los", SCORE_DIGITS), ("mean_margin", POINTS_DIGITS),
-                        ("mean_margin_ci95", POINTS_DIGITS)):  # fmt: skip
-        figures[key] = rounded(figures[key], digits)
-    return {
-        "a": outcome.a,
-        "b": outcome.b,
-        "players": outcome.config.players,
-        **run_keys(outcome.config),
-        unit_key(outcome.config): outcome.units_done,
-        "games": outcome.units_done * outcome.tally.n_games,  # seatings of every unit
-        **figures,
-        "sprt": None if outcome.sprt is None else outcome.sprt.to_dict(outcome.tally),
-    }
-
-
-def print_compare(outcome) -> None:
-    show_compare(compare_dict(outcome), outcome.interrupted, outcome.seconds)
-
-
 def show_compare(row: dict, interrupted: bool = False, seconds: float | None = None) -> None:
     """The table of ``briscola compare``, from its JSON."""
     from rich.table import Table
@@ -302,30 +181,6 @@ def _elo(value, score: float) -> str:
 # ------------------------------------------------------------------ briscola tournament
 
 
-def tournament_dict(outcome) -> dict:
-    """The JSON of ``briscola tournament``."""
-    from sim.stats import anchor_of
-
-    units = outcome.pairs[0].tally.units if outcome.pairs else 0
-    ratings = [
-        {**r, "rating": rounded(r["rating"], ELO_DIGITS), "ci95": rounded(r["ci95"], ELO_DIGITS)}
-        for r in outcome.ratings
-    ]
-    return {
-        "players": outcome.config.players,
-        **run_keys(outcome.config),
-        unit_key(outcome.config): units,  # per pair
-        "strategies": outcome.names,
-        "anchor": anchor_of(outcome.names),
-        "matrix": [rounded(row, SCORE_DIGITS) for row in outcome.matrix],
-        "ratings": ratings,
-    }
-
-
-def print_tournament(outcome) -> None:
-    show_tournament(tournament_dict(outcome), outcome.interrupted, outcome.seconds)
-
-
 def show_tournament(row: dict, interrupted: bool = False, seconds: float | None = None) -> None:
     """The tables of ``briscola tournament``, from its JSON."""
     from rich.table import Table
@@ -360,9 +215,9 @@ def show_tournament(row: dict, interrupted: bool = False, seconds: float | None 
 def paired_dict(first, second) -> dict:
     """The JSON of ``briscola diff``: two runs of the same seed compared deal by deal
     (``sim.analysis.paired``), and what differs between them."""
-    from sim.analysis import load, paired
+    from sim.analysis import load_run, paired  # here: pandas, which the other tables never need
 
-    runs = [load(path) for path in (first, second)]
+    runs = [load_run(path) for path in (first, second)]
     table = paired(*runs)
     differs = {what: [getattr(run, what) for run in runs] for what in ("rules", "strategies")}
     row = {"first": str(first), "second": str(second), "kind": runs[0].kind, "players": runs[0].players,
@@ -450,12 +305,6 @@ def _print_table(table, facts: str) -> None:
 # ------------------------------------------------------------------ briscola batch and status
 
 
-def resume_command(folder, plan=None) -> str:
-    """The command that finishes the study in ``folder``: with its ``plan`` (by default the
-    copy kept in the folder)."""
-    return f"briscola batch {plan or Path(folder) / '_plan.toml'} --out {folder} --resume"
-
-
 def show_study(outcome: dict) -> None:
     """A study: per experiment how far it is (a table that fits the terminal), then what
     each has found so far, a line each."""
@@ -512,25 +361,55 @@ def _duration(seconds: float) -> str:
 
 def _headline(kind: str, summary: dict | None) -> str:
     """An experiment's main figure, in a few words."""
-    if summary is None:
-        return "-"
-    if kind == "simulate" and "chiamata" in summary:
+    return "-" if summary is None else SHOWN[kind].headline(summary)
+
+
+def _simulate_headline(summary: dict) -> str:
+    if "chiamata" in summary:
         callers = [row for row in summary["chiamata"]["roles"] if row["role"] == "caller"]
         deals = sum(row["deals"] for row in callers)
         gain = sum(row["mean_game_points"] * row["deals"] for row in callers) / max(1, deals)
         made = sum(b["made"] for b in summary["chiamata"]["bids"]) / max(1, deals)
         return f"callers gain {gain:+.3f} game points a deal, make {made:.1%} of their calls"
-    if kind == "simulate":
-        side = summary["sides"][0]
-        lo, hi = side["win_rate_ci95"]
-        return f"{side['strategy']} (side 0) wins {side['win_rate']:.4f} ({lo:.4f}-{hi:.4f})"
-    if kind == "compare":
-        lo, hi = summary["score_ci95"]
-        sprt = f", SPRT {summary['sprt']['result']}" if summary["sprt"] else ""
-        return f"{summary['a']} scores {summary['score']:.4f} ({lo:.4f}-{hi:.4f}) against {summary['b']}{sprt}"
+    side = summary["sides"][0]
+    lo, hi = side["win_rate_ci95"]
+    return f"{side['strategy']} (side 0) wins {side['win_rate']:.4f} ({lo:.4f}-{hi:.4f})"
+
+
+def _compare_headline(summary: dict) -> str:
+    lo, hi = summary["score_ci95"]
+    sprt = f", SPRT {summary['sprt']['result']}" if summary["sprt"] else ""
+    return f"{summary['a']} scores {summary['score']:.4f} ({lo:.4f}-{hi:.4f}) against {summary['b']}{sprt}"
+
+
+def _tournament_headline(summary: dict) -> str:
     rated = [r for r in summary["ratings"] if r["rating"] is not None]
     best = max(rated, key=lambda r: r["rating"]) if rated else None
     return f"best: {best['strategy']} {best['rating']:+.1f} Elo" if best else "-"
+
+
+# ------------------------------------------------------------------ each kind's presentation
+
+
+@dataclass(frozen=True)
+class Shown:
+    """How a run kind's summary is shown: its tables, and its headline in a study."""
+
+    table: Callable[[dict, bool, float | None], None]
+    headline: Callable[[dict], str]
+
+
+# The presentation of each run kind of ``sim.kinds``, by its name (a test ties the two).
+SHOWN = {
+    "simulate": Shown(show_simulate, _simulate_headline),
+    "compare": Shown(show_compare, _compare_headline),
+    "tournament": Shown(show_tournament, _tournament_headline),
+}
+
+
+def show_summary(kind: str, summary: dict, interrupted: bool = False, seconds: float | None = None) -> None:
+    """A command's tables, from its JSON (``kind``: the run kind's name)."""
+    SHOWN[kind].table(summary, interrupted, seconds)
 
 
 # ------------------------------------------------------------------ briscola check

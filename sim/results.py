@@ -106,23 +106,6 @@ def results_table(results: np.ndarray, config: RunConfig, schema: pa.Schema) -> 
     return pa.Table.from_arrays(columns, schema=pa.schema(list(schema)[: len(columns)]))
 
 
-def match_table(matches, config: RunConfig, schema: pa.Schema) -> pa.Table:
-    """The deals a batch of matches played, in deal order, each with its match's columns."""
-    from sim.matches import rotated
-
-    tables = []
-    most = matches.played.shape[1]  # deals a match can take
-    for k, batch in enumerate(matches.batches):
-        played = matches.played[:, k]
-        rows = batch.results[played]
-        table = results_table(rows, rotated(config, k), schema)
-        table = table.append_column(schema.field("match"), arrow_column(rows["deal"] // most))
-        table = table.append_column(schema.field("match_deal"), arrow_column(np.full(len(rows), k, dtype=np.int8)))
-        winners = matches.winner[played].astype(np.int8)
-        tables.append(table.append_column(schema.field("match_winner_side"), arrow_column(winners)))
-    return pa.concat_tables(tables, promote_options="permissive").sort_by("deal").cast(schema)
-
-
 RESULT_ROW_GROUP = 1 << 20  # rows per row group of a result file
 TRACE_ROW_GROUP = 1 << 16  # a trace row is a hundred times larger
 

@@ -35,9 +35,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
-from sim import __version__
-from sim.chunks import Chunk, ChunkResult, chunks_of, run_chunk
-from sim.compare import SPRT_CHECK_DEALS, CompareOutcome, compare_schema, seating_config
+from sim.chunks import SPRT_CHECK_DEALS, Chunk, ChunkResult, SprtWatch, block_ends, chunks_of, run_chunk
 from sim.config import ConfigError, Rules, RunConfig
 from sim.experiments import Experiment, with_threads
 from sim.files import (
@@ -49,8 +47,11 @@ from sim.files import (
     write_atomically,
     write_json,
 )  # fmt: skip
+from sim.kinds import kind_of
 from sim.plan import Plan, experiment_folder, fingerprint, plan_hash
-from sim.stats import CompareTally, RunTally, Sprt, seatings
+from sim.results import RESULT_ROW_GROUP
+from sim.stats import Sprt
+from sim.version import __version__
 
 FORMAT = 2  # of the folder: 2 verifies every chunk (1 had no checksums)
 STUDY_FILE, PLAN_FILE, SUMMARY_FILE, CHUNKS_DIR = "_study.json", "_plan.toml", "_summary.json", "_chunks"
@@ -80,25 +81,13 @@ COLUMN_ORDER = ("deal", "game", "a_side", *(f"strategy_{s}" for s in range(6)), 
                 *(f"game_points_{s}" for s in range(5)), "match", "match_deal", "match_winner_side")  # fmt: skip
 
 
-def native_schema(experiment: Experiment):
-    """The columns the experiment's own command writes."""
-    config = experiment.config
-    if experiment.kind == "simulate":
-        from sim.results import results_schema
-
-        return results_schema(config)
-    return compare_schema(
-        seating_config(config, experiment.strategies[0], experiment.strategies[1], seatings(config.players)[0])
-    )
-
-
 def study_schema(experiments):
     """Every experiment's columns, in one order: what every part of the study holds."""
     import pyarrow as pa
 
     fields = {}
     for experiment in experiments:
-        for column in native_schema(experiment):
+        for column in experiment.run_kind.schema(experiment):
             fields.setdefault(column.name, column)
     return pa.schema([fields[name] for name in COLUMN_ORDER if name in fields])
 
@@ -121,8 +110,6 @@ def write_part(path: Path, table, identity: dict) -> str:
     of the bytes written (the record keeps it)."""
     import pyarrow as pa
     import pyarrow.parquet as pq
-
-    from sim.results import RESULT_ROW_GROUP
 
     table = table.replace_schema_metadata({METADATA_KEY: json.dumps({"format": FORMAT, "chunk": identity})})
     sink = pa.BufferOutputStream()
@@ -193,7 +180,7 @@ class ExperimentState:
 
     @cached_property
     def columns(self) -> list[str]:
-        return native_schema(self.experiment).names
+        return self.experiment.run_kind.schema(self.experiment).names
 
     @cached_property
     def identity(self) -> str:
@@ -281,19 +268,17 @@ class ExperimentState:
     def sprt_decision(self) -> tuple[Chunk, int] | None:
         """Where its SPRT decided, over the chunks done from the first on, at the
         checkpoints ``briscola compare`` uses: (the deciding chunk, the deal count)."""
-        sprt = self.experiment.sprt
-        if sprt is None:
+        experiment = self.experiment
+        if experiment.sprt is None:
             return None
-        tally = CompareTally(len(seatings(self.experiment.config.players)))
+        watch = SprtWatch(experiment.sprt, experiment.run_kind.new_tally(experiment).n_games)
         for chunk in self.chunks:
             record = self.records.get(chunk)
             if record is None:
                 return None
-            for k, block in enumerate(record["blocks"]):
-                tally.merge(CompareTally.from_dict(block))
-                units = min(chunk.first + (k + 1) * SPRT_CHECK_DEALS, chunk.first + chunk.n)
-                if units % SPRT_CHECK_DEALS == 0 and sprt.decision(tally) != "none":
-                    return chunk, units
+            blocks = [experiment.run_kind.read_tally(experiment, block) for block in record["blocks"]]
+            if watch.add_all(zip(block_ends(chunk, blocks), blocks)):
+                return chunk, watch.stop
         return None
 
 
@@ -314,7 +299,7 @@ def experiment_of(entry: dict) -> Experiment:
     labels = tuple(print_["strategies"])
     players = print_["players"]
     config = RunConfig(
-        players=players, strategies=labels if print_["kind"] == "simulate" else (labels[0],) * players,
+        players=players, strategies=kind_of(print_["kind"]).seat_labels(labels, players),
         deals=print_["deals"], seed=print_["seed"], rules=Rules(**print_["rules"]), threads=entry["threads"],
         match=print_["match"],
     )  # fmt: skip
@@ -629,6 +614,12 @@ class Study:
         return {"out": str(self.folder), "status": status, "running": running(self.folder), "experiments": experiments}
 
 
+def resume_command(folder, plan=None) -> str:
+    """The command that finishes the study in ``folder``: with its ``plan`` (by default the
+    copy kept in the folder)."""
+    return f"briscola batch {plan or Path(folder) / PLAN_FILE} --out {folder} --resume"
+
+
 def read_status(folder: Path) -> dict:
     """A study's ``_study.json``, checked to be one this briscola reads."""
     path = Path(folder) / STUDY_FILE
@@ -664,9 +655,7 @@ def largest_chunk(experiment: Experiment) -> int:
 
 def _check_size(states: list[ExperimentState]) -> None:
     """Refuses a study too large to list its chunks, before any list is made."""
-    counts = [
-        math.ceil(s.experiment.config.deals / s.units_per_chunk) * max(1, len(s.experiment.pairs)) for s in states
-    ]
+    counts = [math.ceil(s.experiment.config.deals / s.units_per_chunk) * len(s.experiment.parts) for s in states]
     if sum(counts) > MAX_CHUNKS:
         state, count = max(zip(states, counts), key=lambda item: item[1])
         raise ConfigError(f"the study would hold {sum(counts):,} chunks (experiment {state.experiment.name!r}: "
@@ -753,51 +742,28 @@ def _changes(recorded: list[dict], experiments) -> list[str]:
 
 def experiment_summary(state: ExperimentState) -> dict | None:
     """The experiment's summary from its chunk records, as its command's --json."""
-    from sim.report import compare_dict, summary_dict, tournament_dict
-
-    experiment, records = state.experiment, state.records
-    if not records:
+    if not state.records:
         return None
-    seconds = state.seconds()
-    partial = state.status != "complete"
-    if experiment.kind == "simulate":
-        from sim.config import n_sides
-        from sim.runner import RunOutcome
-
-        tally = RunTally(n_sides(experiment.config.players))
-        for record in records.values():
-            tally.merge(RunTally.from_dict(record["tally"]))
-        return summary_dict(RunOutcome(experiment.config, tally, seconds, partial, None, None))
-    if experiment.kind == "compare":
-        a, b = experiment.strategies
-        return compare_dict(
-            CompareOutcome(
-                experiment.config, a, b, _compare_tally(state, None), experiment.sprt, seconds, partial, None
-            )
-        )
-    from sim.stats import PairResult
-    from sim.tournament import TournamentOutcome
-
-    pairs = [PairResult(i, j, _compare_tally(state, (i, j))) for i, j in experiment.pairs]
-    pairs = [pair for pair in pairs if pair.tally.units > 0]
-    outcome = TournamentOutcome(experiment.config, list(experiment.strategies), pairs, seconds, partial, None)
-    return tournament_dict(outcome)
+    experiment = state.experiment
+    tallies = {part: _part_tally(state, part) for part in experiment.parts}
+    return experiment.run_kind.summary(experiment, tallies, state.seconds())
 
 
-def _compare_tally(state: ExperimentState, pair) -> CompareTally:
-    """A comparison's tally over its chunks done (up to where its SPRT decided)."""
-    tally = CompareTally(len(seatings(state.experiment.config.players)))
-    stop = state.sprt_stop
+def _part_tally(state: ExperimentState, part):
+    """A part's tally over its chunks done (up to where its SPRT decided)."""
+    experiment = state.experiment
+    kind, stop = experiment.run_kind, state.sprt_stop
+    tally = kind.new_tally(experiment)
     for chunk in state.chunks:
         record = state.records.get(chunk)
-        if record is None or chunk.pair != pair:
+        if record is None or chunk.pair != part:
             continue
         if stop is None:
-            tally.merge(CompareTally.from_dict(record["tally"]))
+            tally.merge(kind.read_tally(experiment, record["tally"]))
             continue
         for k, block in enumerate(record["blocks"]):
             if chunk.first + k * SPRT_CHECK_DEALS < stop:
-                tally.merge(CompareTally.from_dict(block))
+                tally.merge(kind.read_tally(experiment, block))
     return tally
 
 

@@ -13,8 +13,8 @@ import numpy as np
 
 from sim import reference
 from sim.cli import main
-from sim.compare import seating_config
 from sim.config import RunConfig
+from sim.kinds.compare import seating_config
 from sim.play import play_batch
 from sim.stats import CompareTally, deal_games, game_scores, seatings
 from sim.trace import trace_rows
@@ -52,10 +52,10 @@ def compare_tally(a, b, players, deals, seed, first_deal=0) -> CompareTally:
 
 def fixed_batches(monkeypatch, size):
     """Every batch ``size`` deals, whatever the speed: a stand-in for another machine."""
-    import sim.runner
+    import sim.chunks
 
-    monkeypatch.setattr(sim.runner, "FIRST_BATCH", size)
-    monkeypatch.setattr(sim.runner, "_next_batch_size", lambda last_size, last_seconds: size)
+    monkeypatch.setattr(sim.chunks, "FIRST_BATCH", size)
+    monkeypatch.setattr(sim.chunks, "next_batch_size", lambda last_size, last_seconds: size)
 
 
 def data_bytes(path) -> bytes:

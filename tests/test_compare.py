@@ -9,8 +9,8 @@ import math
 import numpy as np
 import pytest
 
-from sim.compare import seating_config
 from sim.config import RunConfig
+from sim.kinds.compare import seating_config
 from sim.play import play_batch
 from sim.results import read_results
 from sim.stats import A, B, CompareTally, elo_from_score, seatings, sprt_llr, summary

@@ -205,21 +205,16 @@ def test_a_stop_cuts_a_batch_to_the_deals_finished_from_the_first():
 
 
 def test_a_stop_keeps_whole_matches_and_whole_duplicate_deals_only():
-    from sim.compare import _play_duplicates, seating_config
+    from sim.kinds.compare import DuplicatesPlayer
     from sim.matches import play_matches
-    from sim.stats import CompareTally, seatings
 
     matches = play_matches(slow_config(match="best-of-3"), 0, 32, stop=stopped_after(0.8))
     done = matches.completed
     assert 0 <= done < 32 and matches.played.shape[0] == matches.points.shape[0] == matches.standing.shape[0] == done
     assert all(len(b.results) == done and (b.results["deal"] >= 0).all() for b in matches.batches)
-    base = slow_config()
-    arrangement = seatings(2)
-    configs = [seating_config(base, "slow:seconds=0.02", "random", seating) for seating in arrangement]
-    tally = CompareTally(len(configs))
-    played = _play_duplicates(
-        configs, arrangement, 0, 24, tally, None, None, stopped_after(2.5)
-    )  # during the second seating
+    player = DuplicatesPlayer(slow_config(), "slow:seconds=0.02", "random")
+    tally = player.new_tally()
+    played = player.play(0, 24, tally, stopped_after(2.5))  # during the second seating
     assert 0 <= played < 24 and tally.units == played
 
 

@@ -39,9 +39,29 @@ def test_the_layer_contract_would_catch_an_import_upwards(tmp_path):
         shutil.copytree(REPO / package, tmp_path / package, ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copy(REPO / "pyproject.toml", tmp_path)
     (tmp_path / "kernels" / "probe.py").write_text("import sim.config  # noqa: F401\n")
-    result = subprocess.run([tool("lint-imports"), "--no-cache"], cwd=tmp_path, capture_output=True, text=True,
-                            env={**os.environ, "PYTHONPATH": str(tmp_path)})  # fmt: skip
+    result = lint_copy(tmp_path)
     assert result.returncode != 0 and "kernels.probe -> sim.config" in result.stdout, result.stdout
+
+
+def test_the_floors_of_sim_would_catch_an_import_upwards(tmp_path):
+    """Inside sim/, a summary (pure data) importing the presentation breaks the floors, and
+    so does a run kind importing a study: in a copy of the packages."""
+    for package in ("kernels", "strategies", "sim"):
+        shutil.copytree(REPO / package, tmp_path / package, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(REPO / "pyproject.toml", tmp_path)
+    assert lint_copy(tmp_path).returncode == 0
+    with open(tmp_path / "sim" / "summaries.py", "a") as module:
+        module.write("\nimport sim.report  # noqa: E402, F401\n")
+    with open(tmp_path / "sim" / "kinds" / "simulate.py", "a") as module:
+        module.write("\nimport sim.study  # noqa: E402, F401\n")
+    result = lint_copy(tmp_path)
+    assert result.returncode != 0, result.stdout
+    assert "sim.summaries -> sim.report" in result.stdout and "sim.kinds.simulate -> sim.study" in result.stdout
+
+
+def lint_copy(folder):
+    return subprocess.run([tool("lint-imports"), "--no-cache"], cwd=folder, capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": str(folder)})  # fmt: skip
 
 
 def test_lint_passes():

@@ -242,9 +242,8 @@ def test_paired_runs_of_every_kind_agree_with_their_own_summaries(tmp_path, caps
 
 def test_diff_refuses_trace_files_and_report_reads_an_empty_partial_file(tmp_path, capsys):
     from sim.config import RunConfig
-    from sim.interrupt import StopFlag
     from sim.results import AtomicParquetWriter, results_schema
-    from sim.runner import final_metadata
+    from sim.runs import final_metadata
 
     trace = tmp_path / "trace.parquet"
     assert main(["simulate", "--players", "2", "--strategies", "greedy", "--deals", "10", "--seed", "1",
@@ -254,9 +253,7 @@ def test_diff_refuses_trace_files_and_report_reads_an_empty_partial_file(tmp_pat
     config = RunConfig(players=2, strategies=("greedy", "random"), deals=10, seed=1)
     empty = tmp_path / "empty.parquet"  # what a Ctrl-C before the first deal leaves
     writer = AtomicParquetWriter(empty, results_schema(config))
-    stopped = StopFlag()
-    stopped.set()
-    writer.close(final_metadata(config, "briscola simulate ...", stopped, 0, 1.0))
+    writer.close(final_metadata(config, "briscola simulate ...", True, 0, 1.0))
     writer.commit()
     assert main(["report", str(empty)]) == 0
     assert "no deal was played" in capsys.readouterr().out
@@ -296,3 +293,10 @@ def test_an_infinite_elo_bound_has_its_sign():
     from sim.report import _elo
 
     assert (_elo(None, 0.0), _elo(None, 1.0), _elo(-59.86, 0.0)) == ("-inf", "+inf", "-59.9")
+
+
+def test_every_run_kind_has_its_tables_and_its_headline():
+    from sim.kinds import KINDS
+    from sim.report import SHOWN
+
+    assert set(SHOWN) == set(KINDS)

@@ -320,6 +320,22 @@ def test_the_commands_run_on_dask_as_one_experiment_studies(tmp_path):
     assert json.loads(there.stdout) == here
     study = sim.load(tmp_path / "results" / "compare_3p_expert-vs-greedy_seed3_1500deals")
     assert study.names == ["compare"] and not study.partial and len(study.deals) == 3 * 1500
+    # report and diff read it as the command's own file: the same games, deal by deal
+    folder = tmp_path / "results" / "compare_3p_expert-vs-greedy_seed3_1500deals"
+    local = run_cli(*command[:-2], "--out", "here.parquet", "--quiet", env=env, cwd=tmp_path)
+    assert local.returncode == 0, local.stderr
+    diff = json.loads(run_cli("diff", str(folder), "here.parquet", "--json", env=env, cwd=tmp_path).stdout)
+    assert diff["units"] == 1500 and diff["score"]["difference"] == 0 and diff["score"]["correlation"] == 1
+    report = run_cli("report", str(folder), "--json", env=env, cwd=tmp_path)
+    assert report.returncode == 0 and json.loads(report.stdout)["summary"] == here, report.stderr
+
+
+def test_report_and_diff_refuse_a_study_of_several_experiments_in_one_line(reference, tmp_path):
+    study, _ = reference
+    for args in (["report", str(study)], ["diff", str(study), str(study)]):
+        refused = run_cli(*args, env={"PYTHONPATH": str(REPO)}, cwd=tmp_path)
+        assert refused.returncode == 2 and len(refused.stderr.strip().splitlines()) == 1, refused.stderr
+        assert "a study of" in refused.stderr and ".experiment(NAME)" in refused.stderr
 
 
 def test_the_documented_study_plan_reads_as_the_docs_say():

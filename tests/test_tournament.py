@@ -99,7 +99,7 @@ def test_the_notebook_api_reads_and_rates_without_the_run_machinery(tmp_path):
     probe = (
         "import sys, sim; run = sim.load(sys.argv[1]); table = sim.ratings(run.deals, run.strategies); "
         "summary = sim.compare_summary(run.deals); "
-        "print(len(table), sorted(m for m in ('numba', 'sim.play', 'sim.compare', 'sim.tournament', 'sim.runner') "
+        "print(len(table), sorted(m for m in ('numba', 'sim.play', 'sim.kinds', 'sim.runs', 'sim.chunks') "
         "if m in sys.modules))"
     )
     result = subprocess.run([sys.executable, "-c", probe, str(out)], capture_output=True, text=True,

@@ -1,0 +1,167 @@
+"""``briscola compare A B``: is A better than B, by how much, and how sure are we?
+
+Duplicate deals: every deal is played once per seating, with the same cards:
+
+- 2 players: A in seat 0, then in seat 1;
+- 4 and 6 players: A's team is team 0, then team 1;
+- 3 players: A in seat 0, 1, then 2, against two copies of B;
+- 5 players (Briscola Chiamata): A in each of the five seats against four copies of B.
+
+Strategies draw from random streams keyed by (seed, deal, A or B, copy), not by seat:
+the same in every seating of a deal, and different for A and B even when they are the
+same strategy, so that A against A plays genuinely different games.
+
+A deal's score is A's mean score over its seatings (win 1, draw 1/2, loss 0); with 3
+players each game scores A against each copy of B apart (more points wins), and at
+Briscola Chiamata likewise on game points, so that two equal strategies score 1/2 at
+every table. Deals are independent: intervals come from
+the spread of deal scores (with 2 seatings, the pentanomial model of chess testing).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+
+from kernels.enums import MAX_PLAYERS
+from sim import summaries
+from sim.config import ConfigError, RunConfig, n_sides
+from sim.kinds.base import RunKind, default_path
+from sim.matches import match_table, play_matches
+from sim.play import play_batch
+from sim.results import arrow_column, results_schema, results_table
+from sim.stats import A, B, CompareTally, deal_games, game_scores, seatings
+
+
+class DuplicateDeals(RunKind):
+    """A kind whose parts are comparisons of two of its strategies on duplicate deals."""
+
+    def player(self, experiment, part):
+        i, j = part or (0, 1)
+        return DuplicatesPlayer(experiment.config, experiment.strategies[i], experiment.strategies[j])
+
+    def new_tally(self, experiment) -> CompareTally:
+        return CompareTally(len(seatings(experiment.config.players)))
+
+    def schema(self, experiment):
+        a, b = experiment.strategies[:2]
+        return compare_schema(seating_config(experiment.config, a, b, seatings(experiment.config.players)[0]))
+
+    def file_metadata(self, experiment, part, tally) -> dict:
+        return pair_metadata(experiment, part, tally)
+
+
+class Compare(DuplicateDeals):
+    name = "compare"
+    strategy_keys = ("a", "b")
+    plan_keys = ("sprt", "alpha", "beta")
+
+    def check(self, labels, sprt) -> None:
+        if len(labels) != 2:
+            raise ConfigError(f"a comparison takes two strategies, A and B, not {len(labels)}")
+
+    def summary(self, experiment, tallies, seconds: float) -> dict:
+        a, b = experiment.strategies
+        return summaries.compare(experiment.config, a, b, tallies[None], experiment.sprt)
+
+    def default_path(self, experiment) -> Path:
+        a, b = experiment.strategies
+        return default_path(experiment.config, f"{a}-vs-{b}", prefix="compare_")
+
+
+def pair_metadata(experiment, part, tally) -> dict:
+    """What a comparison's file says of it: A, B, the seatings and the SPRT."""
+    i, j = part or (0, 1)
+    a, b = experiment.strategies[i], experiment.strategies[j]
+    sprt = experiment.sprt
+    seating_list = ["".join(s) for s in seatings(experiment.config.players)]
+    return {
+        "compare": {"a": a, "b": b, "seatings": seating_list, "sprt": None if sprt is None else sprt.to_dict(tally)}
+    }
+
+
+def seating_config(base: RunConfig, a: str, b: str, seating: tuple[str, ...]) -> RunConfig:
+    """The run of one seating: strategies per seat, streams keyed by strategy and copy
+    (A's copies 1, 2, ...; B's after every possible copy of A)."""
+    strategies, streams, copies = [], [], {A: 0, B: 0}
+    for who in seating:
+        strategies.append(a if who == A else b)
+        streams.append(1 + copies[who] + (0 if who == A else MAX_PLAYERS))
+        copies[who] += 1
+    return replace(base, strategies=tuple(strategies), streams=tuple(streams))
+
+
+def compare_schema(config: RunConfig):
+    """A result file's columns, plus the seating (``game``) and the side of A."""
+    import pyarrow as pa
+
+    schema = results_schema(config)
+    return schema.insert(1, pa.field("game", pa.int8())).insert(2, pa.field("a_side", pa.int8()))
+
+
+class DuplicatesPlayer:
+    """Plays A against B on duplicate deals: every deal from every seating."""
+
+    def __init__(self, base: RunConfig, a: str, b: str):
+        self.seatings = seatings(base.players)
+        self.configs = [seating_config(base, a, b, seating) for seating in self.seatings]
+        self.games = len(self.configs)
+        self.schema = compare_schema(self.configs[0])
+
+    def new_tally(self) -> CompareTally:
+        return CompareTally(self.games)
+
+    def deals_played(self, tally: CompareTally, completed: int) -> int:
+        return completed * self.games  # every unit, from every seating
+
+    def play(self, first: int, n: int, tally: CompareTally, stop, rows=None, trace=None) -> int:
+        """Plays games ``first .. first + n - 1`` from every seating into ``tally`` (and
+        ``rows``, when given: rows by deal, then seating, whatever the batches). Returns
+        how many: after a stop, only the first games played from every seating."""
+        import pyarrow as pa
+
+        played = [_play_seating(config, first, n, stop) for config in self.configs]
+        done = min(games.completed for games in played)
+        scores, tables = [], []
+        for game, (config, seating, games) in enumerate(zip(self.configs, self.seatings, played)):
+            games = games.head(done)
+            scores.append(game_scores(*_outcomes(games, config), seating))
+            if rows is not None:
+                tables.append(_with_seating(_rows(games, config), self.schema, game, seating, config.players))
+        tally.add(*(np.stack([g[k] for g in scores], axis=1) for k in range(3)))
+        if rows is not None:
+            rows.write(pa.concat_tables(tables).sort_by([("deal", "ascending"), ("game", "ascending")]))
+        return done
+
+
+def _play_seating(config: RunConfig, first: int, n: int, stop):
+    """Games (deals or matches) ``first .. first + n - 1`` of one seating: a Batch, or a
+    MatchBatch with a match format."""
+    if config.match == "deal":
+        return play_batch(config, first, n, stop=stop)
+    return play_matches(config, first, n, stop=stop)
+
+
+def _outcomes(games, config: RunConfig):
+    """``game_scores``' inputs (side points, winner, standing) of a seating's games."""
+    if config.match == "deal":
+        return deal_games(games.results, n_sides(config.players))
+    return games.points, games.winner, games.standing
+
+
+def _rows(games, config: RunConfig):
+    """A seating's games as result-file rows."""
+    schema = results_schema(config)
+    if config.match == "deal":
+        return results_table(games.results, config, schema)
+    return match_table(games, config, schema)
+
+
+def _with_seating(table, schema, game: int, seating, players: int):
+    """Adds a compare file's columns: the seating (``game``) and A's side."""
+    a_side = seating.index(A) if players in (3, 5) else seating.index(A) % 2
+    n = table.num_rows
+    table = table.add_column(1, schema.field("game"), arrow_column(np.full(n, game, dtype=np.int8)))
+    return table.add_column(2, schema.field("a_side"), arrow_column(np.full(n, a_side, dtype=np.int8)))
