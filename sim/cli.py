@@ -21,7 +21,8 @@ from typing import Annotated
 import typer
 from typer.core import TyperArgument, TyperCommand, TyperGroup
 
-from sim.config import MATCH_FORMATS, PLAYER_COUNTS, RULE_VALUES  # a light module: --help stays fast
+from sim.backends import BACKENDS  # light modules: --help stays fast
+from sim.config import MATCH_FORMATS, PLAYER_COUNTS, RULE_VALUES
 
 TABLES = [str(players) for players in PLAYER_COUNTS]
 RULE_CHOICES = [f"{key}={value}" for key, values in RULE_VALUES.items() for value in values]
@@ -399,10 +400,11 @@ def _run_study(folder, study_plan, resume, backend, scheduler, workers, chunk_de
     """Opens (or resumes) the study, plays what is missing; returns its outcome (what
     ``batch --json`` prints) and whether Ctrl-C (or SIGTERM) stopped it. A new study that
     fails before its first chunk is done leaves no folder behind."""
+    from sim.backends import local
     from sim.config import ChunkFailed, ConfigError
     from sim.files import WriteFailed
     from sim.interrupt import STUDY_STOPPING, deferred_interrupt
-    from sim.study import Study, run_locally
+    from sim.study import Study
 
     _check_backend(backend, scheduler, workers)
     if chunk_deals is not None and chunk_deals < 1:
@@ -438,7 +440,7 @@ def _run_study(folder, study_plan, resume, backend, scheduler, workers, chunk_de
                                on_status=progress.status, on_note=progress.note)  # fmt: skip
             else:
                 _say_if_first_run(quiet)
-                run_locally(study, stop, progress)
+                local.run(study, stop, progress)
     except BaseException as error:
         if not resume and not any(state.records for state in study.states):
             study.discard()  # nothing was done: the folder goes, as if never made
@@ -525,7 +527,7 @@ def _reach(scheduler: str) -> None:
     """Makes sure a Dask scheduler answers at the address, before anything is written."""
     from sim.config import ConfigError
 
-    run_on_dask = _dask_runner()  # noqa: F841 - Dask is there
+    _dask_runner()  # Dask is there
     from distributed import Client
 
     try:
@@ -539,18 +541,18 @@ def _dask_runner():
     from sim.config import ConfigError
 
     try:
-        from sim.distributed import run_on_dask
+        from sim.backends import dask
     except ImportError as error:
         raise ConfigError(f"--backend dask needs Dask ({error}): pip install \"briscola-sim[dask]\", "
                           "or pip install -e \".[dask]\" in a clone") from None  # fmt: skip
-    return run_on_dask
+    return dask.run
 
 
 def _check_backend(backend: str, scheduler, workers) -> None:
     from sim.config import ConfigError
 
-    if backend not in ("local", "dask"):
-        raise ConfigError(f"--backend {backend!r} is not a backend; valid: local, dask")
+    if backend not in BACKENDS:
+        raise ConfigError(f"--backend {backend!r} is not a backend; valid: {', '.join(BACKENDS)}")
     if backend == "local" and (scheduler or workers):
         raise ConfigError("--scheduler and --workers are for --backend dask")
     if backend == "dask" and bool(scheduler) == bool(workers):

@@ -767,23 +767,6 @@ def _part_tally(state: ExperimentState, part):
     return tally
 
 
-# ------------------------------------------------------------------ running
-
-
-def run_locally(study: Study, stop, on_progress=None) -> None:
-    """Plays the study's pending chunks on this machine, in order. A chunk that a stop
-    cuts short is not kept: it is played again when the study is resumed."""
-    for experiment, chunk in study.pending():
-        if stop.is_set():
-            return
-        if not study.by_name[experiment.name].wants(chunk):
-            continue  # its SPRT has decided meanwhile
-        result = run_chunk(experiment, chunk, study.rows, stop, on_progress)
-        if result.completed < chunk.n:
-            return
-        study.record(result)
-
-
 # ------------------------------------------------------------------ chunk sizes
 
 

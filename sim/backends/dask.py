@@ -50,7 +50,7 @@ KILL_CHUNK = "BRISCOLA_TEST_KILL_CHUNK"  # tests: "EXPERIMENT|FIRST": the worker
 KILL_ONCE = "BRISCOLA_TEST_KILL_ONCE"  # once if this file does not exist yet (it is made then); always without it
 
 
-def run_on_dask(study, stop, on_progress=None, scheduler: str | None = None, workers: int | None = None,
+def run(study, stop, on_progress=None, scheduler: str | None = None, workers: int | None = None,
                 threads: int | None = None, on_status=None, on_note=None) -> None:  # fmt: skip
     """Plays the study's pending chunks on a Dask cluster and records each as it comes.
     ``threads``: Numba's threads per worker (default: a local cluster shares this
