@@ -233,7 +233,7 @@ def _bid_bands(rows: list[dict]) -> list[tuple[str, str, int, int]]:
 
 
 def compare_dict(outcome) -> dict:
-    """The JSON of ``briscola compare``: exactly the keys the README lists."""
+    """The JSON of ``briscola compare``: exactly the keys docs/results.md lists."""
     from sim.stats import summary
 
     figures = summary(outcome.tally)
