@@ -3,7 +3,7 @@
 4 players: both teams), with 95% intervals; and its speed in deals/s on one thread.
 
 Usage: python benchmarks/bench_strength.py [--deals N] [--search-deals N] [--seed S] [--only NAME ...]
-Prints a Markdown table (the README's). Search-based strategies play fewer deals.
+Prints a Markdown table (docs/strength.md's). Search-based strategies play fewer deals.
 """
 
 from __future__ import annotations

@@ -73,7 +73,7 @@ class ChunkFailed(RuntimeError):
 
 @dataclass(frozen=True)
 class Rules:
-    """The rule options of a run (see the README for what each one does)."""
+    """The rule options of a run (see docs/rules.md for what each one does)."""
 
     trump_redeal: str = "off"
     removed_two: str = "random"

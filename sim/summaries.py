@@ -109,7 +109,7 @@ def _mean_figures(n: int, total: int, squares: int) -> dict:
 
 
 def compare(config: RunConfig, a: str, b: str, tally, sprt) -> dict:
-    """The JSON of ``briscola compare``: exactly the keys the README lists."""
+    """The JSON of ``briscola compare``: exactly the keys docs/results.md lists."""
     figures = compare_figures(tally)
     for key, digits in (("score", SCORE_DIGITS), ("score_ci95", SCORE_DIGITS), ("elo", ELO_DIGITS),
                         ("elo_ci95", ELO_DIGITS), ("los", SCORE_DIGITS), ("mean_margin", POINTS_DIGITS),
