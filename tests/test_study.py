@@ -17,7 +17,7 @@ import pandas as pd
 import pytest
 
 import sim
-from tests.helpers import OUTSIDER, REPO, SLOW_FILE, run_cli
+from tests.helpers import OUTSIDER, REPO, SLOW_FILE, dying_worker, run_cli
 
 PLAN = """
 seed = 11
@@ -278,11 +278,11 @@ def test_backend_options_are_checked(tmp_path):
 def test_a_local_dask_cluster_gives_the_same_study_even_when_a_worker_dies(reference, tmp_path):
     study, _ = reference
     write_plan(tmp_path)
-    kill = {"BRISCOLA_TEST_KILL_CHUNK": "teams|2000", "BRISCOLA_TEST_KILL_ONCE": str(tmp_path / "killed")}
+    kill = dying_worker("teams|2000", once=tmp_path / "killed")  # its worker dies the first time it plays it
     result = batch(tmp_path, "--out", "dask", "--chunk-deals", "1000", "--backend", "dask", "--workers", "2", "--json",
                    env=kill)  # fmt: skip
     assert result.returncode == 0, result.stderr
-    assert (tmp_path / "killed").exists()  # a worker really died, playing a chunk of 'teams'
+    assert (tmp_path / "killed").read_text().startswith("briscola-chunk|teams|part-000000002000|")  # a worker died
     assert "a Dask worker left the cluster" in result.stderr  # and the run said so
     pd.testing.assert_frame_equal(dataset(tmp_path / "dask"), dataset(study))
     assert summaries(tmp_path / "dask") == summaries(study)
@@ -294,7 +294,7 @@ def test_a_chunk_dask_gives_up_on_ends_the_run_resumably(reference, tmp_path):
     study, _ = reference
     write_plan(tmp_path)
     always = {
-        "BRISCOLA_TEST_KILL_CHUNK": "league|1000",  # its worker dies every time it plays it
+        **dying_worker("league|1000"),  # its worker dies every time it plays it
         "DASK_DISTRIBUTED__SCHEDULER__ALLOWED_FAILURES": "1",  # and Dask gives up on its second death
     }
     failed = batch(
