@@ -23,6 +23,18 @@ REPO = Path(__file__).resolve().parents[1]
 SLOW_FILE = str(REPO / "tests" / "slow_strategy.py")  # a plug-in whose every decision takes a while
 
 
+def dying_worker(chunk: str, once: Path | None = None) -> dict[str, str]:
+    """Dask's configuration, as environment variables every worker reads (the CLI's
+    LocalCluster's too), that loads tests/dying_worker.py: the worker that starts the
+    chunk ``"EXPERIMENT|FIRST"`` exits, the first time only with ``once`` (a marker file
+    it makes), else every time."""
+    argv = ["--chunk", chunk, *(["--once", str(once)] if once else [])]
+    return {
+        "DASK_DISTRIBUTED__WORKER__PRELOAD": repr([str(REPO / "tests" / "dying_worker.py")]),
+        "DASK_DISTRIBUTED__WORKER__PRELOAD_ARGV": repr([argv]),
+    }
+
+
 def run_cli(*args, cwd=REPO, env=None):
     """Runs the command in a fresh interpreter, as a user would."""
     return subprocess.run(

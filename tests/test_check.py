@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from tests.helpers import REPO, SLOW_FILE, run_cli
+from tests.helpers import REPO, SLOW_FILE, command, run_cli
 
 UNFAIR = str(REPO / "tests" / "unfair_strategies.py")
 HOSTILE = str(REPO / "tests" / "hostile_strategy.py")
@@ -86,15 +86,15 @@ def test_writing_into_the_view_passes_with_a_note():
     assert "params" in result.stdout and "played_by" in result.stdout
 
 
-def test_bad_input_is_one_line_and_exit_2():
+def test_bad_input_is_one_line_and_exit_2(capsys):
     for args, message in [
         (("nosuch",), "unknown strategy 'nosuch'"),
         (("expert", "--players", "7"), "--players 7 is not a Briscola table"),
         (("expert", "--players", "two"), "--players 'two': give table sizes separated by commas"),
         (("expert", "--decision-limit", "-1"), "--decision-limit -1 must be above 0 seconds"),
     ]:
-        result = check(*args)
-        assert result.returncode == 2 and message in result.stderr and len(result.stderr.strip().splitlines()) == 1
+        code, _, err = command(capsys, "check", *args, "--quiet")  # in this process: main() without a start
+        assert code == 2 and message in err and len(err.strip().splitlines()) == 1, err
 
 
 def test_on_one_thread_the_threads_check_is_said_not_made():

@@ -149,15 +149,16 @@ BAD_INPUTS = [
 
 
 @pytest.mark.parametrize("args, message", BAD_INPUTS)
-def test_bad_input_gets_one_line_exit_2_and_writes_nothing(tmp_path, args, message):
+def test_bad_input_gets_one_line_exit_2_and_writes_nothing(tmp_path, monkeypatch, capsys, args, message):
     if "--deals" not in args:
         args = [*args, "--deals", "10"]
-    result = run_cli("simulate", *args, "--seed", "1", env={"PYTHONPATH": str(REPO)}, cwd=tmp_path)
-    assert result.returncode == 2
-    lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1, result.stderr
+    monkeypatch.chdir(tmp_path)  # in this process: the same main() a fresh one runs, without its start
+    code, out, err = command(capsys, "simulate", *args, "--seed", "1")
+    assert code == 2
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
     assert message in lines[0]
-    assert "Traceback" not in result.stderr and result.stdout == ""
+    assert "Traceback" not in err and out == ""
     assert list(tmp_path.iterdir()) == []
 
 
@@ -412,18 +413,17 @@ def test_out_may_name_a_folder_for_the_default_name(tmp_path):
     )
 
 
-def test_more_bad_input_gets_one_line_and_exit_2(tmp_path):
+def test_more_bad_input_gets_one_line_and_exit_2(tmp_path, monkeypatch, capsys):
     cases = [
         (["simulate", "--players", "2", "--strategies", "random", "--out", "/proc/x.parquet"], "cannot write in /proc"),
         (["compare", "greedy", "random", "--alpha", "0.1"], "give them with --sprt"),
         (["simulate", "--players", "2", "--strategies", "random", "--rule", "trump_redeal=ace-three", "--rule",
           "trump_redeal=off"], "rule trump_redeal is given twice"),
     ]  # fmt: skip
+    monkeypatch.chdir(tmp_path)
     for args, message in cases:
-        result = run_cli(*args, "--deals", "10", "--seed", "1", env={"PYTHONPATH": str(REPO)}, cwd=tmp_path)
-        assert result.returncode == 2 and message in result.stderr and len(result.stderr.strip().splitlines()) == 1, (
-            args
-        )
+        code, _, err = command(capsys, *args, "--deals", "10", "--seed", "1")
+        assert code == 2 and message in err and len(err.strip().splitlines()) == 1, (args, err)
         assert list(tmp_path.iterdir()) == []
 
 

@@ -17,7 +17,8 @@ import pandas as pd
 import pytest
 
 import sim
-from tests.helpers import OUTSIDER, REPO, SLOW_FILE, run_cli
+from tests.helpers import OUTSIDER, REPO, SLOW_FILE, dying_worker, run_cli
+from tests.helpers import command as in_process
 
 PLAN = """
 seed = 11
@@ -258,31 +259,34 @@ BAD_PLANS = [
 
 
 @pytest.mark.parametrize("text, message", BAD_PLANS)
-def test_a_bad_plan_gets_one_line_naming_the_plan_entry_and_key_and_writes_nothing(tmp_path, text, message):
+def test_a_bad_plan_gets_one_line_naming_the_plan_entry_and_key_and_writes_nothing(tmp_path, monkeypatch, capsys,
+                                                                                   text, message):  # fmt: skip
     write_plan(tmp_path, text)
-    result = batch(tmp_path, "--out", "study")
-    assert result.returncode == 2 and "Traceback" not in result.stderr
-    lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1 and "plan.toml" in lines[0] and message in lines[0], result.stderr
+    monkeypatch.chdir(tmp_path)  # in this process: the same main() a fresh one runs, without its start
+    code, _, err = in_process(capsys, "batch", "plan.toml", "--out", "study")
+    assert code == 2 and "Traceback" not in err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and "plan.toml" in lines[0] and message in lines[0], err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["plan.toml"]
 
 
-def test_backend_options_are_checked(tmp_path):
+def test_backend_options_are_checked(tmp_path, monkeypatch, capsys):
     write_plan(tmp_path)
+    monkeypatch.chdir(tmp_path)
     for args, message in ((["--backend", "spark"], "is not a backend"), (["--workers", "2"], "are for --backend dask"),
                           (["--backend", "dask"], "--scheduler ADDRESS (a running cluster) or --workers N")):  # fmt: skip
-        result = batch(tmp_path, "--out", "study", *args)
-        assert result.returncode == 2 and message in result.stderr and not (tmp_path / "study").exists()
+        code, _, err = in_process(capsys, "batch", "plan.toml", "--out", "study", *args)
+        assert code == 2 and message in err and not (tmp_path / "study").exists(), err
 
 
 def test_a_local_dask_cluster_gives_the_same_study_even_when_a_worker_dies(reference, tmp_path):
     study, _ = reference
     write_plan(tmp_path)
-    kill = {"BRISCOLA_TEST_KILL_CHUNK": "teams|2000", "BRISCOLA_TEST_KILL_ONCE": str(tmp_path / "killed")}
+    kill = dying_worker("teams|2000", once=tmp_path / "killed")  # its worker dies the first time it plays it
     result = batch(tmp_path, "--out", "dask", "--chunk-deals", "1000", "--backend", "dask", "--workers", "2", "--json",
                    env=kill)  # fmt: skip
     assert result.returncode == 0, result.stderr
-    assert (tmp_path / "killed").exists()  # a worker really died, playing a chunk of 'teams'
+    assert (tmp_path / "killed").read_text().startswith("briscola-chunk|teams|part-000000002000|")  # a worker died
     assert "a Dask worker left the cluster" in result.stderr  # and the run said so
     pd.testing.assert_frame_equal(dataset(tmp_path / "dask"), dataset(study))
     assert summaries(tmp_path / "dask") == summaries(study)
@@ -294,7 +298,7 @@ def test_a_chunk_dask_gives_up_on_ends_the_run_resumably(reference, tmp_path):
     study, _ = reference
     write_plan(tmp_path)
     always = {
-        "BRISCOLA_TEST_KILL_CHUNK": "league|1000",  # its worker dies every time it plays it
+        **dying_worker("league|1000"),  # its worker dies every time it plays it
         "DASK_DISTRIBUTED__SCHEDULER__ALLOWED_FAILURES": "1",  # and Dask gives up on its second death
     }
     failed = batch(

@@ -16,6 +16,12 @@ workers of a cluster with ``client.map``, their results written here.
   Dask plays it again elsewhere (and the run says so). If Dask gives up on one, or the
   scheduler is lost, the chunks done are kept and the run ends with ChunkFailed;
   ``--resume`` finishes the study.
+- Each chunk's task key names it: ``briscola-chunk|EXPERIMENT|LABEL|RUN`` (``chunk_key``),
+  as in ``briscola-chunk|league|pair=0_1/part-000000001000|3f2a9c1d``: the experiment,
+  the chunk's name in the study's folder (its first deal), and a token of this run's, so
+  that two studies on one scheduler never share a task. A worker plug-in or preload of the
+  user's (Dask's ``distributed.worker.preload``) can watch chunks by these keys; the tests
+  kill a worker that way.
 """
 
 from __future__ import annotations
@@ -28,6 +34,7 @@ import os
 import stat
 import tempfile
 import threading
+import uuid
 from concurrent.futures import CancelledError
 from dataclasses import replace
 from pathlib import Path
@@ -46,8 +53,6 @@ POLL_SECONDS = 0.2  # how often the waiting loop looks at Ctrl-C
 CHUNKS_PER_THREAD = 4  # chunks in flight per thread of the cluster: none idles, memory stays flat
 CLOSE_SECONDS = 30  # at most, for the client and a local cluster to close
 READYING = "readying the kernels on the workers (compiling them on a first run)"
-KILL_CHUNK = "BRISCOLA_TEST_KILL_CHUNK"  # tests: "EXPERIMENT|FIRST": the worker playing it exits,
-KILL_ONCE = "BRISCOLA_TEST_KILL_ONCE"  # once if this file does not exist yet (it is made then); always without it
 
 
 def run(study, stop, on_progress=None, scheduler: str | None = None, workers: int | None = None,
@@ -176,7 +181,7 @@ def _collect(study, client: Client, payloads: list[dict], stop, on_progress, on_
     skips the chunks an SPRT no longer needs. A chunk that fails or is cancelled by Dask
     ends the run with ChunkFailed once the others are in; a worker that leaves is said."""
     waiting = list(reversed(payloads))  # popped from the end: in the plan's order
-    in_flight, failures = {}, []
+    in_flight, failures, run = {}, [], uuid.uuid4().hex[:8]
     members = set(client.scheduler_info()["workers"])
 
     def submit():
@@ -185,7 +190,7 @@ def _collect(study, client: Client, payloads: list[dict], stop, on_progress, on_
             payload = waiting.pop()
             chunk = payload["chunk"]
             if study.by_name[chunk.experiment].wants(chunk):
-                future = client.submit(play_chunk, payload, pure=False)
+                future = client.submit(play_chunk, payload, key=chunk_key(chunk, run))
                 in_flight[future.key] = (chunk, future)
 
     submit()
@@ -203,6 +208,17 @@ def _collect(study, client: Client, payloads: list[dict], stop, on_progress, on_
     client.cancel([future for _, future in in_flight.values()])  # stopped: what is still playing is not kept
     if failures and not stop.is_set():
         _raise_failures(failures)
+
+
+def chunk_key(chunk: Chunk, run: str) -> str:
+    """A chunk's Dask task key, ``briscola-chunk|EXPERIMENT|LABEL|RUN``, the same for every
+    try of the chunk in this run; read it from the right (neither the label nor the run
+    holds a ``|``).
+
+    >>> chunk_key(Chunk("teams", None, 2000, 1000), "3f2a9c1d")
+    'briscola-chunk|teams|part-000000002000|3f2a9c1d'
+    """
+    return f"briscola-chunk|{chunk.experiment}|{chunk.label}|{run}"
 
 
 def _say_who_left(client: Client, members: set, on_note) -> set:
@@ -271,7 +287,6 @@ def play_chunk(payload: dict) -> ChunkResult:
             f"this worker has briscola {__version__}, the study {payload['version']}: install the same on every worker"
         )
     chunk = payload["chunk"]
-    _maybe_die_for_a_test(chunk)
     experiment = _on_this_worker(payload)
     return run_chunk(experiment, chunk, payload["rows"])
 
@@ -329,17 +344,6 @@ def _private_folder() -> Path:
     if stat.S_ISDIR(found.st_mode) and found.st_uid == os.getuid() and not found.st_mode & 0o077:
         return root
     return Path(tempfile.mkdtemp(prefix="briscola-plugins-"))
-
-
-def _maybe_die_for_a_test(chunk: Chunk) -> None:
-    """Fault injection for the tests: the worker playing the chosen chunk exits (once, or
-    every time)."""
-    target, marker = os.environ.get(KILL_CHUNK), os.environ.get(KILL_ONCE)
-    if target != f"{chunk.experiment}|{chunk.first}" or (marker and os.path.exists(marker)):
-        return
-    if marker:
-        Path(marker).write_text("killed once")
-    os._exit(1)
 
 
 class KernelsReady(WorkerPlugin):
