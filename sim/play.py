@@ -125,8 +125,9 @@ def run_context(config: RunConfig, first_deal: int, deal_step: int, dealt: bool,
     """The kernels' read-only inputs for deals ``first_deal + i * deal_step`` of the run
     (``dealt``: the deals are given, as in a replay; the table is then any)."""
     ids, params, plugins = kernel_strategies(config)
+    # np.uint64: a jitted function returns a plain int, which Numba would type int64 below 2**63
     return RunContext(
-        seed_key=seed_key_nb(config.seed), first_deal=int(first_deal), deal_step=int(deal_step),
+        seed_key=np.uint64(seed_key_nb(config.seed)), first_deal=int(first_deal), deal_step=int(deal_step),
         players=0 if dealt else config.players, dealt=dealt, rules=config.rules.as_codes(), strategy_ids=ids,
         params=params, plugins=plugins, seat_streams=config.seat_streams(), stop=stop.array,
     )  # fmt: skip
