@@ -21,8 +21,7 @@ SEAT_SIDES = np.arange(MAX_PLAYERS) % 2  # the sides of 2, 4 and 6 players
 ENTER, NEXT, RETURN = 0, 1, 2  # steps of the search loop
 
 
-# 14 arguments: the position as the playouts and expert hold it, plain arrays and counts
-# (the tests build them by hand); the search's own state is its stack.
+# 14 arguments: a position as the playouts, expert and the tests hold it (its own state: the stack).
 @njit(cache=True)
 def search_nb(
     hands, n_hand, plays, ply, trick_start, leader, players, trump, stock, drawn, n_stock, sides, max_side, stack
