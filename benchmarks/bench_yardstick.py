@@ -44,14 +44,12 @@ from kernels.engine_nb import simulate_nb  # noqa: E402
 from kernels.enums import (  # noqa: E402
     DEAL_DTYPE,
     ILLEGAL_DTYPE,
-    PARTNER_VIEW_LAST3,
     PLAY_DTYPE,
-    REMOVED_TWO_RANDOM,
     RESULT_DTYPE,
-    TRUMP_REDEAL_OFF,
 )
 from sim.config import RunConfig  # noqa: E402
-from sim.play import kernel_strategies  # noqa: E402
+from sim.interrupt import StopFlag  # noqa: E402
+from sim.play import run_context  # noqa: E402
 
 YARDSTICK = REPO.parent / "shared" / "yardstick" / "briscola_ref.c"
 PAIRS = {"random-random": ("random", "random"), "greedy-random": ("greedy", "random")}
@@ -103,27 +101,11 @@ def our_deals_per_s(pair, n_deals, threads, seed=1):
     """Deals/s of ``simulate_nb`` for 2 players, untraced, on ``threads`` threads."""
     numba.set_num_threads(threads)
     config = RunConfig(players=2, strategies=pair, deals=n_deals, seed=seed)
-    ids, params, plugins = kernel_strategies(config)
-    rules = np.array([TRUMP_REDEAL_OFF, REMOVED_TWO_RANDOM, PARTNER_VIEW_LAST3], dtype=np.int64)
+    run = run_context(config, 0, 1, False, StopFlag())
     results = np.zeros(n_deals, dtype=RESULT_DTYPE)
     illegal = np.zeros(n_deals, dtype=ILLEGAL_DTYPE)
     start = time.perf_counter()
-    simulate_nb(
-        seed,
-        0,
-        1,
-        2,
-        rules,
-        ids,
-        params,
-        plugins,
-        config.seat_streams(),
-        results,
-        illegal,
-        np.zeros(0, dtype=DEAL_DTYPE),
-        np.zeros(0, dtype=PLAY_DTYPE),
-        np.zeros(1, dtype=np.int8),
-    )
+    simulate_nb(run, results, illegal, np.zeros(0, dtype=DEAL_DTYPE), np.zeros(0, dtype=PLAY_DTYPE))
     return n_deals / (time.perf_counter() - start)
 
 

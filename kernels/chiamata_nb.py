@@ -52,18 +52,18 @@ def open_auction_nb(view, rules, players):
 
 
 @njit(cache=True, inline="always")
-def run_auction_nb(strategy_ids, params, plugins, states, views, sealed_params, work, record, illegal, stop):
+def run_auction_nb(run, scratch, record, illegal):
     """Asks each seat in turn for a bid until the auction ends; writes every action into
     ``record``. Returns AUCTION_DONE (``views[0].bidder`` is the caller), AUCTION_THROWN_IN,
     AUCTION_STOPPED or AUCTION_ILLEGAL (``illegal`` is written)."""
-    view = views[0]
+    view, work = scratch.views[0], scratch.work[0]
     active, n_actions, seat = CHIAMATA_PLAYERS, 0, 0
     while seat != view.bidder and view.bid < view.max_bid:
         if view.passed[seat] == 0:
-            if stop[0] != 0:
+            if run.stop[0] != 0:
                 return AUCTION_STOPPED
             show_hand_nb(view, seat, work)
-            bid = _decide_nb(PHASE_BID, seat, strategy_ids, params, plugins, states, views, sealed_params)
+            bid = _decide_nb(PHASE_BID, seat, run, scratch)
             if bid != PASS and not view.bid < bid <= view.max_bid:
                 _report_nb(illegal, n_actions, PHASE_BID, seat, bid, work)
                 return AUCTION_ILLEGAL
@@ -83,16 +83,16 @@ def run_auction_nb(strategy_ids, params, plugins, states, views, sealed_params, 
 
 
 @njit(cache=True, inline="always")
-def make_call_nb(strategy_ids, params, plugins, states, views, sealed_params, work, illegal, stop):
+def make_call_nb(run, scratch, illegal):
     """The caller names its card: trump, target and partner follow. Returns AUCTION_DONE,
     AUCTION_STOPPED or AUCTION_ILLEGAL (a card not of the bid's face)."""
-    view = views[0]
+    view, work = scratch.views[0], scratch.work[0]
     caller = view.bidder
-    if stop[0] != 0:
+    if run.stop[0] != 0:
         return AUCTION_STOPPED
     view.caller = caller
     show_hand_nb(view, caller, work)
-    card = _decide_nb(PHASE_CALL, caller, strategy_ids, params, plugins, states, views, sealed_params)
+    card = _decide_nb(PHASE_CALL, caller, run, scratch)
     if not (0 <= card < N_CARDS and CARD_FACE[card] == bid_face_nb(view.bid)):
         _report_nb(illegal, 0, PHASE_CALL, caller, card, work)
         return AUCTION_ILLEGAL
@@ -106,17 +106,18 @@ def make_call_nb(strategy_ids, params, plugins, states, views, sealed_params, wo
 
 
 @njit(cache=True, inline="always")
-def _decide_nb(phase, seat, strategy_ids, params, plugins, states, views, sealed_params):
+def _decide_nb(phase, seat, run, scratch):
     """``seat``'s bid or call (``phase``), from a sealed view for a plug-in."""
-    strategy = strategy_ids[seat]
-    view, seat_params = views[0], params[seat]
+    strategy = run.strategy_ids[seat]
+    views = scratch.views
+    view, seat_params = views[0], run.params[seat]
     if strategy >= FIRST_PLUGIN_ID:
-        seal_nb(views, params[seat], sealed_params)
-        view, seat_params = views[1], sealed_params
-    rng = states[1 + seat : 2 + seat]
+        seal_nb(views, run.params[seat], scratch.sealed_params)
+        view, seat_params = views[1], scratch.sealed_params
+    rng = scratch.states[1 + seat : 2 + seat]
     if phase == PHASE_BID:
-        return bid_nb(strategy, view, seat_params, rng, plugins)
-    return call_nb(strategy, view, seat_params, rng, plugins)
+        return bid_nb(strategy, view, seat_params, rng, run.plugins)
+    return call_nb(strategy, view, seat_params, rng, run.plugins)
 
 
 @njit(cache=True, inline="always")

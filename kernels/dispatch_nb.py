@@ -4,11 +4,11 @@ The engine calls ``choose_card_nb`` and never names a strategy. Two paths:
 
 - ``random`` and ``greedy``, the speed references, by integer id: inlined into the
   engine, so their calls cost nothing beyond their own work.
-- every other strategy, built-in or plug-in, through ``plugins``: a tuple of
-  ``3 * MAX_PLAYERS`` function pointers of the one decision signature (strategies/api.py):
-  each strategy's card decision, then its Briscola Chiamata bid and call (BID_SLOTS,
-  CALL_SLOTS; the default policy's where a strategy has none); unused slots hold
-  ``no_decision_nb``. The engine is compiled once for that tuple
+- every other strategy, built-in or plug-in, through ``plugins``: a ``Plugins``
+  namedtuple (kernels/contexts_nb.py) of function pointers of the one decision signature
+  (strategies/api.py): each strategy's card decision (``decide``), and its Briscola
+  Chiamata ``bid`` and ``call`` (the default policy's where a strategy has none); unused
+  slots hold ``no_decision_nb``. The engine is compiled once for that
   type and stays in Numba's disk cache whatever strategies a run brings; a call through
   a pointer costs a few nanoseconds and cannot be inlined.
 """
@@ -16,7 +16,7 @@ The engine calls ``choose_card_nb`` and never names a strategy. Two paths:
 import numpy as np
 from numba import njit
 
-from kernels.enums import MAX_PLAYERS, NO_CARD
+from kernels.enums import NO_CARD
 from kernels.inlined_strategies_nb import (
     default_bid_nb,
     default_call_nb,
@@ -28,10 +28,7 @@ from kernels.inlined_strategies_nb import (
 
 RANDOM_ID = 0
 GREEDY_ID = 1
-FIRST_PLUGIN_ID = 2  # strategy id of plugins[0]; plugins[k] has id FIRST_PLUGIN_ID + k
-BID_SLOTS = MAX_PLAYERS  # plugins[BID_SLOTS + k]: the bid of the strategy in slot k
-CALL_SLOTS = 2 * MAX_PLAYERS  # plugins[CALL_SLOTS + k]: its call
-N_SLOTS = 3 * MAX_PLAYERS
+FIRST_PLUGIN_ID = 2  # strategy id of plug-in slot 0; slot k has id FIRST_PLUGIN_ID + k
 
 
 @njit(cache=True, inline="always")
@@ -40,7 +37,7 @@ def choose_card_nb(strategy_id, view, params, rng, plugins):
         return random_nb(view, params, rng)
     if strategy_id == GREEDY_ID:
         return greedy_nb(view, params, rng)
-    return plugins[strategy_id - FIRST_PLUGIN_ID](view, params, rng)
+    return plugins.decide[strategy_id - FIRST_PLUGIN_ID](view, params, rng)
 
 
 @njit(cache=True, inline="always")
@@ -50,7 +47,7 @@ def bid_nb(strategy_id, view, params, rng, plugins):
         return random_bid_nb(view, params, rng)
     if strategy_id == GREEDY_ID:
         return default_bid_nb(view, params, rng)
-    return plugins[BID_SLOTS + strategy_id - FIRST_PLUGIN_ID](view, params, rng)
+    return plugins.bid[strategy_id - FIRST_PLUGIN_ID](view, params, rng)
 
 
 @njit(cache=True, inline="always")
@@ -60,7 +57,7 @@ def call_nb(strategy_id, view, params, rng, plugins):
         return random_call_nb(view, params, rng)
     if strategy_id == GREEDY_ID:
         return default_call_nb(view, params, rng)
-    return plugins[CALL_SLOTS + strategy_id - FIRST_PLUGIN_ID](view, params, rng)
+    return plugins.call[strategy_id - FIRST_PLUGIN_ID](view, params, rng)
 
 
 @njit(cache=True, inline="always")

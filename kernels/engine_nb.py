@@ -11,7 +11,6 @@ Untraced 2-player deals between ``random`` and ``greedy`` take the fast path of
 ``kernels/duel_nb.py`` instead, with the same results.
 """
 
-import numpy as np
 from numba import njit, prange
 
 from kernels.chiamata_nb import (
@@ -24,13 +23,13 @@ from kernels.chiamata_nb import (
     score_thrown_in_nb,
     show_partner_nb,
 )
+from kernels.contexts_nb import Plugins, RunContext, new_block_scratch_nb
 from kernels.dispatch_nb import FIRST_PLUGIN_ID, RANDOM_ID, choose_card_nb, seal_nb
 from kernels.duel_nb import is_duel_nb, play_duel_nb
 from kernels.enums import (
     CARD_FACE,
     CARD_SUIT,
     CHIAMATA_PLAYERS,
-    DEAL_DTYPE,
     FACE_HONOUR_BIT,
     FIRST_LEAD_CALLER,
     HAND_SIZE,
@@ -39,28 +38,18 @@ from kernels.enums import (
     MAX_PLAYERS,
     MAX_TABLE,
     N_CARDS,
-    N_STREAMS,
     NO_CARD,
     NO_SEAT,
     PARTNER_VIEW_LAST3,
     PHASE_PLAY,
-    PLAY_DTYPE,
     RULE_FIRST_LEAD,
     RULE_PARTNER_VIEW,
     RULE_SIGNALS,
     SIGNALS_TRUMPS,
     TOTAL_POINTS,
-    VIEW_DTYPE,
-    WORK_DTYPE,
 )
-from kernels.rng_nb import seed_key_nb, start_streams_nb
-from kernels.rules_nb import (
-    deal_nb,
-    n_sides_nb,
-    trick_points_nb,
-    winner_side_nb,
-    winning_position_nb,
-)
+from kernels.rng_nb import start_streams_nb
+from kernels.rules_nb import deal_nb, draw_round_nb, n_sides_nb, score_trick_nb, seat_after_nb, winner_side_nb
 
 DEALS_PER_BLOCK = 256  # deals one thread plays with one set of work arrays, at most
 MIN_BLOCKS = 64  # a batch is cut into this many blocks at least, where it can be
@@ -158,200 +147,89 @@ def take_from_hand_nb(hands, n_hand, seat, card, width):
     return True
 
 
-@njit(cache=True, inline="always")
-def seat_after_nb(seat, steps, players):
-    """The seat ``steps`` places after ``seat`` in playing order (steps < players)."""
-    later = seat + steps
-    return later - players if later >= players else later
-
-
 @njit(cache=True, _nrt=False)
-def play_deal_nb(
-    deal,
-    strategy_ids,
-    params,
-    plugins,
-    rules,
-    states,
-    views,
-    sealed_params,
-    work,
-    result,
-    record,
-    illegal,
-    stop,
-):
+def play_deal_nb(deal, run, scratch, result, record, illegal):
     """Plays one dealt deal to the end and writes how it ended into ``result``.
 
-    ``views`` holds two VIEW_DTYPE records: the engine's view, then the copy a plug-in
-    gets for each decision (with ``sealed_params``, its parameters' copy). ``work`` (a
-    WORK_DTYPE record) holds the engine's own hands, table and points. ``record``
-    (PLAY_DTYPE) receives every card and trick winner. A decision that is not
-    a card in hand stops the deal and is written into ``illegal``; returns False then,
-    as it does when ``stop[0]`` is set (checked before every decision: a stop request
-    waits for one decision at most, however slow the strategy).
+    ``run`` (a RunContext) says who plays it and how; ``scratch`` (a BlockScratch) holds
+    the engine's view, then the copy a plug-in gets for each decision (with
+    ``sealed_params``, its parameters' copy), and the engine's own hands, table and
+    points (``work``). ``record`` (PLAY_DTYPE) receives every card and trick winner. A
+    decision that is not a card in hand stops the deal and is written into ``illegal``;
+    returns False then, as it does when ``run.stop[0]`` is set (checked before every
+    decision: a stop request waits for one decision at most, however slow the strategy).
 
     Compiled without reference counting (``_nrt=False``: nothing here allocates), as
     are its callers: otherwise every call and every inlined helper taking arrays would
     pay atomic increments and decrements, a sizeable share of the time of a deal.
     """
-    start_view_nb(views[0], deal, work, rules)
+    view, work = scratch.views[0], scratch.work[0]
+    start_view_nb(view, deal, work, run.rules)
     players = deal.players
     first_leader = 0
     if players == CHIAMATA_PLAYERS:
-        status = run_auction_nb(
-            strategy_ids, params, plugins, states, views, sealed_params, work, record, illegal, stop
-        )
+        status = run_auction_nb(run, scratch, record, illegal)
         if status == AUCTION_THROWN_IN:
             score_thrown_in_nb(result)
             return True
         if status == AUCTION_DONE:
-            status = make_call_nb(strategy_ids, params, plugins, states, views, sealed_params, work, illegal, stop)
+            status = make_call_nb(run, scratch, illegal)
         if status != AUCTION_DONE:
             return False
-        first_leader = views[0].caller if rules[RULE_FIRST_LEAD] == FIRST_LEAD_CALLER else 0
-    done = _play_any_nb(
-        deal,
-        strategy_ids,
-        params,
-        plugins,
-        rules,
-        states,
-        views,
-        sealed_params,
-        work,
-        record,
-        illegal,
-        players,
-        first_leader,
-        stop,
-    )
+        first_leader = view.caller if run.rules[RULE_FIRST_LEAD] == FIRST_LEAD_CALLER else 0
+    done = _play_tricks_nb(deal, run, scratch, record, illegal, first_leader)
     if done and players == CHIAMATA_PLAYERS:
-        score_chiamata_nb(views[0], work, rules, result)
+        score_chiamata_nb(view, work, run.rules, result)
     elif done:
         _score_nb(work.points, players, result)
     return done
 
 
 @njit(cache=True, inline="always")
-def _play_any_nb(
-    deal,
-    strategy_ids,
-    params,
-    plugins,
-    rules,
-    states,
-    views,
-    sealed_params,
-    work,
-    record,
-    illegal,
-    players,
-    first_leader,
-    stop,
-):
+def _play_tricks_nb(deal, run, scratch, record, illegal, first_leader):
     """The tricks of a deal for any table, ``first_leader`` leading the first; False
     after an illegal decision or a stop."""
-    trump = views[0].trump_suit
-    teams = players == 4 or players == 6
-    partner_view = teams and rules[RULE_PARTNER_VIEW] == PARTNER_VIEW_LAST3
-    signals = teams and rules[RULE_SIGNALS] == SIGNALS_TRUMPS
+    players = deal.players
     n_tricks = (deal.hand_size * players + deal.n_stock) // players
     leader = first_leader
     for trick in range(n_tricks):
-        leader = _play_trick_nb(
-            deal,
-            strategy_ids,
-            params,
-            plugins,
-            states,
-            views,
-            sealed_params,
-            work,
-            record,
-            illegal,
-            trump,
-            partner_view,
-            signals,
-            trick,
-            leader,
-            players,
-            stop,
-        )
+        leader = _play_trick_nb(deal, run, scratch, record, illegal, trick, leader)
         if leader == NO_SEAT:
             return False
     return True
 
 
 @njit(cache=True, inline="always")
-def _play_trick_nb(
-    deal,
-    strategy_ids,
-    params,
-    plugins,
-    states,
-    views,
-    sealed_params,
-    work,
-    record,
-    illegal,
-    trump,
-    partner_view,
-    signals,
-    trick,
-    leader,
-    players,
-    stop,
-):
+def _play_trick_nb(deal, run, scratch, record, illegal, trick, leader):
     """Plays trick ``trick`` led by ``leader``: first everyone draws for the previous trick
     (its winner, now the leader, first), then each seat plays a card. Returns the
     trick's winner, or NO_SEAT after an illegal decision or a stop request."""
-    view = views[0]
-    hands, n_hand, table, points = work.hands, work.n_hand, work.table, work.points
-    n_stock = deal.n_stock
+    view, work = scratch.views[0], scratch.work[0]
+    players, n_stock = deal.players, deal.n_stock
     drawn = min(trick * players, n_stock)  # cards drawn once this trick's draw is done
     if trick > 0 and trick * players <= n_stock:
-        _draw_nb(deal.stock, drawn - players, hands, n_hand, leader, players)
+        draw_round_nb(deal.stock, drawn - players, work.hands, work.n_hand, leader, players)
         view.stock_size = n_stock - drawn
         if drawn == n_stock:
             view.briscola = NO_CARD
     view.trick = trick
     view.leader = leader
-    partners_visible = partner_view and drawn == n_stock
-    signalled = signals and trick > 0
-    chiamata = players == CHIAMATA_PLAYERS
+    teams = players == 4 or players == 6
+    partners_visible = teams and run.rules[RULE_PARTNER_VIEW] == PARTNER_VIEW_LAST3 and drawn == n_stock
+    signalled = teams and run.rules[RULE_SIGNALS] == SIGNALS_TRUMPS and trick > 0
     for k in range(players):
         seat = seat_after_nb(leader, k, players)
-        if stop[0] != 0:
+        if run.stop[0] != 0:
             return NO_SEAT
-        show_seat_nb(view, seat, players, hands, n_hand, partners_visible, signalled)
-        if chiamata:
+        show_seat_nb(view, seat, players, work.hands, work.n_hand, partners_visible, signalled)
+        if players == CHIAMATA_PLAYERS:
             show_partner_nb(view, seat, work)
-        strategy = strategy_ids[seat]
-        shown, shown_params = view, params[seat]
-        if strategy >= FIRST_PLUGIN_ID:
-            seal_nb(views, params[seat], sealed_params)
-            shown, shown_params = views[1], sealed_params
-        card = choose_card_nb(strategy, shown, shown_params, states[1 + seat : 2 + seat], plugins)
-        if chiamata:
-            taken = take_from_hand_nb(hands, n_hand, seat, card, MAX_HAND)
-        else:
-            taken = take_from_hand_nb(hands, n_hand, seat, card, HAND_SIZE)
-        if not taken:
-            _report_illegal_nb(illegal, trick * players + k, seat, card, hands[seat])
+        card = _decide_card_nb(run, scratch, seat)
+        if not _play_card_nb(view, work, record, trick * players + k, seat, card):
+            _report_illegal_nb(illegal, trick * players + k, seat, card, work.hands[seat])
             return NO_SEAT
-        if chiamata and card == view.called:
-            work.revealed = True
-        table[k] = card
-        view.table[k] = card
-        view.n_table = k + 1
-        view.played_by[card] = seat
-        view.history[trick * players + k] = card
-        view.n_played = trick * players + k + 1
-        record.plays[trick * players + k] = card
-    winner = seat_after_nb(leader, winning_position_nb(table, players, trump), players)
-    points[winner] += trick_points_nb(table, players)
-    view.points[winner] = points[winner]
+    winner = score_trick_nb(work.table, players, view.trump_suit, leader, work.points)
+    view.points[winner] = work.points[winner]
     record.trick_winners[trick] = winner
     view.trick_winners[trick] = winner
     for k in range(players):
@@ -361,12 +239,40 @@ def _play_trick_nb(
 
 
 @njit(cache=True, inline="always")
-def _draw_nb(stock, top, hands, n_hand, first, players):
-    """Each seat draws a card from ``stock[top:]``, ``first`` first, then in order."""
-    for k in range(players):
-        seat = seat_after_nb(first, k, players)
-        hands[seat, n_hand[seat]] = stock[top + k]
-        n_hand[seat] += 1
+def _decide_card_nb(run, scratch, seat):
+    """``seat``'s card, from the engine's view, or from a sealed copy for a plug-in."""
+    strategy = run.strategy_ids[seat]
+    views = scratch.views
+    shown, shown_params = views[0], run.params[seat]
+    if strategy >= FIRST_PLUGIN_ID:
+        seal_nb(views, run.params[seat], scratch.sealed_params)
+        shown, shown_params = views[1], scratch.sealed_params
+    return choose_card_nb(strategy, shown, shown_params, scratch.states[1 + seat : 2 + seat], run.plugins)
+
+
+@njit(cache=True, inline="always")
+def _play_card_nb(view, work, record, play, seat, card):
+    """``seat`` plays ``card``, the deal's ``play``-th: out of its hand, onto the table, into
+    the view and the record. False (nothing changed) if the card is not in its hand."""
+    players = view.players
+    chiamata = players == CHIAMATA_PLAYERS
+    if chiamata:
+        taken = take_from_hand_nb(work.hands, work.n_hand, seat, card, MAX_HAND)
+    else:
+        taken = take_from_hand_nb(work.hands, work.n_hand, seat, card, HAND_SIZE)
+    if not taken:
+        return False
+    if chiamata and card == view.called:
+        work.revealed = True
+    k = view.n_table
+    work.table[k] = card
+    view.table[k] = card
+    view.n_table = k + 1
+    view.played_by[card] = seat
+    view.history[play] = card
+    view.n_played = play + 1
+    record.plays[play] = card
+    return True
 
 
 @njit(cache=True)
@@ -405,24 +311,9 @@ def _clear_record_nb(record):
 
 
 @njit(cache=True, nogil=True)
-def simulate_nb(
-    seed,
-    first_deal,
-    deal_step,
-    players,
-    rules,
-    strategy_ids,
-    params,
-    plugins,
-    seat_streams,
-    results,
-    illegal,
-    deals,
-    records,
-    stop,
-):
-    """Deals and plays deals ``first_deal + i * deal_step`` for i in ``range(len(results))``
-    (a step above 1 picks, e.g., the k-th deal of every match).
+def simulate_nb(run, results, illegal, deals, records):
+    """Deals and plays deals ``run.first_deal + i * run.deal_step`` for i in
+    ``range(len(results))`` (a step above 1 picks, e.g., the k-th deal of every match).
 
     ``deals`` and ``records`` are either empty or as long as ``results``: then they
     receive every deal's cards and moves (a trace). ``illegal[i]`` is written when deal i
@@ -430,115 +321,48 @@ def simulate_nb(
     index) alone, so the results do not depend on the number of threads.
 
     ``results[i].deal`` is written once deal i is complete: a deal left unfinished, by
-    an illegal decision or because ``stop[0]`` was set (from another thread: the GIL
+    an illegal decision or because ``run.stop[0]`` was set (from another thread: the GIL
     is released), keeps the value the caller gave it.
     """
-    _play_blocks_nb(
-        seed,
-        first_deal,
-        deal_step,
-        players,
-        rules,
-        strategy_ids,
-        params,
-        plugins,
-        seat_streams,
-        False,
-        results,
-        illegal,
-        deals,
-        records,
-        stop,
-    )
+    _play_blocks_nb(run, results, illegal, deals, records)
 
 
 @njit(cache=True, nogil=True)
-def replay_nb(
-    seed,
-    first_deal,
-    deal_step,
-    rules,
-    strategy_ids,
-    params,
-    plugins,
-    seat_streams,
-    deals,
-    results,
-    illegal,
-    records,
-    stop,
-):
-    """Plays the given ``deals`` (DEAL_DTYPE) instead of dealing them, and records every
-    move into ``records``. Deal i gets the strategies' random streams of deal index
-    ``first_deal + i * deal_step``. Used to audit deals and to play the same cards twice.
-    ``results`` and ``stop`` as in ``simulate_nb``.
+def replay_nb(run, deals, results, illegal, records):
+    """Plays the given ``deals`` (DEAL_DTYPE) instead of dealing them (``run.dealt``), and
+    records every move into ``records``. Deal i gets the strategies' random streams of
+    deal index ``run.first_deal + i * run.deal_step``. Used to audit deals and to play the
+    same cards twice. ``results`` and ``run.stop`` as in ``simulate_nb``.
     """
-    _play_blocks_nb(
-        seed,
-        first_deal,
-        deal_step,
-        0,
-        rules,
-        strategy_ids,
-        params,
-        plugins,
-        seat_streams,
-        True,
-        results,
-        illegal,
-        deals,
-        records,
-        stop,
-    )
+    _play_blocks_nb(run, results, illegal, deals, records)
 
 
 @njit(cache=True, parallel=True)
-def _play_blocks_nb(
-    seed,
-    first_deal,
-    deal_step,
-    players,
-    rules,
-    strategy_ids,
-    params,
-    plugins,
-    seat_streams,
-    dealt,
-    results,
-    illegal,
-    deals,
-    records,
-    stop,
-):
+def _play_blocks_nb(run, results, illegal, deals, records):
     """Spreads blocks of deals over the threads; each block gets its own work arrays.
-    Results do not depend on the blocks: deal i's randomness comes from (seed, i) alone."""
+    Results do not depend on the blocks: deal i's randomness comes from (seed, i) alone.
+
+    The context is taken apart before the loop and made again inside it: Numba's
+    parallel loop cannot take a namedtuple holding tuples (kernels/contexts_nb.py)."""
     n_deals = results.shape[0]
-    seed_key = seed_key_nb(seed)
+    seed_key, first_deal, deal_step, players, dealt, rules, strategy_ids, params, plugins, seat_streams, stop = run
+    decide, bid, call = plugins
     # Small batches (of slow strategies) are cut finer, so that every thread gets work.
     # (Asking Numba for the thread count here would make this kernel uncachable.)
     block_size = max(1, min(DEALS_PER_BLOCK, n_deals // MIN_BLOCKS))
     n_blocks = (n_deals + block_size - 1) // block_size
     for block in prange(n_blocks):
+        block_run = RunContext(seed_key, first_deal, deal_step, players, dealt, rules, strategy_ids, params,
+                               Plugins(decide, bid, call), seat_streams, stop)  # fmt: skip
         start = block * block_size
         end = min(n_deals, start + block_size)
-        states = np.empty(N_STREAMS, dtype=np.uint64)
-        views = np.empty(2, dtype=VIEW_DTYPE)  # the engine's, and each plug-in decision's copy
-        sealed_params = np.empty(params.shape[1], dtype=np.float64)
-        work = np.empty(1, dtype=WORK_DTYPE)  # the engine's own copies of what it shows
-        scratch_deal = np.empty(1, dtype=DEAL_DTYPE)
-        scratch_record = np.empty(1, dtype=PLAY_DTYPE)
-        _play_block_nb(
-            seed_key, first_deal, deal_step, start, end, players, rules, strategy_ids, params, plugins, seat_streams, dealt, results, illegal,
-            deals, records, states, views, sealed_params, work, scratch_deal, scratch_record, stop,
-        )  # fmt: skip
+        scratch = new_block_scratch_nb(params.shape[1])
+        _play_block_nb(block_run, scratch, start, end, results, illegal, deals, records)
 
 
 @njit(cache=True, _nrt=False)
-def _play_block_nb(
-    seed_key, first_deal, deal_step, start, end, players, rules, strategy_ids, params, plugins, seat_streams, dealt, results, illegal,
-    deals, records, states, views, sealed_params, work, scratch_deal, scratch_record, stop,
-):  # fmt: skip
-    """Plays deals ``start .. end - 1`` on one thread: deals them first unless ``dealt``
+def _play_block_nb(run, scratch, start, end, results, illegal, deals, records):
+    """Plays deals ``start .. end - 1`` on one thread: deals them first unless ``run.dealt``
     (then ``deals`` holds them). Empty ``deals``/``records`` mean untraced: the scratch
     records are used instead.
 
@@ -546,57 +370,45 @@ def _play_block_nb(
     caller. Compiled without reference counting, like ``play_deal_nb``.
     """
     traced = records.shape[0] > 0
-    if is_duel_nb(players, strategy_ids, traced):  # random and greedy only, untraced: the fast path, same results
-        random0, random1 = strategy_ids[0] == RANDOM_ID, strategy_ids[1] == RANDOM_ID
+    if is_duel_nb(
+        run.players, run.strategy_ids, traced
+    ):  # random and greedy only, untraced: the fast path, same results
+        random0, random1 = run.strategy_ids[0] == RANDOM_ID, run.strategy_ids[1] == RANDOM_ID
         if random0 and random1:  # constant flags: the compiler drops greedy's code from this copy
-            _play_duels_nb(seed_key, first_deal, deal_step, start, end, rules, seat_streams, results, states, work, scratch_deal, stop, True, True)  # fmt: skip
+            _play_duels_nb(run, scratch, start, end, results, True, True)
         else:
-            _play_duels_nb(seed_key, first_deal, deal_step, start, end, rules, seat_streams, results, states, work, scratch_deal, stop, random0, random1)  # fmt: skip
+            _play_duels_nb(run, scratch, start, end, results, random0, random1)
         return
-    n_seats = players if players > 0 else MAX_PLAYERS  # replayed deals: any table
+    n_seats = run.players if run.players > 0 else MAX_PLAYERS  # replayed deals: any table
     for i in range(start, end):
-        if stop[0] != 0:
+        if run.stop[0] != 0:
             return
-        deal = deals[i] if deals.shape[0] > 0 else scratch_deal[0]
-        record = records[i] if records.shape[0] > 0 else scratch_record[0]
+        deal = deals[i] if deals.shape[0] > 0 else scratch.deal[0]
+        record = records[i] if records.shape[0] > 0 else scratch.record[0]
         if records.shape[0] > 0:
             _clear_record_nb(record)
-        deal_index = first_deal + i * deal_step
-        start_streams_nb(states, seed_key, deal_index, seat_streams, n_seats)
-        if not dealt:
-            deal_nb(players, rules, states, deal)
+        deal_index = run.first_deal + i * run.deal_step
+        start_streams_nb(scratch.states, run.seed_key, deal_index, run.seat_streams, n_seats)
+        if not run.dealt:
+            deal_nb(run.players, run.rules, scratch.states, deal)
         results[i].briscola = deal.briscola
-        done = play_deal_nb(
-            deal,
-            strategy_ids,
-            params,
-            plugins,
-            rules,
-            states,
-            views,
-            sealed_params,
-            work[0],
-            results[i],
-            record,
-            illegal[i],
-            stop,
-        )
-        if done:
+        if play_deal_nb(deal, run, scratch, results[i], record, illegal[i]):
             results[i].deal = deal_index
 
 
 @njit(cache=True, _nrt=False)
-def _play_duels_nb(seed_key, first_deal, deal_step, start, end, rules, seat_streams, results, states, work, scratch_deal, stop, random0, random1):  # fmt: skip
+def _play_duels_nb(run, scratch, start, end, results, random0, random1):
     """``_play_block_nb``'s loop on the fast path (2 players, ``random0``/``random1``:
     whether each seat plays ``random``, else ``greedy``)."""
-    deal = scratch_deal[0]
-    points = work[0].points
+    deal = scratch.deal[0]
+    states = scratch.states
+    points = scratch.work[0].points
     for i in range(start, end):
-        if stop[0] != 0:
+        if run.stop[0] != 0:
             return
-        deal_index = first_deal + i * deal_step
-        start_streams_nb(states, seed_key, deal_index, seat_streams, 2)
-        deal_nb(2, rules, states, deal)
+        deal_index = run.first_deal + i * run.deal_step
+        start_streams_nb(states, run.seed_key, deal_index, run.seat_streams, 2)
+        deal_nb(2, run.rules, states, deal)
         results[i].briscola = deal.briscola
         points[0] = play_duel_nb(deal, states[1], states[2], random0, random1)
         points[1] = TOTAL_POINTS - points[0]

@@ -212,6 +212,54 @@ def trick_points_nb(table, n_table):
     return points
 
 
+# One trick's mechanics, shared by the engine, the playouts and the exact end-game
+# search (the 2-player fast path packs its hands instead: docs/engine.md says why).
+
+
+@njit(cache=True, inline="always")
+def seat_after_nb(seat, steps, players):
+    """The seat ``steps`` places after ``seat`` in playing order (steps < players)."""
+    later = seat + steps
+    return later - players if later >= players else later
+
+
+@njit(cache=True, inline="always")
+def trick_winner_nb(table, players, trump_suit, leader):
+    """The seat that takes the full trick ``table[:players]`` led by ``leader``."""
+    return seat_after_nb(leader, winning_position_nb(table, players, trump_suit), players)
+
+
+@njit(cache=True, inline="always")
+def score_trick_nb(table, players, trump_suit, leader, points):
+    """Ends the full trick ``table[:players]``: its winner takes its points into
+    ``points[winner]``. Returns the winner, who leads next (and draws first)."""
+    winner = trick_winner_nb(table, players, trump_suit, leader)
+    points[winner] += trick_points_nb(table, players)
+    return winner
+
+
+@njit(cache=True, inline="always")
+def draw_round_nb(stock, top, hands, n_hand, first, players):
+    """Each seat draws a card from ``stock[top:]`` into its hand's end, ``first`` first,
+    then in playing order."""
+    for k in range(players):
+        seat = seat_after_nb(first, k, players)
+        hands[seat, n_hand[seat]] = stock[top + k]
+        n_hand[seat] += 1
+
+
+@njit(cache=True, inline="always")
+def take_nb(hands, n_hand, seat, k):
+    """The k-th card of ``seat``, taken out of its hand, the last card filling its slot:
+    the searches' way, undone by putting the card back (the engine keeps a hand's order
+    instead, which strategies see: ``engine_nb.take_from_hand_nb``)."""
+    card = hands[seat, k]
+    n = n_hand[seat]
+    hands[seat, k] = hands[seat, n - 1]
+    n_hand[seat] = n - 1
+    return card
+
+
 @njit(cache=True, inline="always")
 def winner_side_nb(side_points, n_sides):
     """The side with the most points, or -1 when the highest total is shared (a draw)."""

@@ -22,6 +22,7 @@ import numba
 import numpy as np
 from numba.core.errors import NumbaExperimentalFeatureWarning
 
+from kernels.contexts_nb import Plugins, RunContext
 from kernels.dispatch_nb import FIRST_PLUGIN_ID, no_decision_nb
 from kernels.engine_nb import replay_nb, simulate_nb
 from kernels.enums import (
@@ -34,6 +35,7 @@ from kernels.enums import (
     PLAY_DTYPE,
     RESULT_DTYPE,
 )
+from kernels.rng_nb import seed_key_nb
 from sim.cards import SUITS_ITALIAN, short_name
 from sim.config import CHIAMATA, IllegalDecisionError, RunConfig
 from sim.interrupt import StopFlag
@@ -93,11 +95,11 @@ def canonical_strategies(texts, strategy_files=()) -> tuple[str, ...]:
 
 
 def kernel_strategies(config: RunConfig):
-    """The kernels' view of the seats: strategy ids, parameter rows and plug-in slots.
+    """The kernels' view of the seats: strategy ids, parameter rows and the Plugins.
 
-    ``random`` and ``greedy`` take their inline ids; every other strategy gets a slot in
-    the plug-in tuple (one per distinct strategy), holding its compiled decision function,
-    and, at Briscola Chiamata, its bid and call (kernels/dispatch_nb.py).
+    ``random`` and ``greedy`` take their inline ids; every other strategy gets a plug-in
+    slot (one per distinct strategy): its compiled decision function in ``decide`` and,
+    at Briscola Chiamata, its bid and call in ``bid`` and ``call`` (kernels/contexts_nb.py).
     """
     ids = np.full(MAX_PLAYERS, -1, dtype=np.int64)
     params = np.zeros((MAX_PLAYERS, MAX_PARAMS), dtype=np.float64)
@@ -114,9 +116,22 @@ def kernel_strategies(config: RunConfig):
     empty = (_empty_slot(),) * (MAX_PLAYERS - len(slots))
     chiamata = config.players == CHIAMATA
     auctions = [s.compiled_auction() if chiamata else (_empty_slot(), _empty_slot()) for s in slots]
-    plugins = tuple(s.compiled() for s in slots) + empty
-    plugins += tuple(bid for bid, _ in auctions) + empty + tuple(call for _, call in auctions) + empty
-    return ids, params, plugins
+    decide = tuple(s.compiled() for s in slots) + empty
+    bid = tuple(bid for bid, _ in auctions) + empty
+    call = tuple(call for _, call in auctions) + empty
+    return ids, params, Plugins(decide, bid, call)
+
+
+def run_context(config: RunConfig, first_deal: int, deal_step: int, dealt: bool, stop: StopFlag) -> RunContext:
+    """The kernels' read-only inputs for deals ``first_deal + i * deal_step`` of the run
+    (``dealt``: the deals are given, as in a replay; the table is then any)."""
+    ids, params, plugins = kernel_strategies(config)
+    # np.uint64: a jitted function returns a plain int, which Numba would type int64 below 2**63
+    return RunContext(
+        seed_key=np.uint64(seed_key_nb(config.seed)), first_deal=int(first_deal), deal_step=int(deal_step),
+        players=0 if dealt else config.players, dealt=dealt, rules=config.rules.as_codes(), strategy_ids=ids,
+        params=params, plugins=plugins, seat_streams=config.seat_streams(), stop=stop.array,
+    )  # fmt: skip
 
 
 @functools.lru_cache(maxsize=1)
@@ -158,13 +173,9 @@ def replay(config: RunConfig, deals: np.ndarray, first_deal: int = 0) -> Batch:
 def _simulate(config: RunConfig, first_deal: int, n_deals: int, trace: bool, deal_step: int, stop: StopFlag):
     """``simulate_nb`` on one batch: the Batch and the illegal-decision records."""
     results, illegal = _kernel_buffers(n_deals)
-    ids, params, plugins = kernel_strategies(config)
     deals = np.empty(n_deals if trace else 0, dtype=DEAL_DTYPE)
     records = np.empty(n_deals if trace else 0, dtype=PLAY_DTYPE)
-    arguments = (
-        config.seed, first_deal, deal_step, config.players, config.rules.as_codes(), ids,
-        params, plugins, config.seat_streams(), results, illegal, deals, records, stop.array,
-    )  # fmt: skip
+    arguments = (run_context(config, first_deal, deal_step, False, stop), results, illegal, deals, records)
     results, illegal, deals, records = _launch(simulate_nb, arguments, config, stop, (results, illegal, deals, records))
     return Batch(results, deals, records), illegal
 
@@ -172,12 +183,8 @@ def _simulate(config: RunConfig, first_deal: int, n_deals: int, trace: bool, dea
 def _replay(config: RunConfig, deals: np.ndarray, first_deal: int, stop: StopFlag):
     """``replay_nb`` on given deals: the Batch and the illegal-decision records."""
     results, illegal = _kernel_buffers(deals.shape[0])
-    ids, params, plugins = kernel_strategies(config)
     records = np.empty(deals.shape[0], dtype=PLAY_DTYPE)
-    arguments = (
-        config.seed, first_deal, 1, config.rules.as_codes(), ids,
-        params, plugins, config.seat_streams(), deals, results, illegal, records, stop.array,
-    )  # fmt: skip
+    arguments = (run_context(config, first_deal, 1, True, stop), deals, results, illegal, records)
     results, illegal, records = _launch(replay_nb, arguments, config, stop, (results, illegal, records))
     return Batch(results, deals, records), illegal
 

@@ -39,6 +39,7 @@ def world_log_weights_nb(view, hands, n_hand, sides, trusts, log_weights, rng, p
             _seat_log_weights_nb(view, seat, hands[seat], n_hand[seat], sides, trusts, rng, past, log_weights[seat])
 
 
+# 9 arguments: one seat's row of world_log_weights_nb's arrays, and its work array.
 @njit(cache=True)
 def _seat_log_weights_nb(view, seat, hand, n, sides, trusts, rng, past, log_weights):
     """The log-probabilities of ``seat``'s plays, for each trust, going back trick by

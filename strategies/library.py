@@ -31,7 +31,7 @@ HOARDER = Strategy(
 # Briscola Chiamata: how high to bid, for every strategy that bids by the fitted model.
 # -0.6 by measurement (docs/chiamata.md; benchmarks/tuning-bids.toml): it beats expert 2's
 # 0.4 and no threshold near it beats it.
-BID_THRESHOLD = Param("bid_threshold", float, -0.6, -4.0, 4.0, "Briscola Chiamata: game points its best call at "
+BID_THRESHOLD_PARAM = Param("bid_threshold", float, -0.6, -4.0, 4.0, "Briscola Chiamata: game points its best call at "
                       "the next level must be expected to gain for it to bid that level")  # fmt: skip
 
 EXPERT = Strategy(
@@ -42,7 +42,7 @@ EXPERT = Strategy(
     params=(
         Param("signals", bool, True, help="use partners' trump signals where the rules show them"),
         Param("partner_view", bool, True, help="use partners' hands where partner_view=last3 shows them"),
-        BID_THRESHOLD,
+        BID_THRESHOLD_PARAM,
     ),
     bid=expert_bid_nb,
     call=expert_call_nb,
@@ -78,7 +78,7 @@ PIMC = Strategy(
     params=(
         Param("samples", int, 64, 1, 4096, "deals of the hidden cards drawn per decision"),
         Param("rollouts", int, 4, 1, 256, "orders of the face-down stock played per sampled deal"),
-        POINTS_WEIGHT, opponent_random(0.75), SEARCH_SIGNALS, SEARCH_PARTNER_VIEW, INFERENCE, ADAPT, BID_THRESHOLD,
+        POINTS_WEIGHT, opponent_random(0.75), SEARCH_SIGNALS, SEARCH_PARTNER_VIEW, INFERENCE, ADAPT, BID_THRESHOLD_PARAM,
     ),
     bid=pimc_bid_nb,
     call=expert_call_nb,
@@ -93,7 +93,7 @@ ISMCTS = Strategy(
     params=(
         Param("iterations", int, 1000, 1, 100000, "iterations per decision: a sampled deal, a node and a playout each"),
         Param("exploration", float, 0.7, 0.0, 10.0, "UCB's exploration constant"),
-        POINTS_WEIGHT, opponent_random(0.0), INFERENCE, ADAPT, SEARCH_SIGNALS, SEARCH_PARTNER_VIEW, BID_THRESHOLD,
+        POINTS_WEIGHT, opponent_random(0.0), INFERENCE, ADAPT, SEARCH_SIGNALS, SEARCH_PARTNER_VIEW, BID_THRESHOLD_PARAM,
     ),
     bid=ismcts_bid_nb,
     call=expert_call_nb,

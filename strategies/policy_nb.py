@@ -46,6 +46,7 @@ def policy_score_nb(card, trump, winning_card, table_points, partner_wins, loads
     return follow_key_nb(card, winning_card, trump, table_points, partner_wins) / LEAD_KEY_PER_POINT
 
 
+# 9 arguments: the trick as the playouts hold it, inlined in their inner loop.
 @njit(cache=True, inline="always")
 def policy_choice_nb(hand, n, table, n_table, trump, players, leader, seat, sides):
     """Index in ``hand[:n]`` of the policy's card for ``seat`` (the first of equals)."""
@@ -60,6 +61,7 @@ def policy_choice_nb(hand, n, table, n_table, trump, players, leader, seat, side
     return best_k
 
 
+# 10 arguments: policy_choice_nb's trick and the card played, as inference holds them.
 @njit(cache=True)
 def model_share_nb(hand, n, played, table, n_table, trump, players, leader, seat, sides):
     """The softmax share of ``played`` (one of ``hand[:n]``) by the policy's scores: the
@@ -80,6 +82,7 @@ def model_share_nb(hand, n, played, table, n_table, trump, players, leader, seat
     return mine / total
 
 
+# 11 arguments: model_share_nb's and the trust (the tests' entry to the model).
 @njit(cache=True)
 def play_probability_nb(hand, n, played, table, n_table, trump, players, leader, seat, sides, trust):
     """How likely the model makes ``seat`` play ``played`` from ``hand[:n]`` (``played``
