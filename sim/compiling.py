@@ -25,7 +25,7 @@ import warnings
 
 from kernels.tally_nb import tally_results_nb
 from sim.config import RunConfig, n_sides
-from sim.play import NOT_PLAYED, kernel_strategies, play_batch, seat_specs
+from sim.play import NOT_PLAYED, lineup, play_batch, seat_specs
 from strategies.api import Strategy, decision_signature
 from strategies.registry import available_strategies
 
@@ -45,7 +45,7 @@ def warm_up(config: RunConfig, tally: bool = False) -> float:
         if helper is not None:
             helper.kill()
         raise
-    kernel_strategies(config)  # loads (or compiles) the strategies; the engine takes any of them
+    lineup(config)  # loads (or compiles) the strategies; the engine takes any of them
     return time.perf_counter() - started
 
 

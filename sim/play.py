@@ -82,29 +82,48 @@ def loaded_strategies(strategy_files: tuple[str, ...]) -> dict:
     return available_strategies(strategy_files)
 
 
-def seat_specs(config: RunConfig) -> list[StrategySpec]:
-    """Each seat's strategy and parameter values; StrategyError for unknown names or keys."""
-    strategies = loaded_strategies(tuple(config.strategy_files))
-    return [parse_spec(text, strategies) for text in config.strategies]
-
-
-def canonical_strategies(texts, strategy_files=()) -> tuple[str, ...]:
-    """Seat strategies as canonical labels (``pimc:samples=32``); checks them all."""
-    strategies = loaded_strategies(tuple(strategy_files))
-    return tuple(parse_spec(text, strategies).label for text in texts)
-
-
-def kernel_strategies(config: RunConfig):
-    """The kernels' view of the seats: strategy ids, parameter rows and the Plugins.
+@dataclass(frozen=True, eq=False)
+class Lineup:
+    """The seats' strategies resolved: each seat's spec (strategy and parameter values)
+    and what the kernels take of them: strategy ids, parameter rows and the Plugins.
 
     ``random`` and ``greedy`` take their inline ids; every other strategy gets a plug-in
     slot (one per distinct strategy): its compiled decision function in ``decide`` and,
     at Briscola Chiamata, its bid and call in ``bid`` and ``call`` (kernels/contexts_nb.py).
     """
+
+    specs: tuple[StrategySpec, ...]
+    strategy_ids: np.ndarray  # shared by every batch of the run: the kernels only read them
+    params: np.ndarray
+    plugins: Plugins
+
+
+def lineup(config: RunConfig) -> Lineup:
+    """The run's seats, parsed, checked and compiled once a process for each table of
+    strategies (``RunConfig`` keeps the strings, for metadata and pickling); StrategyError
+    for unknown names or keys."""
+    return _resolved(config.strategies, tuple(config.strategy_files), config.players == CHIAMATA)
+
+
+def seat_specs(config: RunConfig) -> list[StrategySpec]:
+    """Each seat's strategy and parameter values (parsed, not compiled); StrategyError for
+    unknown names or keys."""
+    return list(_parsed(config.strategies, tuple(config.strategy_files)))
+
+
+@functools.lru_cache(maxsize=256)
+def _parsed(strategies: tuple[str, ...], strategy_files: tuple[str, ...]) -> tuple[StrategySpec, ...]:
+    loaded = loaded_strategies(strategy_files)
+    return tuple(parse_spec(text, loaded) for text in strategies)
+
+
+@functools.lru_cache(maxsize=256)
+def _resolved(strategies: tuple[str, ...], strategy_files: tuple[str, ...], chiamata: bool) -> Lineup:
+    specs = _parsed(strategies, strategy_files)
     ids = np.full(MAX_PLAYERS, -1, dtype=np.int64)
     params = np.zeros((MAX_PLAYERS, MAX_PARAMS), dtype=np.float64)
     slots = []
-    for seat, spec in enumerate(seat_specs(config)):
+    for seat, spec in enumerate(specs):
         params[seat] = spec.param_vector()
         strategy = spec.strategy
         if strategy.inline_id is not None:
@@ -114,23 +133,29 @@ def kernel_strategies(config: RunConfig):
             slots.append(strategy)
         ids[seat] = FIRST_PLUGIN_ID + slots.index(strategy)
     empty = (_empty_slot(),) * (MAX_PLAYERS - len(slots))
-    chiamata = config.players == CHIAMATA
     auctions = [s.compiled_auction() if chiamata else (_empty_slot(), _empty_slot()) for s in slots]
     decide = tuple(s.compiled() for s in slots) + empty
     bid = tuple(bid for bid, _ in auctions) + empty
     call = tuple(call for _, call in auctions) + empty
-    return ids, params, Plugins(decide, bid, call)
+    return Lineup(specs, ids, params, Plugins(decide, bid, call))
+
+
+def canonical_strategies(texts, strategy_files=()) -> tuple[str, ...]:
+    """Seat strategies as canonical labels (``pimc:samples=32``); checks them all."""
+    strategies = loaded_strategies(tuple(strategy_files))
+    return tuple(parse_spec(text, strategies).label for text in texts)
 
 
 def run_context(config: RunConfig, first_deal: int, deal_step: int, dealt: bool, stop: StopFlag) -> RunContext:
     """The kernels' read-only inputs for deals ``first_deal + i * deal_step`` of the run
     (``dealt``: the deals are given, as in a replay; the table is then any)."""
-    ids, params, plugins = kernel_strategies(config)
+    seats = lineup(config)
     # np.uint64: a jitted function returns a plain int, which Numba would type int64 below 2**63
     return RunContext(
         seed_key=np.uint64(seed_key_nb(config.seed)), first_deal=int(first_deal), deal_step=int(deal_step),
-        players=0 if dealt else config.players, dealt=dealt, rules=config.rules.as_codes(), strategy_ids=ids,
-        params=params, plugins=plugins, seat_streams=config.seat_streams(), stop=stop.array,
+        players=0 if dealt else config.players, dealt=dealt, rules=config.rules.as_codes(),
+        strategy_ids=seats.strategy_ids, params=seats.params, plugins=seats.plugins, seat_streams=config.seat_streams(),
+        stop=stop.array,
     )  # fmt: skip
 
 

@@ -14,13 +14,13 @@ from hypothesis import strategies as st
 
 from kernels.duel_nb import is_duel_nb
 from sim.config import Rules, RunConfig
-from sim.play import kernel_strategies, play_batch
+from sim.play import lineup, play_batch
 
 PAIRS = [("random", "random"), ("greedy", "random"), ("random", "greedy"), ("greedy", "greedy")]
 
 
 def takes_fast_path(config: RunConfig, traced: bool) -> bool:
-    ids, _, _ = kernel_strategies(config)
+    ids = lineup(config).strategy_ids
     return is_duel_nb.py_func(config.players, ids, traced)
 
 

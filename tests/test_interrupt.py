@@ -183,11 +183,11 @@ def stopped_after(seconds: float):
 def slow_config(players=2, match="deal"):
     """Deals of about a fifth of a second each (ten decisions of 20 ms)."""
     from sim.config import RunConfig
-    from sim.play import kernel_strategies
+    from sim.play import lineup
 
     config = RunConfig(players=players, strategies=("slow:seconds=0.02", "random") * (players // 2), deals=1, seed=1,
                        threads=2, strategy_files=(SLOW_FILE,), match=match)  # fmt: skip
-    kernel_strategies(config)  # compiled before any clock starts
+    lineup(config)  # compiled before any clock starts
     return config
 
 

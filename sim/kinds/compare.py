@@ -30,7 +30,7 @@ from sim import summaries
 from sim.config import ConfigError, RunConfig, n_sides
 from sim.kinds.base import RunKind, default_path
 from sim.matches import match_table, play_matches
-from sim.play import play_batch
+from sim.play import lineup, play_batch
 from sim.results import arrow_column, results_schema, results_table
 from sim.stats import A, B, CompareTally, deal_games, game_scores, seatings
 
@@ -107,6 +107,8 @@ class DuplicatesPlayer:
     def __init__(self, base: RunConfig, a: str, b: str):
         self.seatings = seatings(base.players)
         self.configs = [seating_config(base, a, b, seating) for seating in self.seatings]
+        for config in self.configs:
+            lineup(config)  # its strategies resolved once, here: bad ones fail before anything runs
         self.games = len(self.configs)
         self.schema = compare_schema(self.configs[0])
 

@@ -10,7 +10,7 @@ from sim import summaries
 from sim.config import RunConfig, n_sides, seat_strategies
 from sim.kinds.base import RunKind, default_path
 from sim.matches import match_table, play_matches, rotated
-from sim.play import NOT_PLAYED, Batch, play_batch
+from sim.play import NOT_PLAYED, Batch, lineup, play_batch
 from sim.results import results_schema, results_table
 from sim.stats import RunTally
 from sim.trace import trace_table
@@ -50,6 +50,7 @@ class SeatsPlayer:
     def __init__(self, config: RunConfig):
         self.config = config
         self.configs = [config]
+        lineup(config)  # its strategies resolved once, here: bad ones fail before anything runs
         self.schema = results_schema(config)
 
     def new_tally(self) -> RunTally:
