@@ -35,3 +35,15 @@ def pytest_sessionstart(session):
         warm = [sys.executable, "-m", "sim.cli", "simulate", "--players", "2", "--strategies", "random,random",
                 "--deals", "1", "--seed", "1", "--quiet", "--out", str(Path(folder) / "warm.parquet")]  # fmt: skip
         subprocess.run(warm, cwd=ROOT, capture_output=True, check=True, timeout=900)
+
+
+# Modules whose tests start clusters, study processes or fresh compiles (tens of seconds
+# each): pytest-xdist hands tests out in order, so these go first, and the run does not
+# end on one worker finishing a long test while the other idles.
+LONG_FIRST = ("test_dask_faults.py", "test_study.py", "test_caching.py", "test_plugins.py", "test_check.py",
+              "test_interrupt.py", "test_report.py")  # fmt: skip
+
+
+def pytest_collection_modifyitems(session, config, items):
+    rank = {name: place for place, name in enumerate(LONG_FIRST)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(LONG_FIRST)))  # stable: each file keeps its order

@@ -227,16 +227,16 @@ RUNS = [
 
 
 @pytest.mark.parametrize("run", RUNS, ids=lambda run: run[0])
-def test_rules_are_in_every_default_name_summary_and_json(tmp_path, run):
+def test_rules_are_in_every_default_name_summary_and_json(tmp_path, monkeypatch, capsys, run):
     """Two runs that differ by a rule get different default names, and every summary
     and JSON object says which rules (and seed) it was played with."""
     common = [*run, "--deals", "200", "--seed", "8", "--quiet"]
-    plain = run_cli(*common, env={"PYTHONPATH": str(REPO)}, cwd=tmp_path)
-    ruled = run_cli(*common, "--rule", "trump_redeal=ace-three", "--rule", "partner_view=none",
-                    env={"PYTHONPATH": str(REPO)}, cwd=tmp_path)  # fmt: skip
-    assert plain.returncode == ruled.returncode == 0, plain.stderr + ruled.stderr
-    assert "rules: trump_redeal=off, partner_view=last3, signals=none" in plain.stdout
-    assert "rules: trump_redeal=ace-three, partner_view=none, signals=none" in ruled.stdout
+    monkeypatch.chdir(tmp_path)  # in this process: the same main() a fresh one runs, without its start
+    plain = command(capsys, *common)
+    ruled = command(capsys, *common, "--rule", "trump_redeal=ace-three", "--rule", "partner_view=none")
+    assert plain[0] == ruled[0] == 0, plain[2] + ruled[2]
+    assert "rules: trump_redeal=off, partner_view=last3, signals=none" in plain[1]
+    assert "rules: trump_redeal=ace-three, partner_view=none, signals=none" in ruled[1]
     names = sorted(path.name for path in (tmp_path / "results").iterdir())
     assert len(set(names)) == 2
     assert names[1].endswith(
@@ -244,8 +244,7 @@ def test_rules_are_in_every_default_name_summary_and_json(tmp_path, run):
     )
     if run[0] == "tournament":
         assert names[0].startswith("tournament_4p_greedy-random-highest_seed8_")
-    as_json = json.loads(run_cli(*common, "--rule", "trump_redeal=ace-three", "--summary-only", "--json",
-                                 env={"PYTHONPATH": str(REPO)}, cwd=tmp_path).stdout)  # fmt: skip
+    as_json = json.loads(command(capsys, *common, "--rule", "trump_redeal=ace-three", "--summary-only", "--json")[1])
     assert as_json["seed"] == 8 and as_json["rules"] == {
         "trump_redeal": "ace-three",
         "partner_view": "last3",
@@ -262,22 +261,22 @@ def test_json_figures_are_rounded(capsys):
     assert all(value == round(value, 6) for value in row["score_ci95"])
 
 
-def test_missing_output_folders_are_made_once_the_input_is_good(tmp_path):
-    result = run_cli("simulate", "--players", "2", "--strategies", "random", "--deals", "100", "--seed", "1", "--quiet",
-                     "--out", "new/deeper/run.parquet", "--trace", "other/trace.parquet",
-                     env={"PYTHONPATH": str(REPO)}, cwd=tmp_path)  # fmt: skip
-    assert result.returncode == 0, result.stderr
+def test_missing_output_folders_are_made_once_the_input_is_good(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)  # in this process: the same main() a fresh one runs, without its start
+    code, _, err = command(capsys, "simulate", "--players", "2", "--strategies", "random", "--deals", "100", "--seed",
+                           "1", "--quiet", "--out", "new/deeper/run.parquet", "--trace", "other/trace.parquet")  # fmt: skip
+    assert code == 0, err
     assert len(pd.read_parquet(tmp_path / "new" / "deeper" / "run.parquet")) == 100
     assert len(pd.read_parquet(tmp_path / "other" / "trace.parquet")) == 100
     (tmp_path / "afile").write_text("")
     for args in (["--out", "afile/x.parquet"], ["--out", "fresh/x.parquet", "--deals", "0"]):
-        bad = run_cli("simulate", "--players", "2", "--strategies", "random", "--deals", "10", "--seed", "1", *args,
-                      env={"PYTHONPATH": str(REPO)}, cwd=tmp_path)  # fmt: skip
-        assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1, bad.stderr
+        code, _, err = command(capsys, "simulate", "--players", "2", "--strategies", "random", "--deals", "10",
+                               "--seed", "1", *args)  # fmt: skip
+        assert code == 2 and len(err.strip().splitlines()) == 1, err
         assert not (tmp_path / "fresh").exists()
-    assert "afile is a file, not a directory" in run_cli(
-        "compare", "greedy", "random", "--deals", "10", "--seed", "1", "--out", "afile/x.parquet",
-        env={"PYTHONPATH": str(REPO)}, cwd=tmp_path).stderr  # fmt: skip
+    code, _, err = command(capsys, "compare", "greedy", "random", "--deals", "10", "--seed", "1", "--out",
+                           "afile/x.parquet")  # fmt: skip
+    assert code == 2 and "afile is a file, not a directory" in err
 
 
 COMMANDS = ["simulate", "compare", "tournament", "report", "diff", "strategies", "check"]
@@ -397,20 +396,18 @@ def test_wide_tables_keep_every_figure_on_a_narrow_terminal():
     assert all(f"{side['wins']:,}" in result.stdout for side in summary["sides"])
 
 
-def test_out_may_name_a_folder_for_the_default_name(tmp_path):
-    env = {"PYTHONPATH": str(REPO)}
+def test_out_may_name_a_folder_for_the_default_name(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)  # in this process: the same main() a fresh one runs, without its start
     for out in ("fresh/", "fresh"):  # a folder to make, then one that exists
-        result = run_cli("simulate", "--players", "2", "--strategies", "random", "--deals", "10", "--seed", str(len(out)),
-                         "--out", out, "--quiet", env=env, cwd=tmp_path)  # fmt: skip
-        assert result.returncode == 0, result.stderr
+        code, _, err = command(capsys, "simulate", "--players", "2", "--strategies", "random", "--deals", "10",
+                               "--seed", str(len(out)), "--out", out, "--quiet")  # fmt: skip
+        assert code == 0, err
     assert sorted(p.name for p in (tmp_path / "fresh").iterdir()) == ["2p_random-random_seed5_10deals.parquet",
                                                                       "2p_random-random_seed6_10deals.parquet"]  # fmt: skip
-    result = run_cli("tournament", "greedy", "random", "--deals", "10", "--seed", "1", "--out", "study/", "--quiet",
-                     env=env, cwd=tmp_path)  # fmt: skip
-    assert (
-        result.returncode == 0
-        and (tmp_path / "study" / "tournament_2p_greedy-random_seed1_10deals" / "_tournament.json").exists()
-    )
+    code, _, err = command(capsys, "tournament", "greedy", "random", "--deals", "10", "--seed", "1", "--out", "study/",
+                           "--quiet")  # fmt: skip
+    assert code == 0, err
+    assert (tmp_path / "study" / "tournament_2p_greedy-random_seed1_10deals" / "_tournament.json").exists()
 
 
 def test_more_bad_input_gets_one_line_and_exit_2(tmp_path, monkeypatch, capsys):

@@ -86,6 +86,7 @@ def test_llr_matches_the_normal_approximation_and_its_sign():
     assert sprt_llr(counts[::-1], values, 0, 5) < 0
 
 
+@pytest.mark.slow  # statistical: its power takes many deals; CI runs it (-m slow)
 @pytest.mark.parametrize("players, seeds", [(2, 300), (3, 120)])
 def test_intervals_of_a_strategy_against_itself_are_honest(players, seeds):
     """Over many seeds, the 95% interval covers 1/2 about 95% of the time, and is as wide

@@ -118,6 +118,7 @@ def informative_position(trust):
     pytest.fail("no informative position")
 
 
+@pytest.mark.slow  # statistical: its power takes many deals; CI runs it (-m slow)
 def test_with_the_models_weights_sampled_hands_follow_the_exact_posterior():
     """Each unseen card's chance to be in the opponent's hand, over 20,000 sampled deals
     (at least 5,000 independent: a fourth of the candidates are kept), within 4

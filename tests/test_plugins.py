@@ -11,6 +11,7 @@ from sim.results import read_results
 from strategies.api import Param, Strategy, parse_spec
 from strategies.errors import StrategyError
 from tests.helpers import OUTSIDER, REPO, run_cli
+from tests.helpers import command as in_process
 
 GUIDE = REPO / "docs" / "strategies.md"
 
@@ -86,8 +87,10 @@ def test_the_guides_example_runs_as_the_guide_says(tmp_path):
     (tmp_path / "saver.py").write_text(guide_example())
     commands = re.findall(r"^briscola (.+)$", GUIDE.read_text(), re.M)
     assert any(c.startswith("simulate") for c in commands)
+    assert any(c.startswith("check") and "--deals" not in c for c in commands)  # check's default 1,000 deals
     for command in commands:
         args = command.replace("--deals 100000", "--deals 2000").split() + ["--quiet"] * command.startswith("simulate")
+        args += ["--deals", "100"] * (command.startswith("check") and "--deals" not in command)  # as test_check's
         result = run_cli(*args, env={"PYTHONPATH": str(REPO)}, cwd=tmp_path)
         assert result.returncode == 0, (command, result.stderr)
         assert "saver" in result.stdout
@@ -118,11 +121,12 @@ def test_builtin_list_names_every_strategy_with_versions_and_parameters():
         ("nosuch:x=1", "unknown strategy 'nosuch'; valid strategies: expert, greedy"),
     ],
 )
-def test_bad_parameters_get_one_line_and_exit_2(tmp_path, spec, message):
-    result = run_cli("simulate", "--players", "2", "--strategies", f"{spec},random", "--deals", "10",
-                     "--seed", "1", env={"PYTHONPATH": str(REPO)}, cwd=tmp_path)  # fmt: skip
-    assert result.returncode == 2
-    assert result.stderr.count("\n") == 1 and message in result.stderr
+def test_bad_parameters_get_one_line_and_exit_2(tmp_path, monkeypatch, capsys, spec, message):
+    monkeypatch.chdir(tmp_path)  # in this process: the same main() a fresh one runs, without its start
+    code, _, err = in_process(capsys, "simulate", "--players", "2", "--strategies", f"{spec},random", "--deals", "10",
+                           "--seed", "1")  # fmt: skip
+    assert code == 2
+    assert err.count("\n") == 1 and message in err, err
     assert list(tmp_path.iterdir()) == []
 
 

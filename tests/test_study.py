@@ -4,6 +4,8 @@ with a worker killed mid-run."""
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import os
 import random
@@ -17,6 +19,7 @@ import pandas as pd
 import pytest
 
 import sim
+from sim.cli import main
 from tests.helpers import OUTSIDER, REPO, SLOW_FILE, dying_worker, run_cli
 from tests.helpers import command as in_process
 
@@ -73,8 +76,12 @@ def dataset(study: Path) -> pd.DataFrame:
 
 
 def summaries(study: Path) -> dict:
-    """Every experiment's summary, less its timings."""
-    outcome = json.loads(run_cli("status", str(study), "--json", env={"PYTHONPATH": str(REPO)}).stdout)
+    """Every experiment's summary, less its timings, as ``briscola status --json`` prints
+    them (its main() in this process: a command start less each time)."""
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        assert main(["status", str(study), "--json"]) == 0
+    outcome = json.loads(printed.getvalue())
     return {e["name"]: {k: v for k, v in (e["summary"] or {}).items() if k not in ("seconds", "deals_per_second")}
             for e in outcome["experiments"]}  # fmt: skip
 

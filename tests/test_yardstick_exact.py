@@ -199,6 +199,7 @@ def statistics(seat0_points: np.ndarray) -> dict[str, tuple[float, float]]:
     return out
 
 
+@pytest.mark.slow  # statistical: its power takes many deals; CI runs it (-m slow)
 @pytest.mark.parametrize("pair", ["random-random", "greedy-random"])
 def test_kernels_agree_with_the_yardstick_statistically(yardstick, pair):
     """Random play uses a different RNG in C, so only the statistics can agree: within
