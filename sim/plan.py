@@ -246,6 +246,8 @@ def _check_types(path: Path, where: str, kind: str, values: dict) -> None:
     def is_names(value):
         return isinstance(value, list) and value and all(isinstance(item, str) for item in value)
 
+    one_string = KINDS[kind].takes_one_string  # "a,b" as well as a list
+
     for key in ("deals", "seed"):  # counts as on the command line: 1_000_000, "1e6", 1e6
         value = values.get(key)
         if isinstance(value, float) and abs(value) >= 2**53:  # TOML read it as a float: it may be rounded
@@ -266,8 +268,8 @@ def _check_types(path: Path, where: str, kind: str, values: dict) -> None:
         "sprt": (lambda v: isinstance(v, str) or (isinstance(v, list) and len(v) == 2 and all(map(is_number, v))),
                  "two numbers, e.g. [0, 10]"),
         "rule": (lambda v: isinstance(v, list) and all(isinstance(item, str) for item in v), 'a list like ["trump_redeal=ace-three"]'),
-        "strategies": ((lambda v: isinstance(v, str) or is_names(v)) if kind == "simulate" else is_names,
-                       "a list of strategies" + (' (or one string "a,b")' if kind == "simulate" else "")),
+        "strategies": ((lambda v: isinstance(v, str) or is_names(v)) if one_string else is_names,
+                       "a list of strategies" + (' (or one string "a,b")' if one_string else "")),
     }  # fmt: skip
     for key, (valid, expected) in checks.items():
         if key in values and not valid(values[key]):
@@ -285,13 +287,14 @@ def _key_of(message: str, kind: str, values: dict) -> str:
             return option
     if "rule" in message:
         return "rule" if "rule" in values and "rules" not in values else "rules"
-    if kind == "compare":
+    keys = KINDS[kind].strategy_keys
+    if len(keys) > 1:  # a key per strategy: the one named
         named = re.search(r"(?:strategy|parameter) '?([\w-]+)", message)
-        for key in ("a", "b"):
+        for key in keys:
             if named and values[key].split(":")[0] == named.group(1):
                 return key
-        return "a, b"
-    return "strategies"
+        return ", ".join(keys)
+    return keys[0]
 
 
 def _list_of_strings(value, path: Path, key: str) -> list[str]:

@@ -17,6 +17,7 @@ class RunKind:
     strategy_keys: tuple[str, ...] = ("strategies",)  # its strategies' keys in a plan
     plan_keys: tuple[str, ...] = ()  # the keys of its own, beside the common ones
     players_required: bool = False  # a plan entry must name its table
+    takes_one_string: bool = False  # its strategies may be one comma list, "a,b"
     layout: str = "file"  # its command's output: one result file, or a folder ("tournament")
 
     def strategy_texts(self, strategies, players: int) -> list[str]:

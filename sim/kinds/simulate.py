@@ -19,6 +19,7 @@ from sim.trace import trace_table
 class Simulate(RunKind):
     name = "simulate"
     players_required = True
+    takes_one_string = True
 
     def seat_labels(self, labels, players):
         return tuple(labels)
