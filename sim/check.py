@@ -192,7 +192,7 @@ def _ask_again(config, batch, seats, n_deals, decision_limit, report: TableRepor
     if config.players == CHIAMATA:
         deciders["bid"], deciders["call"] = strategy.compiled_auction()
     params = specs[seats[0]].param_vector()
-    seed_key = seed_key_nb(config.seed)
+    seed_key = np.uint64(seed_key_nb(config.seed))  # as the run has it: a plain int below 2**63 is typed int64
     rows = trace_rows(batch.head(n_deals)) if config.players == CHIAMATA else None
     for deal_index in range(n_deals):
         deal = batch.deals[deal_index]

@@ -102,3 +102,9 @@ def test_on_one_thread_the_threads_check_is_said_not_made():
                      env={"PYTHONPATH": str(REPO), "NUMBA_NUM_THREADS": "1"})  # fmt: skip
     assert result.returncode == 0, result.stderr
     assert [t["threads_checked"] for t in json.loads(result.stdout)["tables"]] == [False, False]
+
+
+@pytest.mark.parametrize("seed", [5, 6])  # 5: a seed whose key is below 2**63, which Numba would type int64
+def test_check_asks_again_with_the_streams_the_run_drew_from_whatever_the_seed(capsys, seed):
+    code, _, err = command(capsys, "check", "random", "--players", "2", "--deals", "20", "--seed", str(seed), "--quiet")
+    assert code == 0, err
