@@ -14,7 +14,7 @@ import numpy as np
 from numba import njit
 
 from kernels.enums import CARD_POINTS, MAX_HAND, MAX_PLAYERS, N_CARDS
-from kernels.rules_nb import draw_round_nb, take_nb, trick_winner_nb
+from kernels.rules_nb import winning_position_nb
 
 NO_BOUND = 1000  # above any number of points
 SEAT_SIDES = np.arange(MAX_PLAYERS) % 2  # the sides of 2, 4 and 6 players
@@ -40,12 +40,15 @@ def search_nb(
         if state == ENTER:
             state = NEXT
             if ply - starts[ply] == players:  # a full trick: score it, draw, the winner leads
-                winner = trick_winner_nb(plays[starts[ply] : ply], players, trump, leaders[ply])
+                winner = (leaders[ply] + winning_position_nb(plays[starts[ply] : ply], players, trump)) % players
                 if sides[winner] == max_side:
                     for k in range(starts[ply], ply):
                         gained[ply] += CARD_POINTS[plays[k]]
                 if draws[ply] < n_stock:
-                    draw_round_nb(stock, draws[ply], hands, n_hand, winner, players)
+                    for k in range(players):  # the winner first, then in playing order
+                        seat = (winner + k) % players
+                        hands[seat, n_hand[seat]] = stock[draws[ply] + k]
+                        n_hand[seat] += 1
                     draws[ply] += players
                     drew[ply] = 1
                 elif n_hand[winner] == 0:  # that was the last trick
@@ -63,7 +66,10 @@ def search_nb(
             seat = seats[ply]
             n = n_hand[seat]
             if tried[ply] < n and alpha[ply] < beta[ply]:
-                plays[ply] = take_nb(hands, n_hand, seat, tried[ply])  # undone on return
+                k = tried[ply]
+                plays[ply] = hands[seat, k]
+                hands[seat, k] = hands[seat, n - 1]  # the last card fills the slot
+                n_hand[seat] = n - 1
                 child = ply + 1
                 starts[child], leaders[child], draws[child], gained[child] = (
                     starts[ply],
@@ -109,7 +115,7 @@ def _last_trick_nb(hands, plays, ply, leader, players, trump, sides, max_side):
         card = hands[(leader + k) % players, 0]
         plays[ply + k] = card
         points += CARD_POINTS[card]
-    winner = trick_winner_nb(plays[ply : ply + players], players, trump, leader)
+    winner = (leader + winning_position_nb(plays[ply : ply + players], players, trump)) % players
     return points if sides[winner] == max_side else 0
 
 
@@ -119,7 +125,7 @@ def new_stack_nb():
     return np.zeros((10, N_CARDS + MAX_PLAYERS + 1), dtype=np.int64)
 
 
-# 11 arguments: a position as expert's knowledge holds it, as for search_nb.
+# 11 arguments: a position as the playouts hold it, and the seat whose cards it values.
 @njit(cache=True)
 def card_values_nb(hands, n_hand, table, n_table, leader, players, trump, stock, n_stock, seat, values):
     """``values[k]``: the points the side of ``seat`` (seat % 2) takes from here on if it

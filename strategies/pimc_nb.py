@@ -28,7 +28,6 @@ import numpy as np
 from numba import njit
 
 from kernels.enums import MAX_HAND
-from kernels.rules_nb import take_nb
 from strategies.auction_nb import bid_at_threshold_nb
 from strategies.expert_nb import expert_play_nb, forget_partner_hands_nb, throw_cost_nb
 from strategies.playout_nb import SEARCH_CARDS, play_out_nb, reset_playout_nb
@@ -56,16 +55,19 @@ def pimc_nb(view, params, rng):
     if view.players == 2 and view.stock_size <= 2 and (adapt or params[OPPONENT_RANDOM] <= 0.0):
         return expert_play_nb(view, use_signals)  # exact from the last draw on
     search = start_search_nb(view, use_signals, params[INFERENCE], adapt, samples, rng)
+    sizes, hands, n_hand, stock, work, randomness = search[1], search[2], search[3], search[4], search[5], search[6]
     results = np.zeros((samples, MAX_HAND), dtype=np.float64)  # per sampled deal and card
     dealt = 0
     while dealt < samples:
         n_stock = deal_next_nb(view, search, dealt, use_signals, adapt, params[OPPONENT_RANDOM], rng)
-        orders = rollouts if _playouts_vary_nb(view, n_stock, search.randomness, search.sizes) else 1
+        orders = rollouts if _playouts_vary_nb(view, n_stock, randomness, sizes) else 1
         for rollout in range(orders):
             if rollout > 0:
-                shuffle_nb(search.stock, n_stock - 1, rng)  # another order of the face-down stock
+                shuffle_nb(stock, n_stock - 1, rng)  # another order of the face-down stock
             for k in range(view.n_hand):
-                results[dealt, k] += _try_card_nb(view, k, search, n_stock, points_weight, rng) * (rollouts / orders)
+                results[dealt, k] += _try_card_nb(
+                    view, k, hands, n_hand, stock, n_stock, work, points_weight, randomness, rng
+                ) * (rollouts / orders)
         dealt += 1
         if dealt >= FIRST_LOOK and dealt % LOOK_EVERY == 0 and _clearly_best_nb(results, dealt, view.n_hand, rollouts):
             break
@@ -120,13 +122,36 @@ def _clearly_best_nb(results, n, n_cards, rollouts):
     return True
 
 
+# 10 arguments: the search's hot loop holds its state as plain arrays: as a named record it cost pimc 1.25-1.42x CPU (docs/engine.md).
 @njit(cache=True)
-def _try_card_nb(view, k, search, n_stock, points_weight, rng):
-    """The result for this seat's side of playing its k-th card on the search's sampled deal."""
-    reset_playout_nb(view, search)
-    hands, n_hand, plays = search.playout.hands, search.playout.n_hand, search.playout.plays
-    plays[view.n_table] = take_nb(hands, n_hand, view.seat, k)
-    return play_out_nb(view, search, view.n_table + 1, view.leader, 0, n_stock, points_weight, rng)
+def _try_card_nb(view, k, hands, n_hand, stock, n_stock, work, points_weight, randomness, rng):
+    """The result for this seat's side of playing its k-th card on one determinized deal."""
+    w_hands, w_n_hand, plays, points, stack, sides, search_sides = work
+    reset_playout_nb(view, hands, n_hand, work)
+    me = view.seat
+    card = w_hands[me, k]
+    w_hands[me, k] = w_hands[me, w_n_hand[me] - 1]
+    w_n_hand[me] -= 1
+    plays[view.n_table] = card
+    drawn = 0
+    return play_out_nb(
+        view,
+        w_hands,
+        w_n_hand,
+        plays,
+        view.n_table + 1,
+        view.leader,
+        stock,
+        drawn,
+        n_stock,
+        points,
+        points_weight,
+        stack,
+        sides,
+        search_sides,
+        randomness,
+        rng,
+    )
 
 
 @njit(cache=True)

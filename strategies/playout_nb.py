@@ -7,22 +7,14 @@ view's seat: win 1, draw 1/2, loss 0, plus ``points_weight`` times the point mar
 120; one cut short is scored as expected (``expected_score_2p_nb``).
 """
 
-from collections import namedtuple
-
 import numpy as np
 from numba import njit
 
 from kernels.enums import CHIAMATA_PLAYERS, MAX_HAND, MAX_PLAYERS, MAX_TABLE, N_CARDS, TOTAL_POINTS
 from kernels.rng_nb import rng_below_nb, rng_uniform_nb
-from kernels.rules_nb import draw_round_nb, score_trick_nb, take_nb
+from kernels.rules_nb import take_nb, trick_points_nb, winning_position_nb
 from strategies.endgame_nb import new_stack_nb, search_nb
 from strategies.policy_nb import policy_choice_nb
-
-# The work arrays of one playout: hands ``hands[seat, :n_hand[seat]]``, the cards played
-# (``plays``: the trick being played, then scratch space of the exact search), points
-# taken per seat, the exact search's stack, each seat's side in the sampled deal, and its
-# side in the exact search (0: on the side of this seat, 1: against it).
-Playout = namedtuple("Playout", ["hands", "n_hand", "plays", "points", "stack", "sides", "search_sides"])
 
 SEARCH_CARDS = 12  # exact search takes over once the hands hold this many cards or fewer
 # At 2 players a playout stops after PLAYOUT_TRICKS tricks while the stock lasts: the
@@ -50,18 +42,19 @@ def opponents_random_nb(me, sides, opponent_random, randomness):
 
 @njit(cache=True, inline="always")
 def new_playout_nb():
-    """A Playout's arrays."""
-    return Playout(np.empty((MAX_PLAYERS, MAX_HAND + 1), dtype=np.int64), np.empty(MAX_PLAYERS, dtype=np.int64),
-                   np.empty(N_CARDS + MAX_TABLE, dtype=np.int64), np.empty(MAX_PLAYERS, dtype=np.int64),
-                   new_stack_nb(), np.empty(MAX_PLAYERS, dtype=np.int64), np.empty(MAX_PLAYERS, dtype=np.int64))  # fmt: skip
+    """Work arrays of one playout: hands and their sizes, the trick, points per seat, search
+    stack, each seat's side in the sampled deal, and its side in the search (0: on the
+    side of this seat, 1: against it)."""
+    return (np.empty((MAX_PLAYERS, MAX_HAND + 1), dtype=np.int64), np.empty(MAX_PLAYERS, dtype=np.int64),
+            np.empty(N_CARDS + MAX_TABLE, dtype=np.int64), np.empty(MAX_PLAYERS, dtype=np.int64), new_stack_nb(),
+            np.empty(MAX_PLAYERS, dtype=np.int64), np.empty(MAX_PLAYERS, dtype=np.int64))  # fmt: skip
 
 
 @njit(cache=True, inline="always")
-def reset_playout_nb(view, search):
-    """Starts the search's playout from its sampled deal (``search.hands``) as the view
-    stands: every hand, the points taken and the cards on the table."""
-    hands, n_hand, playout = search.hands, search.n_hand, search.playout
-    w_hands, w_n_hand, plays, points = playout.hands, playout.n_hand, playout.plays, playout.points
+def reset_playout_nb(view, hands, n_hand, work):
+    """Starts a playout's work arrays from a sampled deal (``hands``) as the view stands:
+    every hand, the points taken and the cards on the table."""
+    w_hands, w_n_hand, plays, points = work[0], work[1], work[2], work[3]
     for seat in range(view.players):
         w_n_hand[seat] = n_hand[seat]
         for j in range(n_hand[seat]):
@@ -71,28 +64,33 @@ def reset_playout_nb(view, search):
         plays[j] = view.table[j]
 
 
+# 10 arguments: the search's hot loop holds its state as plain arrays: as a named record it cost pimc 1.25-1.42x CPU (docs/engine.md).
 @njit(cache=True, inline="always")
-def end_trick_nb(playout, players, trump, leader, stock, drawn, n_stock):
-    """Scores the full trick ``playout.plays[:players]`` led by ``leader`` and deals the
-    next cards of the stock, the winner first; returns the winner (who leads next) and
-    how many cards of the stock are drawn now."""
-    winner = score_trick_nb(playout.plays, players, trump, leader, playout.points)
+def end_trick_nb(plays, players, trump, leader, points, hands, n_hand, stock, drawn, n_stock):
+    """Scores the full trick ``plays[:players]`` led by ``leader`` and deals the next
+    cards of the stock, the winner first; returns the winner (who leads next) and how
+    many cards of the stock are drawn now."""
+    winner = (leader + winning_position_nb(plays, players, trump)) % players
+    points[winner] += trick_points_nb(plays, players)
     if drawn < n_stock:
-        draw_round_nb(stock, drawn, playout.hands, playout.n_hand, winner, players)
+        for j in range(players):
+            seat = (winner + j) % players
+            hands[seat, n_hand[seat]] = stock[drawn + j]
+            n_hand[seat] += 1
         drawn += players
     return winner, drawn
 
 
+# 16 arguments: the search's hot loop holds its state as plain arrays: as a named record it cost pimc 1.25-1.42x CPU (docs/engine.md).
 @njit(cache=True)
-def play_out_nb(view, search, n_table, leader, drawn, n_stock, points_weight, rng):
-    """Plays the search's sampled deal on from a trick ``leader`` led, ``n_table`` cards of
-    its playout's ``plays`` on the table (the policy, then exact search), and scores it
-    for the seat of the view. A seat plays a card at random with probability
-    ``search.randomness[seat]``; ``drawn`` of the ``n_stock`` cards of ``search.stock``
-    are drawn."""
+def play_out_nb(
+    view, hands, n_hand, plays, n_table, leader, stock, drawn, n_stock, points, points_weight, stack, sides,
+    search_sides, randomness, rng,
+):  # fmt: skip
+    """Plays the deal on from a trick ``leader`` led, ``plays[:n_table]`` on the table (the
+    policy, then exact search), and scores it for the seat of the view. A seat plays a
+    card at random with probability ``randomness[seat]``."""
     players, trump, me = view.players, view.trump_suit, view.seat
-    playout, stock, randomness = search.playout, search.stock, search.randomness
-    hands, n_hand, plays, points = playout.hands, playout.n_hand, playout.plays, playout.points
     tricks = 0
     while True:
         while n_table < players:  # the rest of the trick
@@ -100,9 +98,9 @@ def play_out_nb(view, search, n_table, leader, drawn, n_stock, points_weight, rn
             if randomness[seat] > 0.0 and rng_uniform_nb(rng) < randomness[seat]:
                 plays[n_table] = take_nb(hands, n_hand, seat, rng_below_nb(rng, n_hand[seat]))
             else:
-                plays[n_table] = _rollout_take_nb(playout, seat, n_table, trump, players, leader)
+                plays[n_table] = _rollout_take_nb(hands, n_hand, seat, plays, n_table, trump, players, leader, sides)
             n_table += 1
-        leader, drawn = end_trick_nb(playout, players, trump, leader, stock, drawn, n_stock)
+        leader, drawn = end_trick_nb(plays, players, trump, leader, points, hands, n_hand, stock, drawn, n_stock)
         n_table = 0
         tricks += 1
         if players == 2 and tricks == PLAYOUT_TRICKS and drawn < n_stock:
@@ -117,19 +115,20 @@ def play_out_nb(view, search, n_table, leader, drawn, n_stock, points_weight, rn
             rest = TOTAL_POINTS
             for seat in range(players):
                 rest -= points[seat]
-            mine = search_nb(hands, n_hand, plays, 0, 0, leader, players, trump, stock, drawn, n_stock,
-                             playout.search_sides, 0, playout.stack)  # fmt: skip
+            mine = search_nb(
+                hands, n_hand, plays, 0, 0, leader, players, trump, stock, drawn, n_stock, search_sides, 0, stack
+            )
             points[me] += mine
-            points[_leading_opponent_nb(points, players, playout.sides, me)] += rest - mine
+            points[_leading_opponent_nb(points, players, sides, me)] += rest - mine
             break
-    return score_points_nb(points, players, me, points_weight, playout.sides, view.target)
+    return score_points_nb(points, players, me, points_weight, sides, view.target)
 
 
+# 9 arguments: the trick as the playouts hold it, inlined in their inner loop.
 @njit(cache=True, inline="always")
-def _rollout_take_nb(playout, seat, n_table, trump, players, leader):
+def _rollout_take_nb(hands, n_hand, seat, table, n_table, trump, players, leader, sides):
     """The playout policy's card for ``seat`` (``policy_nb``), taken out of its hand."""
-    hands, n_hand = playout.hands, playout.n_hand
-    k = policy_choice_nb(hands[seat], n_hand[seat], playout.plays, n_table, trump, players, leader, seat, playout.sides)
+    k = policy_choice_nb(hands[seat], n_hand[seat], table, n_table, trump, players, leader, seat, sides)
     return take_nb(hands, n_hand, seat, k)
 
 

@@ -6,8 +6,6 @@ A sampled deal is ``hands[seat, :n_hand[seat]]`` for every seat and the face-dow
 ``stock`` in drawing order, the face-up briscola last.
 """
 
-from collections import namedtuple
-
 import numpy as np
 from numba import njit
 
@@ -34,14 +32,6 @@ from strategies.playout_nb import new_playout_nb, opponents_random_nb
 
 CANDIDATES = 4  # deals dealt uniformly per deal kept, when inferring
 
-# A search's state (``start_search_nb``): where each card may be (knowledge_nb's places)
-# and each hand's size; the sampled deal (``hands``, ``n_hand``, ``stock``); its
-# Playout's arrays; each seat's chance of a random card in playouts; and, when
-# ``inferred``, the random states that deal the inferred deals (``worlds``).
-Search = namedtuple(
-    "Search", ["places", "sizes", "hands", "n_hand", "stock", "playout", "randomness", "worlds", "inferred"]
-)
-
 
 @njit(cache=True)
 def start_search_nb(view, use_signals, inference, adapt, n_worlds, rng):
@@ -57,16 +47,17 @@ def start_search_nb(view, use_signals, inference, adapt, n_worlds, rng):
     hand_sizes_nb(view, sizes)
     hands, n_hand = new_hands_nb()
     stock = np.empty(N_CARDS, dtype=np.int64)
-    playout = new_playout_nb()
+    work = new_playout_nb()
     randomness = np.zeros(MAX_PLAYERS, dtype=np.float64)
     worlds = np.empty(n_worlds, dtype=np.uint64)
     inferred = view.n_played > 0 and (adapt or inference > 0.0)
     if inferred:
-        infer_worlds_nb(view, places, sizes, rng, hands, n_hand, stock, use_signals, playout.sides, inference, adapt,
-                        worlds, randomness)  # fmt: skip
+        infer_worlds_nb(
+            view, places, sizes, rng, hands, n_hand, stock, use_signals, work[5], inference, adapt, worlds, randomness
+        )  # fmt: skip
     elif adapt:
         randomness[:] = (TRUST_GRID <= RANDOM_TRUST).mean()  # nothing seen yet: every trust alike
-    return Search(places, sizes, hands, n_hand, stock, playout, randomness, worlds, inferred)
+    return places, sizes, hands, n_hand, stock, work, randomness, worlds, inferred
 
 
 @njit(cache=True)
@@ -74,14 +65,14 @@ def deal_next_nb(view, search, k, use_signals, adapt, opponent_random, rng):
     """Deals the ``k``-th sampled deal of a search (``start_search_nb``): an inferred one
     in turn, or a fresh uniform one; sets each seat's side in it and in the exact search,
     and (without ``adapt``) each seat's randomness. Returns the stock's size."""
-    places, sizes, hands, n_hand, stock = search.places, search.sizes, search.hands, search.n_hand, search.stock
-    if search.inferred:
-        playout_state, rng[0] = rng[0], search.worlds[k % search.worlds.shape[0]]
+    places, sizes, hands, n_hand, stock, work, randomness, worlds, inferred = search
+    if inferred:
+        playout_state, rng[0] = rng[0], worlds[k % worlds.shape[0]]
         n_stock = deal_world_nb(view, places, sizes, rng, hands, n_hand, stock, use_signals)
         rng[0] = playout_state
     else:
         n_stock = deal_world_nb(view, places, sizes, rng, hands, n_hand, stock, use_signals)
-    sides, search_sides, randomness = search.playout.sides, search.playout.search_sides, search.randomness
+    sides, search_sides = work[5], work[6]
     world_sides_nb(view, hands, n_hand, sides)
     for seat in range(view.players):
         search_sides[seat] = 0 if sides[seat] == sides[view.seat] else 1
@@ -91,7 +82,7 @@ def deal_next_nb(view, search, k, use_signals, adapt, opponent_random, rng):
     return n_stock
 
 
-# 13 arguments: the search's arrays one by one, as the tests drive it on hand-made ones.
+# 13 arguments: the tests drive it on hand-made arrays, as the searches hold them.
 @njit(cache=True)
 def infer_worlds_nb(
     view, places, sizes, rng, hands, n_hand, stock, use_signals, sides, inference, adapt, worlds, randomness
