@@ -12,7 +12,7 @@ Bids and calls are decisions like cards: each seat's strategy makes them from it
 
 from numba import njit
 
-from kernels.dispatch_nb import FIRST_PLUGIN_ID, bid_nb, call_nb, seal_nb
+from kernels.dispatch_nb import bid_nb, call_nb, shown_to_nb
 from kernels.enums import (
     AUCTION_RANKS,
     BID_MULTIPLIER_ON,
@@ -108,13 +108,7 @@ def make_call_nb(run, scratch, illegal):
 @njit(cache=True, inline="always")
 def _decide_nb(phase, seat, run, scratch):
     """``seat``'s bid or call (``phase``), from a sealed view for a plug-in."""
-    strategy = run.strategy_ids[seat]
-    views = scratch.views
-    view, seat_params = views[0], run.params[seat]
-    if strategy >= FIRST_PLUGIN_ID:
-        seal_nb(views, run.params[seat], scratch.sealed_params)
-        view, seat_params = views[1], scratch.sealed_params
-    rng = scratch.states[1 + seat : 2 + seat]
+    strategy, view, seat_params, rng = shown_to_nb(run, scratch, seat)
     if phase == PHASE_BID:
         return bid_nb(strategy, view, seat_params, rng, run.plugins)
     return call_nb(strategy, view, seat_params, rng, run.plugins)

@@ -78,3 +78,17 @@ def seal_nb(views, params, sealed_params):
 def no_decision_nb(view, params, rng):
     """Fills the plug-in slots a run does not use; never called for a seat."""
     return NO_CARD
+
+
+@njit(cache=True, inline="always")
+def shown_to_nb(run, scratch, seat):
+    """What ``seat``'s strategy decides from: its id, the engine's view and the seat's
+    parameters (sealed copies of both for a plug-in, which may write into them) and its
+    random stream."""
+    strategy = run.strategy_ids[seat]
+    views = scratch.views
+    rng = scratch.states[1 + seat : 2 + seat]
+    if strategy >= FIRST_PLUGIN_ID:
+        seal_nb(views, run.params[seat], scratch.sealed_params)
+        return strategy, views[1], scratch.sealed_params, rng
+    return strategy, views[0], run.params[seat], rng

@@ -24,7 +24,7 @@ from kernels.chiamata_nb import (
     show_partner_nb,
 )
 from kernels.contexts_nb import Plugins, RunContext, new_block_scratch_nb
-from kernels.dispatch_nb import FIRST_PLUGIN_ID, RANDOM_ID, choose_card_nb, seal_nb
+from kernels.dispatch_nb import RANDOM_ID, choose_card_nb, shown_to_nb
 from kernels.duel_nb import is_duel_nb, play_duel_nb
 from kernels.enums import (
     CARD_FACE,
@@ -241,13 +241,8 @@ def _play_trick_nb(deal, run, scratch, record, illegal, trick, leader):
 @njit(cache=True, inline="always")
 def _decide_card_nb(run, scratch, seat):
     """``seat``'s card, from the engine's view, or from a sealed copy for a plug-in."""
-    strategy = run.strategy_ids[seat]
-    views = scratch.views
-    shown, shown_params = views[0], run.params[seat]
-    if strategy >= FIRST_PLUGIN_ID:
-        seal_nb(views, run.params[seat], scratch.sealed_params)
-        shown, shown_params = views[1], scratch.sealed_params
-    return choose_card_nb(strategy, shown, shown_params, scratch.states[1 + seat : 2 + seat], run.plugins)
+    strategy, shown, shown_params, rng = shown_to_nb(run, scratch, seat)
+    return choose_card_nb(strategy, shown, shown_params, rng, run.plugins)
 
 
 @njit(cache=True, inline="always")
