@@ -14,6 +14,8 @@ With 2 players the end is searched exactly from the last draw on, as by ``expert
 opponents are modelled as playing at random (``opponent_random`` > 0 with ``adapt`` off).
 """
 
+from collections import namedtuple
+
 import numpy as np
 from numba import njit
 
@@ -28,10 +30,12 @@ ITERATIONS, EXPLORATION, POINTS_WEIGHT, OPPONENT_RANDOM, INFERENCE, ADAPT, SIGNA
     9
 )
 MAX_WORLDS = 64  # inferred deals kept per decision; iterations cycle through them
-# The tree's arrays, one row per node: the card played into it and by whom, its first
-# child and next sibling, its visits, availability and total reward.
-MOVE, MOVER, CHILD, SIBLING = 0, 1, 2, 3
-VISITS, AVAILABLE, REWARD = 0, 1, 2
+# The tree: one row per node of ``links`` (the card played into it and by whom, its first
+# child and next sibling) and of ``stats`` (its visits, availability and total reward);
+# the ``path`` of an iteration, and work space for a node's ``children``.
+Tree = namedtuple("Tree", ["links", "stats", "path", "children"])
+MOVE, MOVER, CHILD, SIBLING = 0, 1, 2, 3  # columns of links
+VISITS, AVAILABLE, REWARD = 0, 1, 2  # columns of stats
 
 
 @njit(cache=True)
@@ -44,12 +48,11 @@ def ismcts_nb(view, params, rng):
     if view.players == 2 and view.stock_size <= 2 and (adapt or params[OPPONENT_RANDOM] <= 0.0):
         return expert_play_nb(view, use_signals)  # exact from the last draw on
     search = start_search_nb(view, use_signals, params[INFERENCE], adapt, min(iterations, MAX_WORLDS), rng)
-    hands, n_hand, stock, work, randomness = search[2], search[3], search[4], search[5], search[6]
     tree = _new_tree_nb(iterations + 1)
-    links, stats = tree[0], tree[1]
+    links, stats = tree.links, tree.stats
     for iteration in range(iterations):
         n_stock = deal_next_nb(view, search, iteration, use_signals, adapt, params[OPPONENT_RANDOM], rng)
-        _iterate_nb(view, params, hands, n_hand, stock, n_stock, work, randomness, tree, iteration + 1, rng)
+        _iterate_nb(view, params, search, n_stock, tree, iteration + 1, rng)
     best, best_key = -1, -np.inf
     child = links[0, CHILD]
     while child >= 0:
@@ -62,21 +65,20 @@ def ismcts_nb(view, params, rng):
 
 @njit(cache=True, inline="always")
 def _new_tree_nb(nodes):
-    """The tree's arrays: links and statistics of ``nodes`` nodes (node 0 the root), the
-    path of an iteration, and work space for a node's children."""
-    return (np.full((nodes, 4), -1, dtype=np.int64), np.zeros((nodes, 3), dtype=np.float64),
-            np.empty(N_CARDS + 1, dtype=np.int64), np.empty(MAX_HAND, dtype=np.int64))  # fmt: skip
+    """A ``Tree`` of ``nodes`` nodes, node 0 the root."""
+    return Tree(np.full((nodes, 4), -1, dtype=np.int64), np.zeros((nodes, 3), dtype=np.float64),
+                np.empty(N_CARDS + 1, dtype=np.int64), np.empty(MAX_HAND, dtype=np.int64))  # fmt: skip
 
 
-# 11 arguments: the search's hot loop holds its state as plain arrays: as a named record it cost pimc 1.25-1.42x CPU (docs/engine.md).
 @njit(cache=True)
-def _iterate_nb(view, params, hands, n_hand, stock, n_stock, work, randomness, tree, new_node, rng):
-    """One iteration on the sampled deal ``hands``/``stock``: selection, one expansion (node
+def _iterate_nb(view, params, search, n_stock, tree, new_node, rng):
+    """One iteration on the search's sampled deal: selection, one expansion (node
     ``new_node``), playout, and the result credited along the path."""
     players, trump, me = view.players, view.trump_suit, view.seat
-    links, stats, path, children = tree
-    w_hands, w_n_hand, plays, points, stack, sides, search_sides = work
-    reset_playout_nb(view, hands, n_hand, work)
+    links, stats, path, children = tree.links, tree.stats, tree.path, tree.children
+    playout = search.playout
+    w_hands, w_n_hand, plays, points = playout.hands, playout.n_hand, playout.plays, playout.points
+    reset_playout_nb(view, search)
     n_table, leader, drawn = view.n_table, view.leader, 0
     node, depth, over = 0, 0, False
     while True:
@@ -94,7 +96,7 @@ def _iterate_nb(view, params, hands, n_hand, stock, n_stock, work, randomness, t
         n_table += 1
         if n_table == players:
             leader, drawn = end_trick_nb(
-                plays, players, trump, leader, points, w_hands, w_n_hand, stock, drawn, n_stock
+                plays, players, trump, leader, points, w_hands, w_n_hand, search.stock, drawn, n_stock
             )
             n_table = 0
         node = child
@@ -104,14 +106,14 @@ def _iterate_nb(view, params, hands, n_hand, stock, n_stock, work, randomness, t
             over = n_table == 0 and w_n_hand[leader] == 0
             break
     if over:
-        result = score_points_nb(points, players, me, params[POINTS_WEIGHT], sides, view.target)
+        result = score_points_nb(points, players, me, params[POINTS_WEIGHT], playout.sides, view.target)
     else:
         result = play_out_nb(
-            view, w_hands, w_n_hand, plays, n_table, leader, stock, drawn, n_stock, points, params[POINTS_WEIGHT],
-            stack, sides, search_sides, randomness, rng,
+            view, w_hands, w_n_hand, plays, n_table, leader, search.stock, drawn, n_stock, points,
+            params[POINTS_WEIGHT], playout.stack, playout.sides, playout.search_sides, search.randomness, rng,
         )  # fmt: skip
     for j in range(depth):
-        on_my_side = search_sides[links[path[j], MOVER]] == 0
+        on_my_side = playout.search_sides[links[path[j], MOVER]] == 0
         stats[path[j], VISITS] += 1.0
         stats[path[j], REWARD] += result if on_my_side else 1.0 - result
 

@@ -55,19 +55,16 @@ def pimc_nb(view, params, rng):
     if view.players == 2 and view.stock_size <= 2 and (adapt or params[OPPONENT_RANDOM] <= 0.0):
         return expert_play_nb(view, use_signals)  # exact from the last draw on
     search = start_search_nb(view, use_signals, params[INFERENCE], adapt, samples, rng)
-    sizes, hands, n_hand, stock, work, randomness = search[1], search[2], search[3], search[4], search[5], search[6]
     results = np.zeros((samples, MAX_HAND), dtype=np.float64)  # per sampled deal and card
     dealt = 0
     while dealt < samples:
         n_stock = deal_next_nb(view, search, dealt, use_signals, adapt, params[OPPONENT_RANDOM], rng)
-        orders = rollouts if _playouts_vary_nb(view, n_stock, randomness, sizes) else 1
+        orders = rollouts if _playouts_vary_nb(view, n_stock, search.randomness, search.sizes) else 1
         for rollout in range(orders):
             if rollout > 0:
-                shuffle_nb(stock, n_stock - 1, rng)  # another order of the face-down stock
+                shuffle_nb(search.stock, n_stock - 1, rng)  # another order of the face-down stock
             for k in range(view.n_hand):
-                results[dealt, k] += _try_card_nb(
-                    view, k, hands, n_hand, stock, n_stock, work, points_weight, randomness, rng
-                ) * (rollouts / orders)
+                results[dealt, k] += _try_card_nb(view, k, search, n_stock, points_weight, rng) * (rollouts / orders)
         dealt += 1
         if dealt >= FIRST_LOOK and dealt % LOOK_EVERY == 0 and _clearly_best_nb(results, dealt, view.n_hand, rollouts):
             break
@@ -122,36 +119,20 @@ def _clearly_best_nb(results, n, n_cards, rollouts):
     return True
 
 
-# 10 arguments: the search's hot loop holds its state as plain arrays: as a named record it cost pimc 1.25-1.42x CPU (docs/engine.md).
 @njit(cache=True)
-def _try_card_nb(view, k, hands, n_hand, stock, n_stock, work, points_weight, randomness, rng):
-    """The result for this seat's side of playing its k-th card on one determinized deal."""
-    w_hands, w_n_hand, plays, points, stack, sides, search_sides = work
-    reset_playout_nb(view, hands, n_hand, work)
-    me = view.seat
-    card = w_hands[me, k]
-    w_hands[me, k] = w_hands[me, w_n_hand[me] - 1]
-    w_n_hand[me] -= 1
-    plays[view.n_table] = card
-    drawn = 0
+def _try_card_nb(view, k, search, n_stock, points_weight, rng):
+    """The result for this seat's side of playing its k-th card on the search's sampled deal."""
+    reset_playout_nb(view, search)
+    playout, me = search.playout, view.seat
+    hands, n_hand = playout.hands, playout.n_hand
+    card = hands[me, k]
+    hands[me, k] = hands[me, n_hand[me] - 1]
+    n_hand[me] -= 1
+    playout.plays[view.n_table] = card
     return play_out_nb(
-        view,
-        w_hands,
-        w_n_hand,
-        plays,
-        view.n_table + 1,
-        view.leader,
-        stock,
-        drawn,
-        n_stock,
-        points,
-        points_weight,
-        stack,
-        sides,
-        search_sides,
-        randomness,
-        rng,
-    )
+        view, hands, n_hand, playout.plays, view.n_table + 1, view.leader, search.stock, 0, n_stock, playout.points,
+        points_weight, playout.stack, playout.sides, playout.search_sides, search.randomness, rng,
+    )  # fmt: skip
 
 
 @njit(cache=True)

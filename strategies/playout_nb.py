@@ -7,6 +7,8 @@ view's seat: win 1, draw 1/2, loss 0, plus ``points_weight`` times the point mar
 120; one cut short is scored as expected (``expected_score_2p_nb``).
 """
 
+from collections import namedtuple
+
 import numpy as np
 from numba import njit
 
@@ -15,6 +17,12 @@ from kernels.rng_nb import rng_below_nb, rng_uniform_nb
 from kernels.rules_nb import take_nb, trick_points_nb, winning_position_nb
 from strategies.endgame_nb import new_stack_nb, search_nb
 from strategies.policy_nb import policy_choice_nb
+
+# The work arrays of one playout: hands ``hands[seat, :n_hand[seat]]``, the cards played
+# (``plays``: the trick being played, then the exact search's scratch), points taken per
+# seat, the exact search's stack, each seat's side in the sampled deal, and its side in
+# the exact search (0: on the side of this seat, 1: against it).
+Playout = namedtuple("Playout", ["hands", "n_hand", "plays", "points", "stack", "sides", "search_sides"])
 
 SEARCH_CARDS = 12  # exact search takes over once the hands hold this many cards or fewer
 # At 2 players a playout stops after PLAYOUT_TRICKS tricks while the stock lasts: the
@@ -42,26 +50,24 @@ def opponents_random_nb(me, sides, opponent_random, randomness):
 
 @njit(cache=True, inline="always")
 def new_playout_nb():
-    """Work arrays of one playout: hands and their sizes, the trick, points per seat, search
-    stack, each seat's side in the sampled deal, and its side in the search (0: on the
-    side of this seat, 1: against it)."""
-    return (np.empty((MAX_PLAYERS, MAX_HAND + 1), dtype=np.int64), np.empty(MAX_PLAYERS, dtype=np.int64),
-            np.empty(N_CARDS + MAX_TABLE, dtype=np.int64), np.empty(MAX_PLAYERS, dtype=np.int64), new_stack_nb(),
-            np.empty(MAX_PLAYERS, dtype=np.int64), np.empty(MAX_PLAYERS, dtype=np.int64))  # fmt: skip
+    """A ``Playout``'s arrays."""
+    return Playout(np.empty((MAX_PLAYERS, MAX_HAND + 1), dtype=np.int64), np.empty(MAX_PLAYERS, dtype=np.int64),
+                   np.empty(N_CARDS + MAX_TABLE, dtype=np.int64), np.empty(MAX_PLAYERS, dtype=np.int64),
+                   new_stack_nb(), np.empty(MAX_PLAYERS, dtype=np.int64), np.empty(MAX_PLAYERS, dtype=np.int64))  # fmt: skip
 
 
 @njit(cache=True, inline="always")
-def reset_playout_nb(view, hands, n_hand, work):
-    """Starts a playout's work arrays from a sampled deal (``hands``) as the view stands:
-    every hand, the points taken and the cards on the table."""
-    w_hands, w_n_hand, plays, points = work[0], work[1], work[2], work[3]
+def reset_playout_nb(view, search):
+    """Starts the search's playout from its sampled deal (``search.hands``) as the view
+    stands: every hand, the points taken and the cards on the table."""
+    playout = search.playout
     for seat in range(view.players):
-        w_n_hand[seat] = n_hand[seat]
-        for j in range(n_hand[seat]):
-            w_hands[seat, j] = hands[seat, j]
-        points[seat] = view.points[seat]
+        playout.n_hand[seat] = search.n_hand[seat]
+        for j in range(search.n_hand[seat]):
+            playout.hands[seat, j] = search.hands[seat, j]
+        playout.points[seat] = view.points[seat]
     for j in range(view.n_table):
-        plays[j] = view.table[j]
+        playout.plays[j] = view.table[j]
 
 
 # 10 arguments: the search's hot loop holds its state as plain arrays: as a named record it cost pimc 1.25-1.42x CPU (docs/engine.md).

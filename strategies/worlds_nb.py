@@ -6,6 +6,8 @@ A sampled deal is ``hands[seat, :n_hand[seat]]`` for every seat and the face-dow
 ``stock`` in drawing order, the face-up briscola last.
 """
 
+from collections import namedtuple
+
 import numpy as np
 from numba import njit
 
@@ -32,6 +34,12 @@ from strategies.playout_nb import new_playout_nb, opponents_random_nb
 
 CANDIDATES = 4  # deals dealt uniformly per deal kept, when inferring
 
+# A search's state, made once per decision (``start_search_nb``): where each card may be
+# (``places``), each hand's size, the sampled deal (``hands``, ``n_hand``, ``stock``), the
+# playout's work arrays, each seat's chance of a random card in playouts, and whether the
+# deals are inferred (then ``worlds`` holds the random states that deal them).
+Search = namedtuple("Search", ["places", "sizes", "hands", "n_hand", "stock", "playout", "randomness", "worlds", "inferred"])  # fmt: skip
+
 
 @njit(cache=True)
 def start_search_nb(view, use_signals, inference, adapt, n_worlds, rng):
@@ -47,17 +55,17 @@ def start_search_nb(view, use_signals, inference, adapt, n_worlds, rng):
     hand_sizes_nb(view, sizes)
     hands, n_hand = new_hands_nb()
     stock = np.empty(N_CARDS, dtype=np.int64)
-    work = new_playout_nb()
+    playout = new_playout_nb()
     randomness = np.zeros(MAX_PLAYERS, dtype=np.float64)
     worlds = np.empty(n_worlds, dtype=np.uint64)
     inferred = view.n_played > 0 and (adapt or inference > 0.0)
     if inferred:
         infer_worlds_nb(
-            view, places, sizes, rng, hands, n_hand, stock, use_signals, work[5], inference, adapt, worlds, randomness
+            view, places, sizes, rng, hands, n_hand, stock, use_signals, playout.sides, inference, adapt, worlds, randomness
         )  # fmt: skip
     elif adapt:
         randomness[:] = (TRUST_GRID <= RANDOM_TRUST).mean()  # nothing seen yet: every trust alike
-    return places, sizes, hands, n_hand, stock, work, randomness, worlds, inferred
+    return Search(places, sizes, hands, n_hand, stock, playout, randomness, worlds, inferred)
 
 
 @njit(cache=True)
@@ -65,20 +73,20 @@ def deal_next_nb(view, search, k, use_signals, adapt, opponent_random, rng):
     """Deals the ``k``-th sampled deal of a search (``start_search_nb``): an inferred one
     in turn, or a fresh uniform one; sets each seat's side in it and in the exact search,
     and (without ``adapt``) each seat's randomness. Returns the stock's size."""
-    places, sizes, hands, n_hand, stock, work, randomness, worlds, inferred = search
-    if inferred:
-        playout_state, rng[0] = rng[0], worlds[k % worlds.shape[0]]
-        n_stock = deal_world_nb(view, places, sizes, rng, hands, n_hand, stock, use_signals)
+    hands, n_hand, stock = search.hands, search.n_hand, search.stock
+    if search.inferred:
+        playout_state, rng[0] = rng[0], search.worlds[k % search.worlds.shape[0]]
+        n_stock = deal_world_nb(view, search.places, search.sizes, rng, hands, n_hand, stock, use_signals)
         rng[0] = playout_state
     else:
-        n_stock = deal_world_nb(view, places, sizes, rng, hands, n_hand, stock, use_signals)
-    sides, search_sides = work[5], work[6]
+        n_stock = deal_world_nb(view, search.places, search.sizes, rng, hands, n_hand, stock, use_signals)
+    sides, search_sides = search.playout.sides, search.playout.search_sides
     world_sides_nb(view, hands, n_hand, sides)
     for seat in range(view.players):
         search_sides[seat] = 0 if sides[seat] == sides[view.seat] else 1
     if not adapt:
-        opponents_random_nb(view.seat, sides, opponent_random, randomness)
-    randomness[view.seat] = 0.0
+        opponents_random_nb(view.seat, sides, opponent_random, search.randomness)
+    search.randomness[view.seat] = 0.0
     return n_stock
 
 
