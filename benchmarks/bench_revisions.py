@@ -7,6 +7,11 @@ each, alternately, in one sitting, so that a shared and noisy machine slows both
 Each revision is checked out into a temporary worktree (its Numba cache warmed by one
 run first); the command runs there with this Python, ``PYTHONPATH`` set to the
 worktree. Prints the best and median wall time of each, and their ratio.
+
+With ``--kernel``, a ``simulate`` command's deals are played in process instead
+(``sim.play.play_batch``, one thread) and timed in CPU seconds, best of 3 per round: the
+kernels alone, without the start and the files, for changes whose cost is a few percent
+of a search.
 """
 
 from __future__ import annotations
@@ -29,8 +34,35 @@ def checkout(revision: str, into: Path) -> Path:
     return into
 
 
-def seconds(tree: Path, command: list[str]) -> float:
+# Plays a simulate command's deals three times in process; prints the best CPU seconds.
+# Reads --players, --strategies (repeated around the table), --deals and --seed.
+KERNEL_TIMER = """
+import argparse, itertools, time
+from sim.config import RunConfig
+from sim.play import play_batch
+parser = argparse.ArgumentParser()
+for flag in ("--players", "--deals", "--seed"):
+    parser.add_argument(flag, type=int, default=1)
+parser.add_argument("--strategies")
+args, _ = parser.parse_known_args()
+seats = tuple(itertools.islice(itertools.cycle(args.strategies.split(",")), args.players))
+config = RunConfig(players=args.players, strategies=seats, deals=args.deals, seed=args.seed, threads=1)
+play_batch(config, 0, 2)
+best = float("inf")
+for _ in range(3):
+    started = time.process_time()
+    play_batch(config, 0, config.deals)
+    best = min(best, time.process_time() - started)
+print(best)
+"""
+
+
+def seconds(tree: Path, command: list[str], kernel: bool = False) -> float:
     env = {**os.environ, "PYTHONPATH": str(tree)}
+    if kernel:
+        ran = subprocess.run([sys.executable, "-c", KERNEL_TIMER, *command], cwd=tree, env=env, check=True,
+                             capture_output=True, text=True)  # fmt: skip
+        return float(ran.stdout)
     started = time.perf_counter()
     subprocess.run([sys.executable, "-m", "sim", *command], cwd=tree, env=env, check=True, capture_output=True)
     return time.perf_counter() - started
@@ -41,6 +73,7 @@ def main() -> None:
     parser.add_argument("before")
     parser.add_argument("after")
     parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--kernel", action="store_true", help="time a simulate command's deals in process (CPU)")
     argv = sys.argv[1:]
     if "--" not in argv:
         parser.error("give the briscola command after --")
@@ -50,11 +83,11 @@ def main() -> None:
         trees = {rev: checkout(rev, Path(folder) / f"tree{k}") for k, rev in enumerate((args.before, args.after))}
         try:
             for tree in trees.values():
-                seconds(tree, command)  # compiles into the worktree's cache
+                seconds(tree, command, args.kernel)  # compiles into the worktree's cache
             times = {rev: [] for rev in trees}
             for _ in range(args.rounds):
                 for rev, tree in trees.items():
-                    times[rev].append(seconds(tree, command))
+                    times[rev].append(seconds(tree, command, args.kernel))
         finally:
             for tree in trees.values():
                 subprocess.run(
