@@ -7,14 +7,14 @@ import json
 
 import pytest
 
-from tests.helpers import REPO, SLOW_FILE, command, run_cli
+from tests.helpers import REPO, SLOW_FILE, command, run_cli, run_here
 
 UNFAIR = str(REPO / "tests" / "unfair_strategies.py")
 HOSTILE = str(REPO / "tests" / "hostile_strategy.py")
 
 
 def check(*args):
-    return run_cli("check", *args, "--quiet", env={"PYTHONPATH": str(REPO)})
+    return run_here("check", *args, "--quiet")
 
 
 @pytest.mark.parametrize(
@@ -74,7 +74,7 @@ def test_writing_into_another_seats_stream_fails():
 
 
 def test_a_decision_over_the_limit_fails():
-    result = check("slow:seconds=0.05", "--strategy-file", SLOW_FILE, "--deals", "2", "--players", "2",
+    result = check("slow:seconds=0.05", "--strategy-file", SLOW_FILE, "--deals", "1", "--players", "2",
                    "--decision-limit", "0.01")  # fmt: skip
     assert result.returncode == 1 and "over the limit of 0.01 s" in result.stderr
 

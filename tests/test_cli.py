@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from sim.results import read_results
-from tests.helpers import REPO, command, data_bytes, fixed_batches, run_cli
+from tests.helpers import REPO, command, data_bytes, fixed_batches, run_cli, run_here
 
 JSON_KEYS = {"players", "deals", "seed", "rules", "seconds", "deals_per_second", "sides"}
 SIDE_KEYS = {"side", "seats", "strategy", "wins", "draws", "losses", "win_rate", "win_rate_ci95", "mean_points"}
@@ -118,16 +118,16 @@ def test_trace_holds_every_deal_move_by_move(tmp_path, capsys):
 
 
 def test_default_output_goes_under_results(tmp_path):
-    result = run_cli("simulate", "--players", "2", "--strategies", "random", "--deals", "100", "--seed", "1",
-                     "--quiet", env={"PYTHONPATH": str(REPO)}, cwd=tmp_path)  # fmt: skip
+    result = run_here("simulate", "--players", "2", "--strategies", "random", "--deals", "100", "--seed", "1",
+                      "--quiet", cwd=tmp_path)  # fmt: skip
     assert result.returncode == 0, result.stderr
     files = list((tmp_path / "results").glob("*.parquet"))
     assert len(files) == 1 and len(pd.read_parquet(files[0])) == 100
 
 
 def test_summary_only_writes_no_file(tmp_path):
-    result = run_cli("simulate", "--players", "2", "--strategies", "random", "--deals", "100", "--seed", "1",
-                     "--summary-only", env={"PYTHONPATH": str(REPO)}, cwd=tmp_path)  # fmt: skip
+    result = run_here("simulate", "--players", "2", "--strategies", "random", "--deals", "100", "--seed", "1",
+                      "--summary-only", cwd=tmp_path)  # fmt: skip
     assert result.returncode == 0, result.stderr
     assert "random" in result.stdout
     assert list(tmp_path.iterdir()) == []
@@ -181,7 +181,7 @@ def test_existing_output_is_refused_and_left_untouched(tmp_path, capsys):
 
 
 def test_help_lists_the_simulate_options():
-    result = run_cli("simulate", "--help", env={"PYTHONPATH": str(REPO)})
+    result = run_here("simulate", "--help")
     assert result.returncode == 0
     for option in (
         "--players",
@@ -389,10 +389,10 @@ def test_wide_tables_keep_every_figure_on_a_narrow_terminal():
     """Mixed teams with long names, on a 60-column terminal: nothing is cut short."""
     run = ["simulate", "--players", "6", "--strategies", "highest,greedy,lowest,random,random,greedy",
            "--deals", "300", "--seed", "1", "--summary-only"]  # fmt: skip
-    result = run_cli(*run, env={"PYTHONPATH": str(REPO), "COLUMNS": "60"})
+    result = run_here(*run, env={"COLUMNS": "60"})
     assert result.returncode == 0 and "…" not in result.stdout
     assert "highest+lowest+random" in result.stdout and "win rate" in result.stdout
-    summary = json.loads(run_cli(*run, "--json", env={"PYTHONPATH": str(REPO)}).stdout)
+    summary = json.loads(run_here(*run, "--json").stdout)
     assert all(f"{side['wins']:,}" in result.stdout for side in summary["sides"])
 
 

@@ -10,7 +10,7 @@ from numba import njit
 from sim.results import read_results
 from strategies.api import Param, Strategy, parse_spec
 from strategies.errors import StrategyError
-from tests.helpers import OUTSIDER, REPO, run_cli
+from tests.helpers import OUTSIDER, REPO, run_cli, run_here
 from tests.helpers import command as in_process
 
 GUIDE = REPO / "docs" / "strategies.md"
@@ -41,13 +41,14 @@ def plugin_dir(tmp_path_factory):
 
 
 def cli_in(folder, *args):
+    """The command in ``folder``, in a fresh process that finds the folder's package."""
     return run_cli(*args, env={"PYTHONPATH": f"{REPO}:{folder}"}, cwd=folder)
 
 
 def test_a_strategy_file_plays_with_its_parameters_recorded(plugin_dir):
     out = plugin_dir / "edge.parquet"
-    result = cli_in(plugin_dir, "simulate", "--strategy-file", "edge_file.py", "--players", "2",
-                    "--strategies", "edge:first=true,greedy", "--deals", "300", "--seed", "3", "--out", str(out))  # fmt: skip
+    result = run_here("simulate", "--strategy-file", "edge_file.py", "--players", "2", "--strategies",
+                      "edge:first=true,greedy", "--deals", "300", "--seed", "3", "--out", out, cwd=plugin_dir)  # fmt: skip
     assert result.returncode == 0, result.stderr
     run = read_results(out)
     assert list(run.deals["strategy_0"].unique()) == ["edge:first=true"]
@@ -61,9 +62,9 @@ def test_a_strategy_file_plays_with_its_parameters_recorded(plugin_dir):
 def test_the_parameter_changes_the_play(plugin_dir):
     margins = []
     for first in ("true", "false"):
-        result = cli_in(plugin_dir, "simulate", "--strategy-file", "edge_file.py", "--players", "2",
-                        "--strategies", f"edge:first={first},greedy", "--deals", "2000", "--seed", "3",
-                        "--summary-only", "--json")  # fmt: skip
+        result = run_here("simulate", "--strategy-file", "edge_file.py", "--players", "2", "--strategies",
+                          f"edge:first={first},greedy", "--deals", "2000", "--seed", "3", "--summary-only", "--json",
+                          cwd=plugin_dir)  # fmt: skip
         assert result.returncode == 0, result.stderr
         margins.append(json.loads(result.stdout)["sides"][0]["mean_points"])
     assert margins[0] != margins[1]
@@ -91,13 +92,13 @@ def test_the_guides_example_runs_as_the_guide_says(tmp_path):
     for command in commands:
         args = command.replace("--deals 100000", "--deals 2000").split() + ["--quiet"] * command.startswith("simulate")
         args += ["--deals", "100"] * (command.startswith("check") and "--deals" not in command)  # as test_check's
-        result = run_cli(*args, env={"PYTHONPATH": str(REPO)}, cwd=tmp_path)
+        result = run_here(*args, cwd=tmp_path)
         assert result.returncode == 0, (command, result.stderr)
         assert "saver" in result.stdout
 
 
 def test_builtin_list_names_every_strategy_with_versions_and_parameters():
-    result = run_cli("strategies", "--json", env={"PYTHONPATH": str(REPO)})
+    result = run_here("strategies", "--json")
     listed = {s["name"]: s for s in json.loads(result.stdout)}
     assert {"random", "greedy", "highest", "lowest", "hoarder", "expert", "pimc", "ismcts"} <= set(listed)
     assert [p["name"] for p in listed["pimc"]["params"]] == [
@@ -136,7 +137,7 @@ def test_bad_strategy_files_are_named(tmp_path):
     (tmp_path / "clash.py").write_text(OUTSIDER.replace('"edge"', '"greedy"'))
     for name, message in [("missing.py", "no such file"), ("empty.py", "defines no Strategy object"),
                           ("broken.py", "failed to load: ModuleNotFoundError"), ("clash.py", "is taken twice")]:  # fmt: skip
-        result = run_cli("strategies", "--strategy-file", name, env={"PYTHONPATH": str(REPO)}, cwd=tmp_path)
+        result = run_here("strategies", "--strategy-file", name, cwd=tmp_path)
         assert result.returncode == 2 and message in result.stderr, (name, result.stderr)
 
 

@@ -20,7 +20,7 @@ import pytest
 
 import sim
 from sim.cli import main
-from tests.helpers import OUTSIDER, REPO, SLOW_FILE, dying_worker, run_cli
+from tests.helpers import OUTSIDER, REPO, SLOW_FILE, dying_worker, run_cli, run_here
 from tests.helpers import command as in_process
 
 PLAN = """
@@ -61,8 +61,14 @@ def write_plan(folder: Path, text: str = PLAN) -> Path:
     return path
 
 
-def batch(folder: Path, *args, env=None):
-    return run_cli("batch", "plan.toml", *args, cwd=folder, env={"PYTHONPATH": str(REPO), **(env or {})})
+def batch(folder: Path, *args):
+    """``briscola batch plan.toml ARGS`` in ``folder``, in this process."""
+    return run_here("batch", "plan.toml", *args, cwd=folder)
+
+
+def dask_batch(folder: Path, *args, env):
+    """The same in a fresh process, whose Dask reads its configuration from ``env``."""
+    return run_cli("batch", "plan.toml", *args, cwd=folder, env={"PYTHONPATH": str(REPO), **env})
 
 
 def dataset(study: Path) -> pd.DataFrame:
@@ -111,7 +117,7 @@ def test_a_study_holds_what_each_command_writes(reference, tmp_path):
     loaded = sim.load(study)
     for name, command in commands.items():
         out = tmp_path / f"{command[0]}-{len(list(tmp_path.iterdir()))}.parquet"
-        ran = run_cli(*command, "--out", str(out), "--json", "--quiet", env=env)
+        ran = run_here(*command, "--out", str(out), "--json", "--quiet", env=env)
         assert ran.returncode == 0, ran.stderr
         printed = json.loads(ran.stdout)
         experiment = loaded.experiment(name)
@@ -125,7 +131,7 @@ def test_a_study_holds_what_each_command_writes(reference, tmp_path):
             if key not in ("seconds", "deals_per_second"):
                 assert mine[key] == printed[key], (name, key)
     league = loaded.experiment("league")
-    tournament = json.loads(run_cli("tournament", "random", "greedy", "highest", "--deals", "1500", "--seed", "11",
+    tournament = json.loads(run_here("tournament", "random", "greedy", "highest", "--deals", "1500", "--seed", "11",
                                     "--summary-only", "--json", env=env).stdout)  # fmt: skip
     assert {e["name"]: e for e in outcome["experiments"]}["league"]["summary"] == tournament
     assert sorted(league.deals["pair"].astype(str).unique()) == ["0_1", "0_2", "1_2"]
@@ -134,7 +140,7 @@ def test_a_study_holds_what_each_command_writes(reference, tmp_path):
 def test_an_sprt_stops_where_the_command_stops_whatever_the_chunks(reference, tmp_path):
     study, outcome = reference
     duel = {e["name"]: e for e in outcome["experiments"]}["duel/a=expert"]["summary"]
-    printed = json.loads(run_cli("compare", "expert", "greedy", "--deals", "3000", "--seed", "11", "--sprt", "0,40",
+    printed = json.loads(run_here("compare", "expert", "greedy", "--deals", "3000", "--seed", "11", "--sprt", "0,40",
                                  "--summary-only", "--json", env={"PYTHONPATH": str(REPO)}).stdout)  # fmt: skip
     assert duel == printed and printed["deals"] < 3000  # decided early
     write_plan(tmp_path)
@@ -290,14 +296,14 @@ def test_a_local_dask_cluster_gives_the_same_study_even_when_a_worker_dies(refer
     study, _ = reference
     write_plan(tmp_path)
     kill = dying_worker("teams|2000", once=tmp_path / "killed")  # its worker dies the first time it plays it
-    result = batch(tmp_path, "--out", "dask", "--chunk-deals", "1000", "--backend", "dask", "--workers", "2", "--json",
-                   env=kill)  # fmt: skip
+    result = dask_batch(tmp_path, "--out", "dask", "--chunk-deals", "1000", "--backend", "dask", "--workers", "2",
+                        "--json", env=kill)  # fmt: skip
     assert result.returncode == 0, result.stderr
     assert (tmp_path / "killed").read_text().startswith("briscola-chunk|teams|part-000000002000|")  # a worker died
     assert "a Dask worker left the cluster" in result.stderr  # and the run said so
     pd.testing.assert_frame_equal(dataset(tmp_path / "dask"), dataset(study))
     assert summaries(tmp_path / "dask") == summaries(study)
-    status = json.loads(run_cli("status", "dask", "--json", env={"PYTHONPATH": str(REPO)}, cwd=tmp_path).stdout)
+    status = json.loads(run_here("status", "dask", "--json", env={"PYTHONPATH": str(REPO)}, cwd=tmp_path).stdout)
     assert status == json.loads(result.stdout)  # status prints what batch printed
 
 
@@ -308,7 +314,7 @@ def test_a_chunk_dask_gives_up_on_ends_the_run_resumably(reference, tmp_path):
         **dying_worker("league|1000"),  # its worker dies every time it plays it
         "DASK_DISTRIBUTED__SCHEDULER__ALLOWED_FAILURES": "1",  # and Dask gives up on its second death
     }
-    failed = batch(
+    failed = dask_batch(
         tmp_path, "--out", "dask", "--chunk-deals", "1000", "--backend", "dask", "--workers", "2", "--quiet", env=always
     )
     assert failed.returncode == 1 and "Traceback" not in failed.stderr
@@ -325,7 +331,7 @@ def test_a_chunk_dask_gives_up_on_ends_the_run_resumably(reference, tmp_path):
 def test_the_commands_run_on_dask_as_one_experiment_studies(tmp_path):
     env = {"PYTHONPATH": str(REPO)}
     command = ["compare", "expert", "greedy", "--players", "3", "--deals", "1500", "--seed", "3", "--json", "--quiet"]
-    here = json.loads(run_cli(*command, "--summary-only", env=env, cwd=tmp_path).stdout)
+    here = json.loads(run_here(*command, "--summary-only", env=env, cwd=tmp_path).stdout)
     there = run_cli(*command, "--backend", "dask", "--workers", "2", env=env, cwd=tmp_path)
     assert there.returncode == 0, there.stderr
     assert json.loads(there.stdout) == here
@@ -333,18 +339,18 @@ def test_the_commands_run_on_dask_as_one_experiment_studies(tmp_path):
     assert study.names == ["compare"] and not study.partial and len(study.deals) == 3 * 1500
     # report and diff read it as the command's own file: the same games, deal by deal
     folder = tmp_path / "results" / "compare_3p_expert-vs-greedy_seed3_1500deals"
-    local = run_cli(*command[:-2], "--out", "here.parquet", "--quiet", env=env, cwd=tmp_path)
+    local = run_here(*command[:-2], "--out", "here.parquet", "--quiet", env=env, cwd=tmp_path)
     assert local.returncode == 0, local.stderr
-    diff = json.loads(run_cli("diff", str(folder), "here.parquet", "--json", env=env, cwd=tmp_path).stdout)
+    diff = json.loads(run_here("diff", str(folder), "here.parquet", "--json", env=env, cwd=tmp_path).stdout)
     assert diff["units"] == 1500 and diff["score"]["difference"] == 0 and diff["score"]["correlation"] == 1
-    report = run_cli("report", str(folder), "--json", env=env, cwd=tmp_path)
+    report = run_here("report", str(folder), "--json", env=env, cwd=tmp_path)
     assert report.returncode == 0 and json.loads(report.stdout)["summary"] == here, report.stderr
 
 
 def test_report_and_diff_refuse_a_study_of_several_experiments_in_one_line(reference, tmp_path):
     study, _ = reference
     for args in (["report", str(study)], ["diff", str(study), str(study)]):
-        refused = run_cli(*args, env={"PYTHONPATH": str(REPO)}, cwd=tmp_path)
+        refused = run_here(*args, env={"PYTHONPATH": str(REPO)}, cwd=tmp_path)
         assert refused.returncode == 2 and len(refused.stderr.strip().splitlines()) == 1, refused.stderr
         assert "a study of" in refused.stderr and ".experiment(NAME)" in refused.stderr
 
@@ -474,13 +480,13 @@ def test_status_says_whether_a_study_is_running(tmp_path):
     write_plan(tmp_path, SLOW_PLAN.format(slow=SLOW_FILE))  # chunks of about a second: still running when asked
     process = start_batch(tmp_path, "--out", "study", "--chunk-deals", "3", "--quiet")
     wait_for_records(tmp_path / "study", process, 1)
-    running = json.loads(run_cli("status", "study", "--json", env={"PYTHONPATH": str(REPO)}, cwd=tmp_path).stdout)
+    running = json.loads(run_here("status", "study", "--json", env={"PYTHONPATH": str(REPO)}, cwd=tmp_path).stdout)
     assert process.poll() is None, "the study ended before status was asked"
     process.kill()
     process.communicate()
-    stopped = json.loads(run_cli("status", "study", "--json", env={"PYTHONPATH": str(REPO)}, cwd=tmp_path).stdout)
+    stopped = json.loads(run_here("status", "study", "--json", env={"PYTHONPATH": str(REPO)}, cwd=tmp_path).stdout)
     assert running["running"] and not stopped["running"] and stopped["status"] == "partial"
-    table = run_cli("status", "study", env={"PYTHONPATH": str(REPO), "COLUMNS": "80"}, cwd=tmp_path).stdout
+    table = run_here("status", "study", env={"PYTHONPATH": str(REPO), "COLUMNS": "80"}, cwd=tmp_path).stdout
     assert max(map(len, table.splitlines())) <= 80
     assert "not running: resume it with briscola batch study/_plan.toml --out study --resume" in " ".join(table.split())
 
@@ -505,7 +511,7 @@ def test_a_chiamata_study_keeps_every_column_of_its_commands(tmp_path):
         "--out",
         str(out),
     ]
-    assert run_cli(*command, "--quiet", env={"PYTHONPATH": str(REPO)}).returncode == 0
+    assert run_here(*command, "--quiet", env={"PYTHONPATH": str(REPO)}).returncode == 0
     assert {"bid", "caller", "called", "partner", "game_points_4", "caller_strength"} <= set(five.columns)
     pd.testing.assert_frame_equal(five.reset_index(drop=True), pd.read_parquet(out), check_categorical=False)
 
