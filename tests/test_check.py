@@ -18,7 +18,7 @@ def check(*args):
 
 
 @pytest.mark.parametrize(
-    "strategy, deals", [("expert", "100"), ("greedy", "100"), ("random", "100"), ("pimc:samples=4", "6")]
+    "strategy, deals", [("expert", "30"), ("greedy", "30"), ("random", "30"), ("pimc:samples=4", "6")]
 )
 def test_built_ins_pass_at_every_table_and_rule(strategy, deals):
     result = check(strategy, "--deals", deals, "--json")
