@@ -92,7 +92,7 @@ def test_the_guides_example_runs_as_the_guide_says(tmp_path):
     for command in commands:
         args = command.replace("--deals 100000", "--deals 2000").split() + ["--quiet"] * command.startswith("simulate")
         args += ["--deals", "30"] * (command.startswith("check") and "--deals" not in command)  # as test_check's
-        result = run_here(*args, cwd=tmp_path)
+        result = run_cli(*args, env={"PYTHONPATH": str(REPO)}, cwd=tmp_path)  # as the guide's reader: a fresh start
         assert result.returncode == 0, (command, result.stderr)
         assert "saver" in result.stdout
 
