@@ -21,9 +21,10 @@ from numba import njit
 
 from kernels.enums import MAX_HAND, N_CARDS
 from kernels.rng_nb import rng_below_nb
+from kernels.rules_nb import take_nb
 from strategies.auction_nb import bid_at_threshold_nb
 from strategies.expert_nb import expert_play_nb, forget_partner_hands_nb, throw_cost_nb
-from strategies.playout_nb import end_trick_nb, play_out_nb, reset_playout_nb, score_points_nb, take_nb
+from strategies.playout_nb import end_trick_nb, play_out_nb, reset_playout_nb, score_points_nb
 from strategies.worlds_nb import deal_next_nb, start_search_nb
 
 ITERATIONS, EXPLORATION, POINTS_WEIGHT, OPPONENT_RANDOM, INFERENCE, ADAPT, SIGNALS, PARTNER_VIEW, BID_THRESHOLD = range(

@@ -28,6 +28,7 @@ import numpy as np
 from numba import njit
 
 from kernels.enums import MAX_HAND
+from kernels.rules_nb import take_nb
 from strategies.auction_nb import bid_at_threshold_nb
 from strategies.expert_nb import expert_play_nb, forget_partner_hands_nb, throw_cost_nb
 from strategies.playout_nb import SEARCH_CARDS, play_out_nb, reset_playout_nb
@@ -123,12 +124,9 @@ def _clearly_best_nb(results, n, n_cards, rollouts):
 def _try_card_nb(view, k, search, n_stock, points_weight, rng):
     """The result for this seat's side of playing its k-th card on the search's sampled deal."""
     reset_playout_nb(view, search)
-    playout, me = search.playout, view.seat
+    playout = search.playout
     hands, n_hand = playout.hands, playout.n_hand
-    card = hands[me, k]
-    hands[me, k] = hands[me, n_hand[me] - 1]
-    n_hand[me] -= 1
-    playout.plays[view.n_table] = card
+    playout.plays[view.n_table] = take_nb(hands, n_hand, view.seat, k)
     return play_out_nb(
         view, hands, n_hand, playout.plays, view.n_table + 1, view.leader, search.stock, 0, n_stock, playout.points,
         points_weight, playout.stack, playout.sides, playout.search_sides, search.randomness, rng,

@@ -38,7 +38,9 @@ CANDIDATES = 4  # deals dealt uniformly per deal kept, when inferring
 # (``places``), each hand's size, the sampled deal (``hands``, ``n_hand``, ``stock``), the
 # playout's work arrays, each seat's chance of a random card in playouts, and whether the
 # deals are inferred (then ``worlds`` holds the random states that deal them).
-Search = namedtuple("Search", ["places", "sizes", "hands", "n_hand", "stock", "playout", "randomness", "worlds", "inferred"])  # fmt: skip
+Search = namedtuple(
+    "Search", ["places", "sizes", "hands", "n_hand", "stock", "playout", "randomness", "worlds", "inferred"]
+)
 
 
 @njit(cache=True)
