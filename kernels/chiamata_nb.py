@@ -33,7 +33,7 @@ from kernels.enums import (
     RULE_BID_MULTIPLIER,
 )
 from kernels.inlined_strategies_nb import suit_value_nb
-from kernels.rules_nb import bid_face_nb, bid_target_nb
+from kernels.rules_nb import bid_face_nb, bid_target_nb, seat_after_nb
 
 AUCTION_DONE, AUCTION_THROWN_IN, AUCTION_STOPPED, AUCTION_ILLEGAL = 0, 1, 2, 3
 
@@ -51,35 +51,63 @@ def open_auction_nb(view, rules, players):
         view.passed[seat] = 0
 
 
+AUCTION_GOING = 4  # take_bid_nb: the auction goes on
+
+
 @njit(cache=True, inline="always")
 def run_auction_nb(run, scratch, record, illegal):
     """Asks each seat in turn for a bid until the auction ends; writes every action into
     ``record``. Returns AUCTION_DONE (``views[0].bidder`` is the caller), AUCTION_THROWN_IN,
     AUCTION_STOPPED or AUCTION_ILLEGAL (``illegal`` is written)."""
     view, work = scratch.views[0], scratch.work[0]
-    active, n_actions, seat = CHIAMATA_PLAYERS, 0, 0
-    while seat != view.bidder and view.bid < view.max_bid:
-        if view.passed[seat] == 0:
-            if run.stop[0] != 0:
-                return AUCTION_STOPPED
-            show_hand_nb(view, seat, work)
-            bid = _decide_nb(PHASE_BID, seat, run, scratch)
-            if bid != PASS and not view.bid < bid <= view.max_bid:
-                _report_nb(illegal, n_actions, PHASE_BID, seat, bid, work)
-                return AUCTION_ILLEGAL
-            record.auction_seats[n_actions] = seat
-            record.auction_bids[n_actions] = bid
-            n_actions += 1
-            record.n_auction = n_actions
-            if bid == PASS:
-                view.passed[seat] = 1
-                active -= 1
-                if active == 0:
-                    return AUCTION_THROWN_IN
-            else:
-                view.bid, view.bidder, view.seat_bids[seat] = bid, seat, bid
-        seat = seat + 1 if seat + 1 < CHIAMATA_PLAYERS else 0
+    record.n_auction = 0  # an untraced run's record is reused, not cleared, from deal to deal
+    seat = next_bidder_nb(view, 0)
+    while seat != NO_SEAT:
+        if run.stop[0] != 0:
+            return AUCTION_STOPPED
+        show_hand_nb(view, seat, work)
+        bid = _decide_nb(PHASE_BID, seat, run, scratch)
+        status = take_bid_nb(view, work, record, illegal, seat, bid)
+        if status != AUCTION_GOING:
+            return status
+        seat = next_bidder_nb(view, seat_after_nb(seat, 1, CHIAMATA_PLAYERS))
     return AUCTION_DONE
+
+
+@njit(cache=True, inline="always")
+def next_bidder_nb(view, seat):
+    """The seat to bid next, from ``seat`` on: the first that has not passed; NO_SEAT once
+    the auction is over (the last bidder's turn comes round again, or the top bid is made)."""
+    for _ in range(CHIAMATA_PLAYERS):
+        if seat == view.bidder or view.bid >= view.max_bid:
+            return NO_SEAT
+        if view.passed[seat] == 0:
+            return seat
+        seat = seat_after_nb(seat, 1, CHIAMATA_PLAYERS)
+    return NO_SEAT
+
+
+@njit(cache=True, inline="always")
+def take_bid_nb(view, work, record, illegal, seat, bid):
+    """``seat`` bids ``bid`` (or passes): checked, recorded, shown. Returns AUCTION_GOING,
+    AUCTION_THROWN_IN (the fifth pass) or AUCTION_ILLEGAL (``illegal`` is written)."""
+    n_actions = record.n_auction
+    if bid != PASS and not view.bid < bid <= view.max_bid:
+        _report_nb(illegal, n_actions, PHASE_BID, seat, bid, work)
+        return AUCTION_ILLEGAL
+    record.auction_seats[n_actions] = seat
+    record.auction_bids[n_actions] = bid
+    record.n_auction = n_actions + 1
+    if bid == PASS:
+        view.passed[seat] = 1
+        passed = 0
+        for other in range(CHIAMATA_PLAYERS):
+            passed += view.passed[other]
+        if passed == CHIAMATA_PLAYERS:
+            return AUCTION_THROWN_IN
+    else:
+        view.bid, view.bidder, view.seat_bids[seat] = bid, seat, bid
+    return AUCTION_GOING
 
 
 @njit(cache=True, inline="always")
@@ -87,14 +115,26 @@ def make_call_nb(run, scratch, illegal):
     """The caller names its card: trump, target and partner follow. Returns AUCTION_DONE,
     AUCTION_STOPPED or AUCTION_ILLEGAL (a card not of the bid's face)."""
     view, work = scratch.views[0], scratch.work[0]
-    caller = view.bidder
     if run.stop[0] != 0:
         return AUCTION_STOPPED
-    view.caller = caller
-    show_hand_nb(view, caller, work)
-    card = _decide_nb(PHASE_CALL, caller, run, scratch)
+    show_caller_nb(view, work)
+    card = _decide_nb(PHASE_CALL, view.caller, run, scratch)
+    return take_call_nb(view, work, illegal, card)
+
+
+@njit(cache=True, inline="always")
+def show_caller_nb(view, work):
+    """The auction's winner becomes the caller, and is shown its hand to call from."""
+    view.caller = view.bidder
+    show_hand_nb(view, view.caller, work)
+
+
+@njit(cache=True, inline="always")
+def take_call_nb(view, work, illegal, card):
+    """The caller calls ``card``: checked; trump, target and partner follow. Returns
+    AUCTION_DONE or AUCTION_ILLEGAL."""
     if not (0 <= card < N_CARDS and CARD_FACE[card] == bid_face_nb(view.bid)):
-        _report_nb(illegal, 0, PHASE_CALL, caller, card, work)
+        _report_nb(illegal, 0, PHASE_CALL, view.caller, card, work)
         return AUCTION_ILLEGAL
     view.called = card
     view.trump_suit = CARD_SUIT[card]

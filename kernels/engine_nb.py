@@ -181,7 +181,7 @@ def play_deal_nb(deal, run, scratch, result, record, illegal):
     if done and players == CHIAMATA_PLAYERS:
         score_chiamata_nb(view, work, run.rules, result)
     elif done:
-        _score_nb(work.points, players, result)
+        score_nb(work.points, players, result)
     return done
 
 
@@ -205,6 +205,25 @@ def _play_trick_nb(deal, run, scratch, record, illegal, trick, leader):
     (its winner, now the leader, first), then each seat plays a card. Returns the
     trick's winner, or NO_SEAT after an illegal decision or a stop request."""
     view, work = scratch.views[0], scratch.work[0]
+    players = deal.players
+    begin_trick_nb(deal, view, work, trick, leader)
+    partners_visible, signalled = trick_shows_nb(deal, run.rules, trick)
+    for k in range(players):
+        seat = seat_after_nb(leader, k, players)
+        if run.stop[0] != 0:
+            return NO_SEAT
+        show_turn_nb(view, work, seat, partners_visible, signalled)
+        card = _decide_card_nb(run, scratch, seat)
+        if not play_card_nb(view, work, record, trick * players + k, seat, card):
+            report_illegal_nb(illegal, trick * players + k, seat, card, work.hands[seat])
+            return NO_SEAT
+    return end_trick_nb(view, work, record, trick, leader)
+
+
+@njit(cache=True, inline="always")
+def begin_trick_nb(deal, view, work, trick, leader):
+    """Trick ``trick`` led by ``leader``: everyone draws for the previous trick (the
+    leader first), and the view shows the new trick."""
     players, n_stock = deal.players, deal.n_stock
     drawn = min(trick * players, n_stock)  # cards drawn once this trick's draw is done
     if trick > 0 and trick * players <= n_stock:
@@ -214,25 +233,37 @@ def _play_trick_nb(deal, run, scratch, record, illegal, trick, leader):
             view.briscola = NO_CARD
     view.trick = trick
     view.leader = leader
+
+
+@njit(cache=True, inline="always")
+def trick_shows_nb(deal, rules, trick):
+    """What the rules show a seat during trick ``trick`` at team tables: its partners'
+    cards (partner_view=last3, once the stock is out) and their trump signals."""
+    players, n_stock = deal.players, deal.n_stock
     teams = players == 4 or players == 6
-    partners_visible = teams and run.rules[RULE_PARTNER_VIEW] == PARTNER_VIEW_LAST3 and drawn == n_stock
-    signalled = teams and run.rules[RULE_SIGNALS] == SIGNALS_TRUMPS and trick > 0
-    for k in range(players):
-        seat = seat_after_nb(leader, k, players)
-        if run.stop[0] != 0:
-            return NO_SEAT
-        show_seat_nb(view, seat, players, work.hands, work.n_hand, partners_visible, signalled)
-        if players == CHIAMATA_PLAYERS:
-            show_partner_nb(view, seat, work)
-        card = _decide_card_nb(run, scratch, seat)
-        if not _play_card_nb(view, work, record, trick * players + k, seat, card):
-            _report_illegal_nb(illegal, trick * players + k, seat, card, work.hands[seat])
-            return NO_SEAT
-    winner = score_trick_nb(work.table, players, view.trump_suit, leader, work.points)
+    partners_visible = teams and rules[RULE_PARTNER_VIEW] == PARTNER_VIEW_LAST3 and trick * players >= n_stock
+    signalled = teams and rules[RULE_SIGNALS] == SIGNALS_TRUMPS and trick > 0
+    return partners_visible, signalled
+
+
+@njit(cache=True, inline="always")
+def show_turn_nb(view, work, seat, partners_visible, signalled):
+    """The view as ``seat`` sees it when its turn to play comes."""
+    players = view.players
+    show_seat_nb(view, seat, players, work.hands, work.n_hand, partners_visible, signalled)
+    if players == CHIAMATA_PLAYERS:
+        show_partner_nb(view, seat, work)
+
+
+@njit(cache=True, inline="always")
+def end_trick_nb(view, work, record, trick, leader):
+    """Scores the full trick: its winner takes its points and leads next; the table is
+    cleared. Returns the winner."""
+    winner = score_trick_nb(work.table, view.players, view.trump_suit, leader, work.points)
     view.points[winner] = work.points[winner]
     record.trick_winners[trick] = winner
     view.trick_winners[trick] = winner
-    for k in range(players):
+    for k in range(view.players):
         view.table[k] = NO_CARD
     view.n_table = 0
     return winner
@@ -246,7 +277,7 @@ def _decide_card_nb(run, scratch, seat):
 
 
 @njit(cache=True, inline="always")
-def _play_card_nb(view, work, record, play, seat, card):
+def play_card_nb(view, work, record, play, seat, card):
     """``seat`` plays ``card``, the deal's ``play``-th: out of its hand, onto the table, into
     the view and the record. False (nothing changed) if the card is not in its hand."""
     players = view.players
@@ -271,7 +302,7 @@ def _play_card_nb(view, work, record, play, seat, card):
 
 
 @njit(cache=True)
-def _report_illegal_nb(illegal, play, seat, card, hand):
+def report_illegal_nb(illegal, play, seat, card, hand):
     illegal.play = play
     illegal.phase = PHASE_PLAY
     illegal.seat = seat
@@ -281,7 +312,7 @@ def _report_illegal_nb(illegal, play, seat, card, hand):
 
 
 @njit(cache=True, inline="always")
-def _score_nb(points, players, result):
+def score_nb(points, players, result):
     n_sides = n_sides_nb(players)
     for side in range(3):
         result.side_points[side] = -1
@@ -296,7 +327,7 @@ def _score_nb(points, players, result):
 
 
 @njit(cache=True)
-def _clear_record_nb(record):
+def clear_record_nb(record):
     record.plays[:] = NO_CARD
     record.trick_winners[:] = NO_CARD
     record.n_auction = 0
@@ -381,7 +412,7 @@ def _play_block_nb(run, scratch, start, end, results, illegal, deals, records):
         deal = deals[i] if deals.shape[0] > 0 else scratch.deal[0]
         record = records[i] if records.shape[0] > 0 else scratch.record[0]
         if records.shape[0] > 0:
-            _clear_record_nb(record)
+            clear_record_nb(record)
         deal_index = run.first_deal + i * run.deal_step
         start_streams_nb(scratch.states, run.seed_key, deal_index, run.seat_streams, n_seats)
         if not run.dealt:
@@ -407,5 +438,5 @@ def _play_duels_nb(run, scratch, start, end, results, random0, random1):
         results[i].briscola = deal.briscola
         points[0] = play_duel_nb(deal, states[1], states[2], random0, random1)
         points[1] = TOTAL_POINTS - points[0]
-        _score_nb(points, 2, results[i])
+        score_nb(points, 2, results[i])
         results[i].deal = deal_index

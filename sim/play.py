@@ -11,12 +11,8 @@ one worker thread (so Ctrl-C is always heard), and their arrays turned back.
 from __future__ import annotations
 
 import functools
-import os
-import queue
-import threading
-import time
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numba
 import numpy as np
@@ -28,17 +24,17 @@ from kernels.engine_nb import replay_nb, simulate_nb
 from kernels.enums import (
     DEAL_DTYPE,
     DECISION_OK,
-    ILLEGAL_DTYPE,
     MAX_PLAYERS,
     PHASE_BID,
     PHASE_PLAY,
     PLAY_DTYPE,
-    RESULT_DTYPE,
 )
 from kernels.rng_nb import seed_key_nb
 from sim.cards import SUITS_ITALIAN, short_name
 from sim.config import CHIAMATA, IllegalDecisionError, RunConfig
 from sim.interrupt import StopFlag
+from sim.kernel_thread import run_kernel
+from sim.lockstep import BatchedSeats, batched_seats, kernel_buffers, play_lockstep
 from sim.reference import views_along
 from strategies.api import MAX_PARAMS, StrategySpec, compile_decision, parse_spec
 from strategies.registry import available_strategies
@@ -49,9 +45,7 @@ warnings.filterwarnings("ignore", category=NumbaExperimentalFeatureWarning)
 
 
 NOT_PLAYED = -1  # ``results["deal"]`` of a deal the kernels did not finish (a stop came first)
-assert NOT_PLAYED == DECISION_OK == -1  # what _kernel_buffers writes into every field
-STOP_WAIT = 0.8  # seconds the kernels get to finish their decisions once asked to stop
-WAIT_STEP = 0.05  # how often the waiting thread looks at the stop flag
+assert NOT_PLAYED == DECISION_OK == -1  # what kernel_buffers writes into every field
 
 
 @dataclass
@@ -96,6 +90,7 @@ class Lineup:
     strategy_ids: np.ndarray  # shared by every batch of the run: the kernels only read them
     params: np.ndarray
     plugins: Plugins
+    batched: tuple[BatchedSeats, ...] = ()  # seats decided outside the kernels, in lock-step
 
 
 def lineup(config: RunConfig) -> Lineup:
@@ -137,7 +132,7 @@ def _resolved(strategies: tuple[str, ...], strategy_files: tuple[str, ...], chia
     decide = tuple(s.compiled() for s in slots) + empty
     bid = tuple(bid for bid, _ in auctions) + empty
     call = tuple(call for _, call in auctions) + empty
-    return Lineup(specs, ids, params, Plugins(decide, bid, call))
+    return Lineup(specs, ids, params, Plugins(decide, bid, call), batched_seats(specs))
 
 
 def canonical_strategies(texts, strategy_files=()) -> tuple[str, ...]:
@@ -197,19 +192,30 @@ def replay(config: RunConfig, deals: np.ndarray, first_deal: int = 0) -> Batch:
 
 def _simulate(config: RunConfig, first_deal: int, n_deals: int, trace: bool, deal_step: int, stop: StopFlag):
     """``simulate_nb`` on one batch: the Batch and the illegal-decision records."""
-    results, illegal = _kernel_buffers(n_deals)
+    run = run_context(config, first_deal, deal_step, False, stop)
+    groups = lineup(config).batched
+    if groups:
+        results, illegal, deals, records = play_lockstep(run, groups, n_deals, effective_threads(config), stop, trace)
+        return Batch(results, deals, records), illegal
+    results, illegal = kernel_buffers(n_deals)
     deals = np.empty(n_deals if trace else 0, dtype=DEAL_DTYPE)
     records = np.empty(n_deals if trace else 0, dtype=PLAY_DTYPE)
-    arguments = (run_context(config, first_deal, deal_step, False, stop), results, illegal, deals, records)
+    arguments = (run, results, illegal, deals, records)
     results, illegal, deals, records = _launch(simulate_nb, arguments, config, stop, (results, illegal, deals, records))
     return Batch(results, deals, records), illegal
 
 
 def _replay(config: RunConfig, deals: np.ndarray, first_deal: int, stop: StopFlag):
     """``replay_nb`` on given deals: the Batch and the illegal-decision records."""
-    results, illegal = _kernel_buffers(deals.shape[0])
+    run = run_context(config, first_deal, 1, True, stop)
+    groups = lineup(config).batched
+    if groups:
+        threads = effective_threads(config)
+        results, illegal, deals, records = play_lockstep(run, groups, len(deals), threads, stop, True, deals)
+        return Batch(results, deals, records), illegal
+    results, illegal = kernel_buffers(deals.shape[0])
     records = np.empty(deals.shape[0], dtype=PLAY_DTYPE)
-    arguments = (run_context(config, first_deal, 1, True, stop), deals, results, illegal, records)
+    arguments = (run, deals, results, illegal, records)
     results, illegal, records = _launch(replay_nb, arguments, config, stop, (results, illegal, records))
     return Batch(results, deals, records), illegal
 
@@ -221,84 +227,9 @@ def _launch(kernel, arguments: tuple, config: RunConfig, stop: StopFlag, written
     then copied as they are now. It writes a deal's index last, so a deal whose index is
     copied is complete (x86 shows stores in order; a weaker order could, at worst, keep
     one deal that ended during the copy with stale points)."""
-    if stop.is_set() or _run_kernel(kernel, arguments, effective_threads(config), stop):
+    if stop.is_set() or run_kernel(kernel, arguments, effective_threads(config), stop):
         return written
     return tuple(array.copy() for array in written)
-
-
-def _kernel_buffers(n_deals: int):
-    """The result and illegal-decision arrays, marked as not played yet."""
-    results = np.empty(n_deals, dtype=RESULT_DTYPE)
-    illegal = np.empty(n_deals, dtype=ILLEGAL_DTYPE)
-    for array in (results, illegal):  # all bits set, in one memset: every field reads -1
-        array.view(np.uint8).fill(0xFF)
-    return results, illegal
-
-
-def _run_kernel(kernel, arguments: tuple, threads: int, stop: StopFlag) -> bool:
-    """Calls a kernel on the kernel thread while this one waits; True once it has returned.
-
-    The kernels release the GIL, so this thread stays free to run signal handlers: a
-    Ctrl-C is acknowledged at once however long the batch. Once ``stop`` is set, the
-    kernels return before their next decision; a strategy whose decision takes longer
-    than STOP_WAIT is left to finish it on its own (False: the caller copies what is
-    done, as the kernel may still write into the deals it was playing). A second Ctrl-C
-    (an exception here) goes on at once.
-    """
-    job = _KernelJob(kernel, arguments, threads)
-    _kernel_thread().put(job)
-    stopped_at = None
-    try:
-        while not job.done.wait(WAIT_STEP):
-            if stop.is_set():
-                stopped_at = stopped_at or time.monotonic()
-                if time.monotonic() - stopped_at > STOP_WAIT:
-                    return False
-    except BaseException:
-        stop.set()
-        raise
-    if job.failure is not None:
-        raise job.failure
-    return True
-
-
-@dataclass
-class _KernelJob:
-    kernel: object
-    arguments: tuple
-    threads: int
-    done: threading.Event = field(default_factory=threading.Event)
-    failure: BaseException | None = None
-
-    def run(self) -> None:
-        try:
-            numba.set_num_threads(self.threads)  # a per-thread setting in Numba
-            self.kernel(*self.arguments)
-        except BaseException as error:  # noqa: BLE001 - raised again in the waiting thread
-            self.failure = error
-        finally:
-            self.done.set()
-
-
-_kernel_jobs: dict[int, queue.SimpleQueue] = {}  # by process: a forked child starts its own thread
-_kernel_jobs_lock = threading.Lock()
-
-
-def _kernel_thread() -> queue.SimpleQueue:
-    """The queue of the one thread that runs kernels, one job at a time (never two
-    parallel kernels at once); a daemon, so that a decision left to finish never holds
-    up the exit."""
-    with _kernel_jobs_lock:
-        jobs = _kernel_jobs.get(os.getpid())
-        if jobs is None:
-            jobs = _kernel_jobs[os.getpid()] = queue.SimpleQueue()
-            threading.Thread(target=_serve, args=(jobs,), name="briscola-kernels", daemon=True).start()
-        return jobs
-
-
-def _serve(jobs: queue.SimpleQueue) -> None:
-    while True:
-        jobs.get().run()
 
 
 def _raise_on_illegal(

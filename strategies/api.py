@@ -129,6 +129,9 @@ class Strategy:
     # absolute once loaded, with the files it opened from its folder as it loaded. They travel
     # with it to Dask workers and enter its fingerprint.
     files: tuple[str, ...] = ()
+    # A batched strategy: ``choose`` (and ``bid``, ``call``) are Python callables over many
+    # decisions at once, ``choose(views, legal, params, keys) -> cards`` (see docs/agents.md).
+    batched: bool = False
     # What is compiled and fingerprinted, per object: a copy made with dataclasses.replace
     # (another strategy built on this one) starts afresh.
     _compiled: dict = field(default_factory=dict, init=False, compare=False, repr=False)
@@ -143,7 +146,7 @@ class Strategy:
         """The decision function compiled with the plug-in signature (once per process;
         Numba's disk cache makes later processes fast)."""
         if "fn" not in self._compiled:
-            self._compiled["fn"] = compile_decision(self.choose, self.name)
+            self._compiled["fn"] = _no_decision() if self.batched else compile_decision(self.choose, self.name)
         return self._compiled["fn"]
 
     def compiled_auction(self):
@@ -152,10 +155,11 @@ class Strategy:
         if "auction" not in self._compiled:
             from kernels.inlined_strategies_nb import default_bid_nb, default_call_nb
 
-            bid = compile_decision(self.bid, f"{self.name}'s bid") if self.bid else _default_decision(default_bid_nb)
-            call = (
-                compile_decision(self.call, f"{self.name}'s call") if self.call else _default_decision(default_call_nb)
-            )
+            bid, call = (
+                (_no_decision() if self.batched else compile_decision(own, f"{self.name}'s {what}"))
+                if own else _default_decision(default)
+                for own, what, default in ((self.bid, "bid", default_bid_nb), (self.call, "call", default_call_nb))
+            )  # fmt: skip
             self._compiled["auction"] = (bid, call)
         return self._compiled["auction"]
 
@@ -169,11 +173,16 @@ class Strategy:
         if "fingerprint" not in self._compiled:
             import hashlib
 
-            from kernels.caching import code_and_data_digest
+            from kernels.caching import authors_files, code_and_data_digest
             from kernels.inlined_strategies_nb import default_bid_nb, default_call_nb
 
-            functions = [self.choose, self.bid or default_bid_nb, self.call or default_call_nb]
-            digest = hashlib.sha256(code_and_data_digest([getattr(f, "py_func", f) for f in functions]).encode())
+            functions = [getattr(f, "py_func", f) for f in (self.choose, self.bid or default_bid_nb,
+                                                              self.call or default_call_nb)]  # fmt: skip
+            digest = hashlib.sha256(code_and_data_digest(functions).encode())
+            if self.batched:  # plain Python: its helpers are outside the jitted call graph, so its files count
+                own = [getattr(f, "py_func", f) for f in (self.choose, self.bid, self.call) if f is not None]
+                for path in sorted(set().union(*(authors_files(f) for f in own)), key=os.path.basename):
+                    digest.update(f"{os.path.basename(path)}:".encode() + _file_bytes(path))
             for path in self.files:
                 digest.update(f"{os.path.basename(path)}:".encode() + _file_bytes(path))
             self._compiled["fingerprint"] = digest.hexdigest()[:16]
@@ -181,7 +190,7 @@ class Strategy:
 
     def describe(self) -> dict:
         return {"name": self.name, "version": self.version, "description": self.description,
-                "source": self.source, "params": [p.to_dict() for p in self.params],
+                "source": self.source, "batched": self.batched, "params": [p.to_dict() for p in self.params],
                 "files": list(self.files), "fingerprint": self.fingerprint()}  # fmt: skip
 
 
@@ -249,6 +258,13 @@ def _format(value) -> str:
 
 
 _DEFAULTS: dict = {}
+
+
+def _no_decision():
+    """The plug-in slot of a decision taken outside the kernels: never called."""
+    from kernels.dispatch_nb import no_decision_nb
+
+    return _default_decision(no_decision_nb)
 
 
 def _default_decision(function):

@@ -18,8 +18,8 @@ def parses_in_a_run(monkeypatch, batch: int) -> tuple[int, int]:
     calls, batches = [], []
     parse = sim.play.parse_spec
     monkeypatch.setattr(sim.play, "parse_spec", lambda text, loaded: calls.append(text) or parse(text, loaded))
-    launch = sim.play._run_kernel  # every batch of every seating starts the kernels once
-    monkeypatch.setattr(sim.play, "_run_kernel", lambda *args: batches.append(1) or launch(*args))
+    launch = sim.play.run_kernel  # every batch of every seating starts the kernels once
+    monkeypatch.setattr(sim.play, "run_kernel", lambda *args: batches.append(1) or launch(*args))
     fixed_batches(monkeypatch, batch)
     experiment = make_experiment("compare", players=2, strategies=["greedy", "expert"], deals=600, seed=3, threads=1)
     before = len(calls)

@@ -1,0 +1,81 @@
+"""The one thread that runs kernels: a kernel runs there while the calling thread waits,
+free to run signal handlers, so a Ctrl-C is heard however long the kernel takes."""
+
+from __future__ import annotations
+
+import os
+import queue
+import threading
+import time
+from dataclasses import dataclass, field
+
+import numba
+
+STOP_WAIT = 0.8  # seconds the kernels get to finish their decisions once asked to stop
+WAIT_STEP = 0.05  # how often the waiting thread looks at the stop flag
+
+
+def run_kernel(kernel, arguments: tuple, threads: int, stop) -> bool:
+    """Calls a kernel on the kernel thread while this one waits; True once it has returned.
+
+    The kernels release the GIL, so this thread stays free to run signal handlers: a
+    Ctrl-C is acknowledged at once however long the batch. Once ``stop`` is set, the
+    kernels return before their next decision; a strategy whose decision takes longer
+    than STOP_WAIT is left to finish it on its own (False: the caller copies what is
+    done, as the kernel may still write into the deals it was playing). A second Ctrl-C
+    (an exception here) goes on at once.
+    """
+    job = _KernelJob(kernel, arguments, threads)
+    _kernel_thread().put(job)
+    stopped_at = None
+    try:
+        while not job.done.wait(WAIT_STEP):
+            if stop.is_set():
+                stopped_at = stopped_at or time.monotonic()
+                if time.monotonic() - stopped_at > STOP_WAIT:
+                    return False
+    except BaseException:
+        stop.set()
+        raise
+    if job.failure is not None:
+        raise job.failure
+    return True
+
+
+@dataclass
+class _KernelJob:
+    kernel: object
+    arguments: tuple
+    threads: int
+    done: threading.Event = field(default_factory=threading.Event)
+    failure: BaseException | None = None
+
+    def run(self) -> None:
+        try:
+            numba.set_num_threads(self.threads)  # a per-thread setting in Numba
+            self.kernel(*self.arguments)
+        except BaseException as error:  # noqa: BLE001 - raised again in the waiting thread
+            self.failure = error
+        finally:
+            self.done.set()
+
+
+_kernel_jobs: dict[int, queue.SimpleQueue] = {}  # by process: a forked child starts its own thread
+_kernel_jobs_lock = threading.Lock()
+
+
+def _kernel_thread() -> queue.SimpleQueue:
+    """The queue of the one thread that runs kernels, one job at a time (never two
+    parallel kernels at once); a daemon, so that a decision left to finish never holds
+    up the exit."""
+    with _kernel_jobs_lock:
+        jobs = _kernel_jobs.get(os.getpid())
+        if jobs is None:
+            jobs = _kernel_jobs[os.getpid()] = queue.SimpleQueue()
+            threading.Thread(target=_serve, args=(jobs,), name="briscola-kernels", daemon=True).start()
+        return jobs
+
+
+def _serve(jobs: queue.SimpleQueue) -> None:
+    while True:
+        jobs.get().run()

@@ -1,0 +1,157 @@
+"""Batched strategies played in lock-step: the kernels play every seat they can until
+each deal in flight waits on a batched seat (or is over), then each batched strategy is
+called once for all the decisions waiting on it, and the kernels go on.
+
+Deals are played in waves of at most LANES at a time (``kernels/lockstep_nb.py``): how
+many share a wave changes nothing in any deal, as every decision's randomness is keyed
+by its deal, its seat's stream and its place in that stream.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from kernels.enums import DEAL_DTYPE, ILLEGAL_DTYPE, MAX_PLAYERS, PLAY_DTYPE, RESULT_DTYPE
+from kernels.lockstep_nb import (
+    LANE_BID,
+    LANE_CALL,
+    LANE_PLAY,
+    OUTSIDE_BID,
+    OUTSIDE_CALL,
+    OUTSIDE_PLAY,
+    advance_lanes_nb,
+    new_lanes_nb,
+    start_lanes_nb,
+)
+from sim.kernel_thread import run_kernel
+from strategies.api import StrategySpec
+from strategies.errors import StrategyError
+from strategies.observation import legal_mask
+
+LANES = 4096  # deals in flight at once: enough to make each call worth its overhead, small in memory
+PHASE_NAMES = {LANE_PLAY: "play", LANE_BID: "bid", LANE_CALL: "call"}
+
+
+@dataclass(frozen=True)
+class BatchedSeats:
+    """The seats a batched strategy plays with one set of parameters: one call for all."""
+
+    spec: StrategySpec
+    seats: tuple[int, ...]
+
+    def deciders(self) -> dict[int, object]:
+        """Lane phase -> the strategy's function for it (bids and calls: where it has them)."""
+        strategy = self.spec.strategy
+        functions = {LANE_PLAY: strategy.choose, LANE_BID: strategy.bid, LANE_CALL: strategy.call}
+        return {phase: f for phase, f in functions.items() if f is not None}
+
+
+def batched_seats(specs) -> tuple[BatchedSeats, ...]:
+    """The run's batched seats, grouped by strategy and parameter values."""
+    groups: dict[str, list[int]] = {}
+    by_label: dict[str, StrategySpec] = {}
+    for seat, spec in enumerate(specs):
+        if spec.strategy.batched:
+            key = f"{spec.strategy.name}/{spec.label}"
+            groups.setdefault(key, []).append(seat)
+            by_label[key] = spec
+    return tuple(BatchedSeats(by_label[key], tuple(seats)) for key, seats in groups.items())
+
+
+def outside_mask(groups: tuple[BatchedSeats, ...]) -> np.ndarray:
+    """Per seat, the OUTSIDE_* bits of the decisions its batched strategy takes."""
+    bits = {LANE_PLAY: OUTSIDE_PLAY, LANE_BID: OUTSIDE_BID, LANE_CALL: OUTSIDE_CALL}
+    outside = np.zeros(MAX_PLAYERS, dtype=np.int64)
+    for group in groups:
+        for seat in group.seats:
+            outside[seat] = sum(bits[phase] for phase in group.deciders())
+    return outside
+
+
+def kernel_buffers(n_deals: int):
+    """The result and illegal-decision arrays, marked as not played yet (every field -1)."""
+    results = np.empty(n_deals, dtype=RESULT_DTYPE)
+    illegal = np.empty(n_deals, dtype=ILLEGAL_DTYPE)
+    for array in (results, illegal):  # all bits set, in one memset: every field reads -1
+        array.view(np.uint8).fill(0xFF)
+    return results, illegal
+
+
+def play_lockstep(run, groups, n_deals: int, threads: int, stop, trace: bool, given: np.ndarray | None = None):
+    """Plays deals ``run.first_deal + i * run.deal_step`` (or the ``given`` DEAL_DTYPE
+    deals: ``run.dealt``) with the batched ``groups`` called from here. Returns results,
+    illegal-decision records, deals and records (empty unless ``trace`` or given)."""
+    results, illegal = kernel_buffers(n_deals)
+    keep = trace or given is not None
+    deals = given if given is not None else np.empty(n_deals if trace else 0, dtype=DEAL_DTYPE)
+    records = np.empty(n_deals if keep else 0, dtype=PLAY_DTYPE)
+    outside = outside_mask(groups)
+    lanes = new_lanes_nb(max(1, min(LANES, n_deals)))
+    for start in range(0, n_deals, len(lanes.cursor)):
+        if stop.is_set():
+            break
+        which = np.arange(min(len(lanes.cursor), n_deals - start), dtype=np.int64)
+        if given is not None:
+            lanes.deals[: len(which)] = given[start : start + len(which)]
+        indices = run.first_deal + (start + which) * run.deal_step
+        lanes.results.view(np.uint8).fill(0xFF)  # as kernel_buffers: fields a table does not write read -1
+        finished = _play_wave(run, groups, outside, lanes, which, indices, threads, stop)
+        end = start + len(which)
+        results[start:end], illegal[start:end] = lanes.results[: len(which)], lanes.illegal[: len(which)]
+        if trace and given is None:
+            deals[start:end] = lanes.deals[: len(which)]
+        if keep:
+            records[start:end] = lanes.records[: len(which)]
+        if not finished:
+            break
+    return results, illegal, deals, records
+
+
+def _play_wave(run, groups, outside, lanes, which, indices, threads, stop) -> bool:
+    """Plays one wave of lanes to the end; False if a stop cut it short."""
+    if not run_kernel(start_lanes_nb, (run, outside, lanes, which, indices), threads, stop):
+        return False
+    cursor = lanes.cursor[: len(which)]
+    while not stop.is_set():
+        waiting = np.flatnonzero(cursor["seat"] >= 0)
+        if waiting.size == 0:
+            return True
+        actions = decide(groups, lanes, waiting)
+        if not run_kernel(advance_lanes_nb, (run, outside, lanes, waiting, actions), threads, stop):
+            return False
+    return False
+
+
+def decide(groups, lanes, waiting: np.ndarray) -> np.ndarray:
+    """Every awaited decision of the lanes ``waiting``: one call per strategy and phase."""
+    actions = np.full(waiting.size, -1, dtype=np.int64)
+    seats = lanes.cursor["seat"][waiting]
+    phases = lanes.cursor["phase"][waiting]
+    for group in groups:
+        mine = np.isin(seats, group.seats)
+        for phase, function in group.deciders().items():
+            chosen = np.flatnonzero(mine & (phases == phase))
+            if chosen.size:
+                lane = waiting[chosen]
+                views = lanes.views[lane, 1]  # a copy: what the strategy writes there, nobody sees
+                keys = lanes.cursor["key"][lane]
+                actions[chosen] = ask(group.spec, function, PHASE_NAMES[phase], views, keys)
+    return actions
+
+
+def ask(spec: StrategySpec, function, phase: str, views: np.ndarray, keys: np.ndarray) -> np.ndarray:
+    """One call of a batched strategy: its decisions, checked to be one integer per view."""
+    name = spec.strategy.name
+    try:
+        decided = function(views, legal_mask(views, phase), dict(spec.values), keys.copy())
+    except Exception as error:  # noqa: BLE001 - the author's error, named in one line
+        raise StrategyError(f"strategy {name!r} raised {type(error).__name__} deciding a {phase}: {error}") from error
+    decided = np.asarray(decided)
+    if decided.shape != (len(views),) or not np.issubdtype(decided.dtype, np.integer):
+        raise StrategyError(
+            f"strategy {name!r} returned {decided.dtype} of shape {decided.shape} for {len(views)} views deciding a "
+            f"{phase}; it must return one integer per view (shape ({len(views)},))"
+        )
+    return decided
