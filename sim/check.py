@@ -26,12 +26,13 @@ import numba
 import numpy as np
 
 from kernels.enums import MAX_PLAYERS, N_STREAMS, NO_CARD, VIEW_DTYPE
-from kernels.rng_nb import seed_key_nb, start_streams_nb
+from kernels.rng_nb import next_u64_nb, seed_key_nb, start_streams_nb
 from sim import reference
 from sim.cards import short_name
 from sim.config import CHIAMATA, Rules, RunConfig
 from sim.experiments import Experiment
 from sim.kinds.compare import seating_config
+from sim.lockstep import ask
 from sim.play import IllegalDecisionError, describe_view, play_batch, seat_specs, view_after_plays, views_along_plays
 from sim.runs import run_command
 from sim.stats import A, seatings, summary
@@ -187,10 +188,7 @@ def _ask_again(config, batch, seats, n_deals, decision_limit, report: TableRepor
     Briscola Chiamata), outside the run, in the order it made them (so that its random
     stream is drawn as in the run)."""
     specs = seat_specs(config)
-    strategy = specs[seats[0]].strategy
-    deciders = {"play": strategy.compiled()}
-    if config.players == CHIAMATA:
-        deciders["bid"], deciders["call"] = strategy.compiled_auction()
+    deciders = _deciders(specs[seats[0]], config.players == CHIAMATA)
     params = specs[seats[0]].param_vector()
     seed_key = np.uint64(seed_key_nb(config.seed))  # as the run has it: a plain int below 2**63 is typed int64
     rows = trace_rows(batch.head(n_deals)) if config.players == CHIAMATA else None
@@ -206,7 +204,7 @@ def _ask_again(config, batch, seats, n_deals, decision_limit, report: TableRepor
             given, asked_params, streams = record.copy(), params.copy(), states.copy()
             own = 1 + view["seat"]
             started = time.perf_counter()
-            chosen = deciders[phase](record[0], asked_params, states[own : own + 1])
+            chosen = deciders[phase](record, asked_params, states[own : own + 1])
             seconds = time.perf_counter() - started
             others = np.delete(np.arange(len(states)), own)
             if not np.array_equal(states[others], streams[others]):
@@ -233,6 +231,25 @@ def _ask_again(config, batch, seats, n_deals, decision_limit, report: TableRepor
                     f"{where}: {what}: a decision took {seconds:.2f} s, over the limit of "
                     f"{decision_limit:g} s; the view: {describe_view(view)}"
                 )
+
+
+def _deciders(spec, chiamata: bool) -> dict:
+    """Phase -> a function of (one-view VIEW_DTYPE array, parameters, the seat's stream)
+    asking the strategy as the run asks it: a jitted decision its record; a batched one a
+    batch of one view, with the key the kernels would draw from that stream (its bids
+    and calls, where it has none, are the default policy's, jitted)."""
+    strategy = spec.strategy
+    jitted = {"play": strategy.compiled()}
+    if chiamata:
+        jitted["bid"], jitted["call"] = strategy.compiled_auction()
+    deciders = {phase: (lambda views, params, rng, f=f: f(views[0], params, rng)) for phase, f in jitted.items()}
+    if strategy.batched:
+        for phase, function in (("play", strategy.choose), ("bid", strategy.bid), ("call", strategy.call)):
+            if function is not None:
+                deciders[phase] = lambda views, params, rng, f=function, p=phase: int(
+                    ask(spec, f, p, views, np.array([next_u64_nb(rng, 0)], dtype=np.uint64))[0]
+                )
+    return deciders
 
 
 def _decisions(config: RunConfig, batch, deal_index: int, rows):

@@ -1,0 +1,57 @@
+"""Batched strategies for the tests: ``brandom`` plays as ``random`` does, in numpy, from
+the keys the kernels give it; ``jrandom`` is the same, jitted, with the default auction
+(what ``brandom`` has at Briscola Chiamata); ``bbidder`` bids, calls and plays batched;
+the others break the batched contract one way each."""
+
+import numpy as np
+from numba import njit
+
+from strategies.api import Strategy
+from strategies.toolkit import rng_below_nb
+
+
+def below(keys, n):
+    """An integer in [0, n) from each key, as the kernels' rng_below_nb draws it (but
+    for its rare second draw, probability below n / 2**32)."""
+    return (((keys >> np.uint64(32)) * n.astype(np.uint64)) >> np.uint64(32)).astype(np.int64)
+
+
+def random_cards(views, legal, params, keys):
+    return views["hand"][np.arange(len(views)), below(keys, views["n_hand"])].astype(np.int64)
+
+
+@njit
+def random_card_nb(view, params, rng):
+    n = view.n_hand
+    return view.hand[0] if n == 1 else view.hand[rng_below_nb(rng, n)]
+
+
+def lowest_legal(views, legal, params, keys):
+    return np.argmax(legal, axis=1)
+
+
+def bid_or_pass(views, legal, params, keys):
+    """The lowest legal bid, or pass, on the key's low bit."""
+    lowest = np.argmax(legal, axis=1)
+    return np.where((keys & np.uint64(1)).astype(bool) & legal.any(axis=1), lowest, -1)
+
+
+def wrong_shape(views, legal, params, keys):
+    return np.zeros((len(views), 2), dtype=np.int64)
+
+
+def raising(views, legal, params, keys):
+    raise ValueError("the model is not loaded")
+
+
+def not_in_hand(views, legal, params, keys):
+    return np.argmin(legal, axis=1)  # a card it does not hold
+
+
+BRANDOM = Strategy("brandom", 1, "random, batched in numpy", choose=random_cards, batched=True)
+JRANDOM = Strategy("jrandom", 1, "random, jitted, with the default auction", choose=random_card_nb)
+BBIDDER = Strategy("bbidder", 1, "bids, calls and plays batched", choose=lowest_legal, bid=bid_or_pass,
+                   call=lowest_legal, batched=True)  # fmt: skip
+WRONG_SHAPE = Strategy("wrong-shape", 1, "returns a 2-column array", choose=wrong_shape, batched=True)
+RAISING = Strategy("raising", 1, "raises", choose=raising, batched=True)
+NOT_IN_HAND = Strategy("not-in-hand", 1, "plays a card it does not hold", choose=not_in_hand, batched=True)

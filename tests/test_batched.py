@@ -1,0 +1,135 @@
+"""Batched strategies (Python callables over many decisions, played in lock-step): the
+same deals as the jitted strategy they mirror, whatever the batch and thread count; at
+every table, Briscola Chiamata's bids and calls included; in every command; and their
+mistakes named in one line."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+import sim.lockstep
+from sim.config import IllegalDecisionError, RunConfig
+from sim.play import play_batch
+from strategies.errors import StrategyError
+from tests.helpers import REPO, run_here
+
+FILE = str(REPO / "tests" / "batched_strategies.py")
+
+
+def played(players, strategies, deals=400, seed=5, threads=1):
+    config = RunConfig(players=players, strategies=strategies, deals=deals, seed=seed, threads=threads,
+                       strategy_files=(FILE,))  # fmt: skip
+    return play_batch(config, 0, deals, trace=True)
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 5, 6])
+def test_a_batched_strategy_plays_the_deals_its_jitted_twin_plays(players):
+    """``brandom`` draws its card from the key the kernels give it as ``random`` (or, at
+    5 players, ``jrandom`` with the same default auction) draws from its stream: every
+    card, trick and score must be the same."""
+    twin = "jrandom" if players == 5 else "random"
+    jitted = played(players, (twin,) * players)
+    batched = played(players, ("brandom",) + (twin,) * (players - 2) + ("brandom",))
+    assert batched.results.tobytes() == jitted.results.tobytes()
+    assert batched.records.tobytes() == jitted.records.tobytes()
+
+
+def test_results_do_not_depend_on_the_batch_or_the_threads(monkeypatch):
+    first = played(4, ("bbidder", "random", "brandom", "greedy"), deals=300, threads=1)
+    monkeypatch.setattr(sim.lockstep, "LANES", 7)  # many waves, the last one short
+    again = played(4, ("bbidder", "random", "brandom", "greedy"), deals=300, threads=2)
+    assert again.results.tobytes() == first.results.tobytes()
+    assert again.records.tobytes() == first.records.tobytes()
+
+
+def test_bids_and_calls_are_batched_at_briscola_chiamata():
+    batch = played(5, ("bbidder", "random", "random", "random", "random"), deals=300)
+    seat0 = batch.records["auction_seats"] == 0
+    bids = batch.records["auction_bids"][seat0]
+    assert (bids == -1).any() and (bids >= 0).any()  # it passes and bids, on its keys
+    called = batch.results[batch.results["caller"] == 0]["called"]
+    assert called.size and all(c < 10 for c in called)  # the lowest legal call: the Denari card of the bid's face
+
+
+@pytest.mark.parametrize(
+    "name, message",
+    [
+        ("wrong-shape", "returned int64 of shape (400, 2) for 400 views deciding a play; it must return one integer"),
+        ("raising", "strategy 'raising' raised ValueError deciding a play: the model is not loaded"),
+    ],
+)
+def test_a_batched_strategy_breaking_its_contract_is_named(name, message):
+    with pytest.raises(StrategyError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        played(2, (name, "random"))
+
+
+def test_a_card_not_in_hand_is_an_illegal_decision_with_its_view():
+    with pytest.raises(
+        IllegalDecisionError, match=r"strategy 'not-in-hand' \(seat 0\) returned card .* not in its hand"
+    ):
+        played(2, ("not-in-hand", "random"))
+
+
+def test_compare_takes_a_batched_strategy_and_records_its_identity(tmp_path):
+    done = run_here("compare", "brandom", "random", "--players", "2", "--deals", "300", "--seed", "3",
+                    "--strategy-file", FILE, "--out", tmp_path / "c.parquet", "--json", cwd=tmp_path)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    summary = json.loads(done.stdout)
+    assert abs(summary["score"] - 0.5) < 0.1  # random against random
+    same = run_here("compare", "random", "random", "--players", "2", "--deals", "300", "--seed", "3",
+                    "--out", tmp_path / "r.parquet", "--json", cwd=tmp_path)  # fmt: skip
+    assert json.loads(same.stdout)["score"] == summary["score"]  # keyed alike: the same games
+
+
+def test_a_broken_batched_strategy_exits_2_in_one_line(tmp_path):
+    done = run_here("simulate", "--strategies", "raising,random", "--players", "2", "--deals", "50", "--seed", "1",
+                    "--strategy-file", FILE,
+                    "--out", tmp_path / "x.parquet", cwd=tmp_path)  # fmt: skip
+    assert done.returncode == 2
+    assert len(done.stderr.strip().splitlines()) == 1 and "the model is not loaded" in done.stderr
+    assert not (tmp_path / "x.parquet").exists()
+
+
+def test_check_passes_a_batched_strategy_at_every_table(tmp_path):
+    done = run_here("check", "bbidder", "--strategy-file", FILE, "--deals", "30", "--json", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert report["passed"] and {t["players"] for t in report["tables"]} == {2, 3, 4, 5, 6}
+
+
+def test_batched_views_are_sealed():
+    """What a batched strategy writes into its views changes nothing."""
+    config = RunConfig(players=2, strategies=("brandom", "random"), deals=50, seed=2, threads=1,
+                       strategy_files=(FILE,))  # fmt: skip
+    clean = play_batch(config, 0, 50).results
+    spec = sim.play.lineup(config).batched[0].spec
+    original = spec.strategy.choose
+
+    def scribbling(views, legal, params, keys):
+        cards = original(views, legal, params, keys)
+        views["hand"], views["points"], legal[:] = 0, 99, False
+        return cards
+
+    object.__setattr__(spec.strategy, "choose", scribbling)
+    try:
+        assert play_batch(config, 0, 50).results.tobytes() == clean.tobytes()
+    finally:
+        object.__setattr__(spec.strategy, "choose", original)
+
+
+def test_each_decision_gets_a_fresh_key():
+    keys = []
+    config = RunConfig(players=2, strategies=("brandom", "brandom"), deals=20, seed=2, threads=1,
+                       strategy_files=(FILE,))  # fmt: skip
+    spec = sim.play.lineup(config).batched[0].spec
+    original = spec.strategy.choose
+    object.__setattr__(spec.strategy, "choose", lambda v, m, p, k: keys.append(k.copy()) or original(v, m, p, k))
+    try:
+        play_batch(config, 0, 20)
+    finally:
+        object.__setattr__(spec.strategy, "choose", original)
+    every = np.concatenate(keys)
+    assert every.size == 20 * 40 and np.unique(every).size == every.size

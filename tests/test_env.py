@@ -1,0 +1,92 @@
+"""The training environments, checked by Gymnasium's and PettingZoo's own checkers at
+every table, and for what those do not check: the same seed gives the same episodes on
+any number of threads, rewards add up to the deal's points and outcome, and an illegal
+card ends the episode."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+pytest.importorskip("gymnasium")
+pettingzoo = pytest.importorskip("pettingzoo")
+
+from gymnasium.utils.env_checker import check_env  # noqa: E402
+from pettingzoo.test import api_test  # noqa: E402
+
+from sim.aec import BriscolaAEC  # noqa: E402
+from sim.env import BriscolaEnv, BriscolaVectorEnv  # noqa: E402
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 5, 6])
+def test_gymnasiums_checker_passes_the_single_env(players):
+    check_env(BriscolaEnv(players=players, opponents="random"), skip_render_check=True)
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 5, 6])
+def test_pettingzoos_api_test_passes_the_aec_env(players):
+    api_test(BriscolaAEC(players=players), num_cycles=200)
+
+
+def rollout(env, steps, seed=7):
+    obs, info = env.reset(seed=seed)
+    picks = np.random.default_rng(0)
+    seen = [obs.copy()]
+    rewards = []
+    for _ in range(steps):
+        mask = info["action_mask"]
+        actions = (picks.random(mask.shape) * mask).argmax(axis=1)
+        obs, reward, terminated, truncated, info = env.step(actions)
+        seen.append(obs.copy())
+        rewards.append(reward.copy())
+    return np.array(seen), np.array(rewards)
+
+
+@pytest.mark.parametrize("players, opponents", [(2, "random"), (4, "expert"), (5, "greedy")])
+def test_the_same_seed_gives_the_same_episodes_on_any_threads(players, opponents):
+    one = rollout(BriscolaVectorEnv(num_envs=64, players=players, opponents=opponents, threads=1), 45)
+    two = rollout(BriscolaVectorEnv(num_envs=64, players=players, opponents=opponents, threads=2), 45)
+    assert np.array_equal(one[0], two[0]) and np.array_equal(one[1], two[1])
+    other = rollout(BriscolaVectorEnv(num_envs=64, players=players, opponents=opponents), 45, seed=8)
+    assert not np.array_equal(one[0], other[0])
+
+
+def test_rewards_add_up_to_the_sides_points_and_the_outcome():
+    env = BriscolaVectorEnv(num_envs=256, players=2, opponents="greedy", seat=1)
+    obs, info = env.reset(seed=3)
+    total = np.zeros(256)
+    for _ in range(20):
+        obs, reward, terminated, _, info = env.step(info["action_mask"].argmax(axis=1))
+        total += reward
+    assert terminated.all()
+    outcome = info["outcome"].astype(float)
+    points = (total - outcome) * 120
+    assert np.allclose(points, np.round(points)) and (points >= 0).all() and (points <= 120).all()
+    assert np.array_equal(np.sign(points - 60), outcome)  # more than 60 wins, 60 draws
+
+
+def test_a_team_learns_together_and_the_seat_can_rotate():
+    env = BriscolaVectorEnv(num_envs=32, players=4, opponents="random", team=True)
+    obs, info = env.reset(seed=1)
+    seats = set()
+    for _ in range(30):  # 10 decisions per seat a deal: a team's lane waits on both partners
+        seats |= set(info["seat"].tolist())
+        obs, reward, terminated, _, info = env.step(info["action_mask"].argmax(axis=1))
+    assert seats <= {0, 1, 2, 3} and len(seats) >= 2
+
+
+def test_an_illegal_card_ends_the_episode_and_the_next_step_starts_another():
+    env = BriscolaVectorEnv(num_envs=8, players=2, opponents="random", illegal_reward=-5.0)
+    obs, info = env.reset(seed=2)
+    wrong = (~info["action_mask"]).argmax(axis=1)
+    obs, reward, terminated, _, info = env.step(wrong)
+    assert terminated.all() and (reward == -5.0).all() and info["illegal"].all()
+    obs, reward, terminated, _, info = env.step(wrong)  # ignored: the autoreset step
+    assert not terminated.any() and (reward == 0).all() and (info["action_mask"].sum(axis=1) == 3).all()
+
+
+def test_bad_options_are_named():
+    with pytest.raises(Exception, match="team=True needs partners"):
+        BriscolaVectorEnv(players=2, team=True)
+    with pytest.raises(Exception, match="seat 3 is not a seat at 2 players"):
+        BriscolaVectorEnv(players=2, seat=3)
