@@ -45,7 +45,7 @@ EnvState = namedtuple(
 )
 # settings[...]: the reward's weights, and who learns
 SETTING_POINTS, SETTING_OUTCOME, SETTING_ILLEGAL, SETTING_SEAT, SETTING_TEAM = 0, 1, 2, 3, 4
-ROTATE = -1  # settings[SETTING_SEAT]: the learning seat moves round the table, an episode each
+ROTATE = -1  # settings[SETTING_SEAT]: the learning seat moves round the table, an episode at a time
 
 
 @njit(cache=True, parallel=True)
@@ -108,7 +108,7 @@ def _next_episode_nb(run, env, i, scratch, cursor, result, illegal, n_lanes):
         episode = env.episodes[i]
         env.episodes[i] = episode + 1
         fixed = np.int64(env.settings[SETTING_SEAT])
-        seat = fixed if fixed != ROTATE else episode % players
+        seat = fixed if fixed != ROTATE else (i + episode) % players  # lanes start at every seat
         env.seats[i] = seat
         for other in range(MAX_PLAYERS):
             team = env.settings[SETTING_TEAM] != 0 and other < players and other % 2 == seat % 2

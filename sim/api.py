@@ -4,7 +4,7 @@ files, same summaries), giving back the summary and the deals as pandas.
 
 >>> run = compare("greedy", "random", players=2, deals=200, seed=1)
 >>> run.summary["a"], run.summary["score"] > 0.8, len(run.results.deals)  # a row per deal and seating
-('greedy', True, 200)
+('greedy', True, 400)
 """
 
 from __future__ import annotations

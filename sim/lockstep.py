@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 from kernels.enums import DEAL_DTYPE, ILLEGAL_DTYPE, MAX_PLAYERS, PLAY_DTYPE, RESULT_DTYPE
 from kernels.lockstep_nb import (
@@ -89,6 +90,14 @@ def play_lockstep(run, groups, n_deals: int, threads: int, stop, trace: bool, gi
     records = np.empty(n_deals if keep else 0, dtype=PLAY_DTYPE)
     outside = outside_mask(groups)
     lanes = new_lanes_nb(max(1, min(LANES, n_deals)))
+    with threadpool_limits(limits=1):  # a BLAS pool spinning beside the kernels' threads slowed them tenfold
+        _play_waves(run, groups, outside, lanes, n_deals, threads, stop, given, (results, illegal, deals, records))
+    return results, illegal, deals, records
+
+
+def _play_waves(run, groups, outside, lanes, n_deals, threads, stop, given, out) -> None:
+    results, illegal, deals, records = out
+    trace, keep = len(deals) > 0 and given is None, len(records) > 0
     for start in range(0, n_deals, len(lanes.cursor)):
         if stop.is_set():
             break
@@ -106,7 +115,6 @@ def play_lockstep(run, groups, n_deals: int, threads: int, stop, trace: bool, gi
             records[start:end] = lanes.records[: len(which)]
         if not finished:
             break
-    return results, illegal, deals, records
 
 
 def _play_wave(run, groups, outside, lanes, which, indices, threads, stop) -> bool:

@@ -31,11 +31,11 @@ MASK_WIDTH = {"play": N_CARDS, "bid": MAX_BID + 1, "call": N_CARDS}
 
 
 def _teams(players):
-    return players in (4, 6)
+    return int(players in (4, 6))
 
 
 def _chiamata(players):
-    return players == CHIAMATA_PLAYERS
+    return int(players == CHIAMATA_PLAYERS)
 
 
 # name, description, width for ``players``
