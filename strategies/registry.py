@@ -87,7 +87,10 @@ def load_strategy_file(path: str | Path) -> list[Strategy]:
     if not found:
         raise StrategyError(f"--strategy-file {path} defines no Strategy object")
     loaded = _data_files(opened, folder, path.resolve())
-    return [_with_source(s, f"file {path}", _declared_files(s, folder, path) | loaded) for s in found]
+    strategies = [_with_source(s, f"file {path}", _declared_files(s, folder, path) | loaded) for s in found]
+    for strategy in strategies:  # now, while its files hold what it loaded: a later edit is a new strategy
+        strategy.fingerprint()
+    return strategies
 
 
 def plug_in_bundle(path: str | Path, strategies) -> dict[str, bytes]:
