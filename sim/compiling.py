@@ -45,7 +45,8 @@ def warm_up(config: RunConfig, tally: bool = False) -> float:
         if helper is not None:
             helper.kill()
         raise
-    lineup(config)  # loads (or compiles) the strategies; the engine takes any of them
+    if lineup(config).batched:  # loads (or compiles) the strategies; the engine takes any of them
+        play_batch(config, 0, 1)  # and the lock-step kernels, with one deal of the run's own lineup
     return time.perf_counter() - started
 
 
