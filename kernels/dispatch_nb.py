@@ -65,13 +65,19 @@ def seal_nb(views, params, sealed_params):
     """Copies the engine's view (``views[0]``) into ``views[1]``, and the parameters into
     ``sealed_params``, for one decision of a plug-in: whatever it writes into them, the
     engine and the other seats never see. (The inlined strategies, part of the engine,
-    read the engine's own view.) The view is copied as bytes: one short vector copy."""
+    read the engine's own view.)"""
+    seal_view_nb(views)
+    for k in range(params.shape[0]):
+        sealed_params[k] = params[k]
+
+
+@njit(cache=True, inline="always")
+def seal_view_nb(views):
+    """The engine's view (``views[0]``) copied into ``views[1]`` as bytes: one short vector copy."""
     raw = views.view(np.uint8)
     size = raw.shape[0] // 2
     for k in range(size):
         raw[size + k] = raw[k]
-    for k in range(params.shape[0]):
-        sealed_params[k] = params[k]
 
 
 @njit(cache=True)

@@ -84,11 +84,11 @@ def _step_lane_nb(run, lanes, env, i, action, sealed_params):
             _end_episode_nb(env, i, -1)
             reward = env.settings[SETTING_ILLEGAL]
         else:
-            side_points = _side_points_nb(scratch.work[0].points, seat, scratch.views[0].players)
+            side_points = side_points_nb(scratch.work[0].points, seat, scratch.views[0].players)
             reward = env.settings[SETTING_POINTS] * (side_points - cursor.banked) / TOTAL_POINTS
             cursor.banked = side_points
             if cursor.phase == LANE_OVER:
-                outcome = _outcome_nb(result, seat, scratch.views[0].players)
+                outcome = outcome_nb(result, seat, scratch.views[0].players)
                 reward += env.settings[SETTING_OUTCOME] * outcome
                 _end_episode_nb(env, i, outcome)
     env.rewards[i] = reward
@@ -127,7 +127,7 @@ def _end_episode_nb(env, i, outcome):
 
 
 @njit(cache=True, inline="always")
-def _side_points_nb(points, seat, players):
+def side_points_nb(points, seat, players):
     """The points of the learner's side: its team at 4 and 6 players, its own otherwise
     (at Briscola Chiamata the sides are hidden until the call is out)."""
     if players == CHIAMATA_PLAYERS:
@@ -140,7 +140,7 @@ def _side_points_nb(points, seat, players):
 
 
 @njit(cache=True, inline="always")
-def _outcome_nb(result, seat, players):
+def outcome_nb(result, seat, players):
     """+1, 0 or -1: the learner's side won, drew or lost the deal (at Briscola Chiamata,
     by the sign of its game points)."""
     if players == CHIAMATA_PLAYERS:

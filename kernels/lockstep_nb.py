@@ -34,7 +34,7 @@ from kernels.chiamata_nb import (
     take_call_nb,
 )
 from kernels.contexts_nb import BlockScratch, Plugins, RunContext
-from kernels.dispatch_nb import bid_nb, call_nb, choose_card_nb, shown_to_nb
+from kernels.dispatch_nb import bid_nb, call_nb, choose_card_nb, seal_view_nb, shown_to_nb
 from kernels.engine_nb import (
     begin_trick_nb,
     clear_record_nb,
@@ -163,7 +163,7 @@ def advance_lane_nb(run, outside, scratch, cursor, result, illegal, action):
             return
         seat = _show_decider_nb(run, scratch, cursor)
         if outside[seat] & (1 << cursor.phase):
-            _seal_view_nb(scratch.views)
+            seal_view_nb(scratch.views)
             cursor.key = next_u64_nb(scratch.states, 1 + seat)
             cursor.seat = seat
             return
@@ -240,15 +240,6 @@ def _take_nb(run, scratch, cursor, result, illegal, seat, decision):
 def _finish_nb(cursor, result):
     cursor.phase = LANE_OVER
     result.deal = cursor.deal
-
-
-@njit(cache=True, inline="always")
-def _seal_view_nb(views):
-    """The engine's view (``views[0]``) copied as bytes into ``views[1]``, the one shown."""
-    raw = views.view(np.uint8)
-    size = raw.shape[0] // 2
-    for k in range(size):
-        raw[size + k] = raw[k]
 
 
 LANES_PER_BLOCK = 64  # lanes one thread advances in a row

@@ -28,9 +28,10 @@ try:
 except ImportError as error:  # the package's optional extra
     raise ImportError("the AEC environment needs PettingZoo: pip install -e '.[rl]'") from error
 
-from kernels.enums import CHIAMATA_PLAYERS, MAX_PLAYERS, N_CARDS, TOTAL_POINTS
+from kernels.enums import MAX_PLAYERS, N_CARDS, TOTAL_POINTS
+from kernels.env_nb import outcome_nb, side_points_nb
 from kernels.lockstep_nb import LANE_OVER, LANE_STOPPED, OUTSIDE_PLAY, advance_lanes_nb, new_lanes_nb, start_lanes_nb
-from sim.config import Rules, RunConfig, n_sides
+from sim.config import Rules, RunConfig
 from sim.interrupt import StopFlag
 from sim.play import run_context
 from strategies.observation import FLAT_VERSION, encode_flat, flat_size, legal_mask
@@ -123,22 +124,12 @@ class BriscolaAEC(AECEnv):
         return {"observation": np.zeros(flat_size(self.players), dtype=np.float32),
                 "action_mask": np.zeros(N_CARDS, dtype=np.int8)}  # fmt: skip
 
-    def _side_points(self) -> np.ndarray:
-        points = self._lanes.work[0]["points"][: self.players].astype(np.float64)
-        if self.players == CHIAMATA_PLAYERS:
-            return points
-        sides = np.arange(self.players) % n_sides(self.players)
-        return np.array([points[sides == sides[seat]].sum() for seat in range(self.players)])
-
     def _points_rewards(self, weight: float) -> np.ndarray:
-        now = self._side_points()
+        points = self._lanes.work[0]["points"]
+        now = np.array([side_points_nb(points, seat, self.players) for seat in range(self.players)], dtype=np.float64)
         gained, self._banked = now - self._banked, now
         return weight * gained / TOTAL_POINTS
 
     def _outcomes(self) -> np.ndarray:
         result = self._lanes.results[0]
-        if self.players == CHIAMATA_PLAYERS:
-            return np.sign(result["game_points"][: self.players].astype(np.float64))
-        sides = np.arange(self.players) % n_sides(self.players)
-        winner = int(result["winner_side"])
-        return np.where(sides == winner, 1.0, -1.0) if winner >= 0 else np.zeros(self.players)
+        return np.array([outcome_nb(result, seat, self.players) for seat in range(self.players)], dtype=np.float64)

@@ -50,15 +50,12 @@ class BatchedSeats:
 
 
 def batched_seats(specs) -> tuple[BatchedSeats, ...]:
-    """The run's batched seats, grouped by strategy and parameter values."""
-    groups: dict[str, list[int]] = {}
-    by_label: dict[str, StrategySpec] = {}
+    """The run's batched seats, grouped by strategy and parameter values (their label)."""
+    groups: dict[str, tuple[StrategySpec, list[int]]] = {}
     for seat, spec in enumerate(specs):
         if spec.strategy.batched:
-            key = f"{spec.strategy.name}/{spec.label}"
-            groups.setdefault(key, []).append(seat)
-            by_label[key] = spec
-    return tuple(BatchedSeats(by_label[key], tuple(seats)) for key, seats in groups.items())
+            groups.setdefault(spec.label, (spec, []))[1].append(seat)
+    return tuple(BatchedSeats(spec, tuple(seats)) for spec, seats in groups.values())
 
 
 def outside_mask(groups: tuple[BatchedSeats, ...]) -> np.ndarray:

@@ -20,6 +20,8 @@ r is seat ``me + r``: 0 is the observer. docs/agents.md shows the layout of each
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from kernels.enums import CHIAMATA_PLAYERS, MAX_BID, N_CARDS, N_SUITS, VIEW_DTYPE
@@ -87,6 +89,11 @@ def flat_size(players: int) -> int:
 
 def flat_offsets(players: int) -> np.ndarray:
     """The segments' starts as the encoder reads them (index SEG_* of observe_nb), then the size."""
+    return _offsets(players).copy()
+
+
+@functools.cache
+def _offsets(players: int) -> np.ndarray:  # encode_flat runs once a lock-step round: the layout is built once
     return np.array([start for _, start, _, _ in flat_layout(players)] + [flat_size(players)], dtype=np.int64)
 
 
@@ -94,7 +101,7 @@ def encode_flat(views: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
     """The flat encoding of each view of a batch (all at one table): float32 (n, flat_size)."""
     views = _checked(views)
     players = int(views["players"][0]) if len(views) else 2
-    offsets = flat_offsets(players)
+    offsets = _offsets(players)
     if out is None:
         out = np.empty((len(views), offsets[-1]), dtype=np.float32)
     encode_flat_batch_nb(views, offsets, out)
