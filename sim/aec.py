@@ -30,9 +30,10 @@ except ImportError as error:  # the package's optional extra
 
 from kernels.enums import MAX_PLAYERS, N_CARDS, TOTAL_POINTS
 from kernels.env_nb import outcome_nb, side_points_nb
-from kernels.lockstep_nb import LANE_OVER, LANE_STOPPED, OUTSIDE_PLAY, advance_lanes_nb, new_lanes_nb, start_lanes_nb
+from kernels.lockstep_nb import LANE_OVER, LANE_STOPPED, OUTSIDE_PLAY, new_lanes_nb
 from sim.config import Rules, RunConfig
 from sim.interrupt import StopFlag
+from sim.lockstep import lane_kernels
 from sim.play import run_context
 from strategies.observation import FLAT_VERSION, encode_flat, flat_size, legal_mask
 
@@ -68,6 +69,7 @@ class BriscolaAEC(AECEnv):
         if seed is not None or self._run is None:
             self._run = run_context(replace(self._config, seed=0 if seed is None else int(seed)), 0, 1, False,
                                     StopFlag())  # fmt: skip
+            self._start_lanes, self._advance_lanes = lane_kernels(self._run, self._outside, self._lanes)
             self._episode = 0
         self.agents = list(self.possible_agents)
         self.rewards = {agent: 0.0 for agent in self.agents}
@@ -77,7 +79,7 @@ class BriscolaAEC(AECEnv):
         self.infos = {agent: {} for agent in self.agents}
         self._observations = {agent: self._blank() for agent in self.agents}
         while True:  # a Briscola Chiamata deal thrown in has no card to play: the next deal
-            start_lanes_nb(self._run, self._outside, self._lanes, ONE, np.array([self._episode], dtype=np.int64))
+            self._start_lanes(self._run, self._outside, self._lanes, ONE, np.array([self._episode], dtype=np.int64))
             self._episode += 1
             if self._lanes.cursor[0]["seat"] >= 0:
                 break
@@ -93,7 +95,7 @@ class BriscolaAEC(AECEnv):
             self._was_dead_step(action)
             return
         self._cumulative_rewards[agent] = 0.0
-        advance_lanes_nb(self._run, self._outside, self._lanes, ONE, np.array([int(action)], dtype=np.int64))
+        self._advance_lanes(self._run, self._outside, self._lanes, ONE, np.array([int(action)], dtype=np.int64))
         phase = int(self._lanes.cursor[0]["phase"])
         points_weight, outcome_weight, illegal_reward = self._weights
         rewards = self._points_rewards(points_weight)

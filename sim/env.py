@@ -46,6 +46,7 @@ from kernels.env_nb import (
 from kernels.lockstep_nb import new_lanes_nb
 from sim.config import ConfigError, Rules, RunConfig
 from sim.interrupt import StopFlag
+from sim.kernel_thread import compiled_for
 from sim.play import run_context
 from strategies.observation import FLAT_VERSION, flat_offsets, flat_size
 
@@ -107,8 +108,8 @@ class BriscolaVectorEnv(VectorEnv):
             outcomes=np.zeros(num_envs, dtype=np.int8), illegal=np.zeros(num_envs, dtype=np.bool_),
             offsets=flat_offsets(players), settings=settings,
         )  # fmt: skip
-        self._no_actions = np.zeros(num_envs, dtype=np.int64)
-        self._run = None
+        self._actions = np.zeros(num_envs, dtype=np.int64)  # the step's actions, in the kernel's own type
+        self._run = self._step_kernel = None
         self._truncated = np.zeros(num_envs, dtype=np.bool_)
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
@@ -116,22 +117,24 @@ class BriscolaVectorEnv(VectorEnv):
         if seed is not None or self._run is None:
             seed = 0 if seed is None else int(seed)
             self._run = run_context(replace(self._config, seed=seed), 0, 1, False, StopFlag())
+            self._step_kernel = compiled_for(env_step_nb, (self._run, self._lanes, self._state, self._actions, True))
             self._state.episodes[:] = 0
-        self._step(self._no_actions, True)
+        self._actions[:] = 0
+        self._step(True)
         return self._out(self._state.obs), self._info(False)
 
     def step(self, actions):
         if self._run is None:
             raise RuntimeError("call reset() before step()")
-        actions = np.asarray(actions, dtype=np.int64).reshape(self.num_envs)
-        self._step(actions, False)
+        self._actions[:] = np.asarray(actions, dtype=np.int64).reshape(self.num_envs)
+        self._step(False)
         state = self._state
         rewards, terminated = self._out(state.rewards), self._out(state.terminated)
         return self._out(state.obs), rewards, terminated, self._truncated.copy(), self._info(True)
 
-    def _step(self, actions: np.ndarray, resetting: bool) -> None:
+    def _step(self, resetting: bool) -> None:
         numba.set_num_threads(min(self.threads, numba.config.NUMBA_NUM_THREADS))
-        env_step_nb(self._run, self._lanes, self._state, actions, resetting)
+        self._step_kernel(self._run, self._lanes, self._state, self._actions, resetting)
 
     def _out(self, array: np.ndarray) -> np.ndarray:
         return array.copy() if self.copy else array

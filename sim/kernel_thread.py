@@ -1,5 +1,6 @@
-"""The one thread that runs kernels: a kernel runs there while the calling thread waits,
-free to run signal handlers, so a Ctrl-C is heard however long the kernel takes."""
+"""Calling kernels: the one thread that runs them (a kernel runs there while the calling
+thread waits, free to run signal handlers, so a Ctrl-C is heard however long the kernel
+takes), and a kernel's compiled form for a loop that calls it again and again."""
 
 from __future__ import annotations
 
@@ -40,6 +41,19 @@ def run_kernel(kernel, arguments: tuple, threads: int, stop) -> bool:
     if job.failure is not None:
         raise job.failure
     return True
+
+
+def compiled_for(kernel, arguments: tuple):
+    """``kernel``'s compiled form for arguments of these types, to be called without
+    Numba's dispatch: typing a run context (record arrays, plug-in functions) costs about
+    2 ms a call, more than a step of 4,096 deals. Every later call must pass arguments of
+    the very same types (the same contexts and lanes; int64 arrays; a bool)."""
+    if not hasattr(kernel, "overloads"):  # the kernels run as Python (NUMBA_DISABLE_JIT)
+        return kernel
+    types = tuple(kernel.typeof_pyval(argument) for argument in arguments)
+    if types not in kernel.overloads:
+        kernel.compile(types)  # from the disk cache when it is there
+    return kernel.overloads[types].entry_point
 
 
 @dataclass

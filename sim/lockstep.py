@@ -26,7 +26,7 @@ from kernels.lockstep_nb import (
     new_lanes_nb,
     start_lanes_nb,
 )
-from sim.kernel_thread import run_kernel
+from sim.kernel_thread import compiled_for, run_kernel
 from strategies.api import StrategySpec
 from strategies.errors import StrategyError
 from strategies.observation import legal_mask
@@ -87,12 +87,22 @@ def play_lockstep(run, groups, n_deals: int, threads: int, stop, trace: bool, gi
     records = np.empty(n_deals if keep else 0, dtype=PLAY_DTYPE)
     outside = outside_mask(groups)
     lanes = new_lanes_nb(max(1, min(LANES, n_deals)))
+    kernels = lane_kernels(run, outside, lanes)
     with threadpool_limits(limits=1):  # a BLAS pool spinning beside the kernels' threads slowed them tenfold
-        _play_waves(run, groups, outside, lanes, n_deals, threads, stop, given, (results, illegal, deals, records))
+        _play_waves(run, groups, outside, lanes, kernels, n_deals, threads, stop, given,
+                    (results, illegal, deals, records))  # fmt: skip
     return results, illegal, deals, records
 
 
-def _play_waves(run, groups, outside, lanes, n_deals, threads, stop, given, out) -> None:
+def lane_kernels(run, outside, lanes) -> tuple:
+    """``start_lanes_nb`` and ``advance_lanes_nb`` compiled for this run's types, called
+    without Numba's dispatch (``compiled_for``): a wave calls them 20 times and more."""
+    lane_indices = np.zeros(1, dtype=np.int64)
+    arguments = (run, outside, lanes, lane_indices, lane_indices)
+    return compiled_for(start_lanes_nb, arguments), compiled_for(advance_lanes_nb, arguments)
+
+
+def _play_waves(run, groups, outside, lanes, kernels, n_deals, threads, stop, given, out) -> None:
     results, illegal, deals, records = out
     trace, keep = len(deals) > 0 and given is None, len(records) > 0
     for start in range(0, n_deals, len(lanes.cursor)):
@@ -103,7 +113,7 @@ def _play_waves(run, groups, outside, lanes, n_deals, threads, stop, given, out)
             lanes.deals[: len(which)] = given[start : start + len(which)]
         indices = run.first_deal + (start + which) * run.deal_step
         lanes.results.view(np.uint8).fill(0xFF)  # as kernel_buffers: fields a table does not write read -1
-        finished = _play_wave(run, groups, outside, lanes, which, indices, threads, stop)
+        finished = _play_wave(run, groups, outside, lanes, kernels, which, indices, threads, stop)
         end = start + len(which)
         results[start:end], illegal[start:end] = lanes.results[: len(which)], lanes.illegal[: len(which)]
         if trace and given is None:
@@ -114,9 +124,10 @@ def _play_waves(run, groups, outside, lanes, n_deals, threads, stop, given, out)
             break
 
 
-def _play_wave(run, groups, outside, lanes, which, indices, threads, stop) -> bool:
+def _play_wave(run, groups, outside, lanes, kernels, which, indices, threads, stop) -> bool:
     """Plays one wave of lanes to the end; False if a stop cut it short."""
-    if not run_kernel(start_lanes_nb, (run, outside, lanes, which, indices), threads, stop):
+    start_lanes, advance_lanes = kernels
+    if not run_kernel(start_lanes, (run, outside, lanes, which, indices), threads, stop):
         return False
     cursor = lanes.cursor[: len(which)]
     while not stop.is_set():
@@ -124,7 +135,7 @@ def _play_wave(run, groups, outside, lanes, which, indices, threads, stop) -> bo
         if waiting.size == 0:
             return True
         actions = decide(groups, lanes, waiting)
-        if not run_kernel(advance_lanes_nb, (run, outside, lanes, waiting, actions), threads, stop):
+        if not run_kernel(advance_lanes, (run, outside, lanes, waiting, actions), threads, stop):
             return False
     return False
 

@@ -19,7 +19,7 @@ import numpy as np
 from numba.core.errors import NumbaExperimentalFeatureWarning
 
 from kernels.contexts_nb import Plugins, RunContext
-from kernels.dispatch_nb import FIRST_PLUGIN_ID, no_decision_nb
+from kernels.dispatch_nb import FIRST_PLUGIN_ID
 from kernels.engine_nb import replay_nb, simulate_nb
 from kernels.enums import (
     DEAL_DTYPE,
@@ -36,7 +36,7 @@ from sim.interrupt import StopFlag
 from sim.kernel_thread import run_kernel
 from sim.lockstep import BatchedSeats, batched_seats, kernel_buffers, play_lockstep
 from sim.reference import views_along
-from strategies.api import MAX_PARAMS, StrategySpec, compile_decision, parse_spec
+from strategies.api import MAX_PARAMS, StrategySpec, no_decision_slot, parse_spec
 from strategies.registry import available_strategies
 
 # The plug-in tuple is a tuple of Numba's first-class functions, which it still calls
@@ -127,8 +127,8 @@ def _resolved(strategies: tuple[str, ...], strategy_files: tuple[str, ...], chia
         if strategy not in slots:
             slots.append(strategy)
         ids[seat] = FIRST_PLUGIN_ID + slots.index(strategy)
-    empty = (_empty_slot(),) * (MAX_PLAYERS - len(slots))
-    auctions = [s.compiled_auction() if chiamata else (_empty_slot(), _empty_slot()) for s in slots]
+    empty = (no_decision_slot(),) * (MAX_PLAYERS - len(slots))
+    auctions = [s.compiled_auction() if chiamata else (no_decision_slot(), no_decision_slot()) for s in slots]
     decide = tuple(s.compiled() for s in slots) + empty
     bid = tuple(bid for bid, _ in auctions) + empty
     call = tuple(call for _, call in auctions) + empty
@@ -152,11 +152,6 @@ def run_context(config: RunConfig, first_deal: int, deal_step: int, dealt: bool,
         strategy_ids=seats.strategy_ids, params=seats.params, plugins=seats.plugins, seat_streams=config.seat_streams(),
         stop=stop.array,
     )  # fmt: skip
-
-
-@functools.lru_cache(maxsize=1)
-def _empty_slot():
-    return compile_decision(no_decision_nb, "none")
 
 
 def effective_threads(config: RunConfig) -> int:

@@ -146,7 +146,7 @@ class Strategy:
         """The decision function compiled with the plug-in signature (once per process;
         Numba's disk cache makes later processes fast)."""
         if "fn" not in self._compiled:
-            self._compiled["fn"] = _no_decision() if self.batched else compile_decision(self.choose, self.name)
+            self._compiled["fn"] = no_decision_slot() if self.batched else compile_decision(self.choose, self.name)
         return self._compiled["fn"]
 
     def compiled_auction(self):
@@ -156,7 +156,7 @@ class Strategy:
             from kernels.inlined_strategies_nb import default_bid_nb, default_call_nb
 
             bid, call = (
-                (_no_decision() if self.batched else compile_decision(own, f"{self.name}'s {what}"))
+                (no_decision_slot() if self.batched else compile_decision(own, f"{self.name}'s {what}"))
                 if own else _default_decision(default)
                 for own, what, default in ((self.bid, "bid", default_bid_nb), (self.call, "call", default_call_nb))
             )  # fmt: skip
@@ -260,11 +260,21 @@ def _format(value) -> str:
 _DEFAULTS: dict = {}
 
 
-def _no_decision():
-    """The plug-in slot of a decision taken outside the kernels: never called."""
+def no_decision_slot():
+    """A plug-in slot the kernels never call (an unused slot, a decision taken outside
+    them): ``no_decision_nb`` as its compiled address, which a kernel's call takes at no
+    cost, where a jitted function costs about 25 us to look up at every call (a step of
+    the environment passes 18 slots). A slot that is called stays a jitted function:
+    only then do its exceptions reach the caller."""
+    from numba.core.types.function_type import CompileResultWAP
+
     from kernels.dispatch_nb import no_decision_nb
 
-    return _default_decision(no_decision_nb)
+    if "none" not in _DEFAULTS:
+        function = _default_decision(no_decision_nb)
+        overloads = getattr(function, "overloads", None)  # None: the kernels run as Python (NUMBA_DISABLE_JIT)
+        _DEFAULTS["none"] = CompileResultWAP(next(iter(overloads.values()))) if overloads else function
+    return _DEFAULTS["none"]
 
 
 def _default_decision(function):
