@@ -4,14 +4,19 @@
     .venv/bin/python benchmarks/bench_agents.py --quick    # a rough look
 
 1. The vector environment: learning-seat steps per second on one thread at 2 players,
-   the flat observation written every step, against ``random`` and against ``expert``;
-   beside it the same game stepped one deal at a time by a plain Python loop
-   (``BriscolaEnv``, the single form, as environments written in Python step).
+   the flat observation written every step, against ``random`` and against ``expert``.
+   Beside it, in the same run: the environment's single form (``BriscolaEnv``, one deal
+   at a time from a Python loop), and against ``random`` a plain Python environment, as
+   the Briscola environments written in Python are: the rules of ``sim/reference.py``,
+   the learner's view as Python lists, the same flat observation built from it with
+   numpy at every step.
 2. A trivial numpy policy (a fixed score per card) as a batched strategy, in the whole
    ``briscola simulate`` command at 2 players on one thread: decisions per second, and
    the same policy written as a jitted strategy, run alike (the lock-step overhead).
 3. An ONNX MLP of BriscolaBot's size (the flat encoding's 207 inputs -> 256 -> 256 -> 40),
-   random weights, run by onnxruntime in ``briscola simulate`` at 2 players: deals per second.
+   random weights, run by onnxruntime in ``briscola simulate`` at 2 players: deals per
+   second, in float32 and with its weights quantized to int8, on one thread and on both
+   cores (the kernels and onnxruntime take turns: lock-step).
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import random
 import subprocess
 import sys
 import tempfile
@@ -29,6 +35,8 @@ import numpy as np
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
+
+from sim.reference import Game  # noqa: E402 - after the path is set
 
 FIXED = """
 import numpy as np
@@ -55,6 +63,7 @@ FIXED_NB = Strategy("fixed-nb", 1, "a fixed score per card, jitted", choose=choo
 """
 
 ONNX = """
+import os
 from pathlib import Path
 import numpy as np
 import onnxruntime
@@ -62,9 +71,10 @@ from strategies.api import Strategy
 from strategies.observation import encode_flat
 
 OPTIONS = onnxruntime.SessionOptions()
-OPTIONS.intra_op_num_threads = 1
-SESSION = onnxruntime.InferenceSession(Path(__file__).with_name("mlp.onnx").read_bytes(), OPTIONS,
-                                       providers=["CPUExecutionProvider"])
+OPTIONS.intra_op_num_threads = int(os.environ.get("MLP_THREADS", "1"))
+OPTIONS.add_session_config_entry("session.intra_op.allow_spinning", "0")  # no spinning beside the kernels
+MODEL = Path(__file__).with_name(os.environ.get("MLP_MODEL", "mlp.onnx"))
+SESSION = onnxruntime.InferenceSession(MODEL.read_bytes(), OPTIONS, providers=["CPUExecutionProvider"])
 
 
 def choose(views, legal, params, keys):
@@ -88,7 +98,79 @@ def env_steps(opponents: str, seconds: float) -> float:
     return steps / (time.perf_counter() - started)
 
 
-def python_loop_steps(opponents: str, seconds: float) -> float:
+class PlainPythonEnv:
+    """2-player Briscola against a uniformly random opponent, in plain Python: the
+    learner is seat 0; ``step`` plays its card, the opponent's, ends the trick when it is
+    full and returns the learner's next observation (flat layout), reward and mask."""
+
+    def __init__(self, seed: int):
+        from strategies.observation import flat_layout
+
+        self._random = random.Random(seed)
+        self._at = {name: start for name, start, _, _ in flat_layout(2)}
+
+    def reset(self):
+        deck = list(range(40))
+        self._random.shuffle(deck)
+        self.game = Game(2, [deck[0:3], deck[3:6]], deck[6], deck[7:])
+        self.briscola, self.played = deck[6], []
+        if self.game.to_play == 1:
+            self._opponent()
+        return self._observe()
+
+    def step(self, card: int):
+        game, before = self.game, self.game.points[0]
+        game.play(card)
+        self.played.append((0, card))
+        if len(game.table) < 2:
+            self._opponent()
+        self._end_trick_if_full()
+        if not game.over and game.to_play == 1:
+            self._opponent()
+            self._end_trick_if_full()
+        obs, mask = self._observe()
+        return obs, (game.points[0] - before) / 120, game.over, mask
+
+    def _opponent(self):
+        card = self._random.choice(self.game.hands[1])
+        self.game.play(card)
+        self.played.append((1, card))
+
+    def _end_trick_if_full(self):
+        if len(self.game.table) == 2:
+            self.game.end_trick()
+
+    def _observe(self):
+        game, at = self.game, self._at
+        obs, mask = np.zeros(207, dtype=np.float32), np.zeros(40, dtype=np.bool_)
+        obs[[at["hand"] + c for c in game.hands[0]]] = 1.0
+        mask[game.hands[0]] = True
+        if game.draw_pile:
+            obs[at["briscola"] + self.briscola] = 1.0
+        for position, card in enumerate(game.table):
+            obs[at["table"] + 40 * position + card] = 1.0
+        on_table = len(game.table)
+        for seat, card in self.played[: len(self.played) - on_table]:
+            obs[at["played"] + 40 * seat + card] = 1.0
+        obs[at["trump"] + game.trump_suit] = 1.0
+        obs[at["points"] : at["points"] + 2] = np.array(game.points) / 120
+        obs[at["stock"]] = len(game.draw_pile) / 40
+        return obs, mask
+
+
+def plain_python_steps(seconds: float) -> float:
+    env = PlainPythonEnv(seed=1)
+    obs, mask = env.reset()
+    steps, started = 0, time.perf_counter()
+    while time.perf_counter() - started < seconds:
+        obs, reward, over, mask = env.step(int(mask.argmax()))
+        steps += 1
+        if over:
+            obs, mask = env.reset()
+    return steps / (time.perf_counter() - started)
+
+
+def single_env_steps(opponents: str, seconds: float) -> float:
     from sim.env import BriscolaEnv
 
     env = BriscolaEnv(players=2, opponents=opponents, threads=1)
@@ -102,14 +184,14 @@ def python_loop_steps(opponents: str, seconds: float) -> float:
     return steps / (time.perf_counter() - started)
 
 
-def command_seconds(folder: Path, strategies: str, deals: int, plug_in: str) -> float:
+def command_seconds(folder: Path, strategies: str, deals: int, plug_in: str, threads: int = 1, **env) -> float:
     """Wall seconds of the whole ``briscola simulate`` command, as a user runs it."""
     args = [sys.executable, "-m", "sim.cli", "simulate", "--strategies", strategies, "--players", "2",
-            "--deals", str(deals), "--seed", "1", "--threads", "1", "--strategy-file", plug_in,
+            "--deals", str(deals), "--seed", "1", "--threads", str(threads), "--strategy-file", plug_in,
             "--summary-only", "--quiet", "--json"]  # fmt: skip
     started = time.perf_counter()
     done = subprocess.run(args, cwd=folder, capture_output=True, text=True,
-                          env={**os.environ, "PYTHONPATH": str(REPO), "OPENBLAS_NUM_THREADS": "1"})  # fmt: skip
+                          env={**os.environ, "PYTHONPATH": str(REPO), "OPENBLAS_NUM_THREADS": "1", **env})  # fmt: skip
     if done.returncode != 0:
         raise SystemExit(done.stderr)
     json.loads(done.stdout)
@@ -140,6 +222,17 @@ def write_onnx(path: Path) -> None:
     onnx.save(model, path)
 
 
+def write_quantized(model: Path, path: Path) -> None:
+    """The same network with int8 weights, as onnxruntime's dynamic quantization makes it
+    (activations quantized at each call; VNNI instructions where the CPU has them)."""
+    import logging
+
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+
+    logging.getLogger().setLevel(logging.ERROR)  # its advice to pre-process first
+    quantize_dynamic(model, path, weight_type=QuantType.QInt8)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description="Batched agents and the environment, side by side.")
     parser.add_argument("--quick", action="store_true")
@@ -148,11 +241,12 @@ def main() -> None:
     print("1. the environment, 2 players, one thread, learning-seat steps/s (flat observation every step)")
     for opponents in ("random", "expert"):
         env_steps(opponents, 0.5)  # compiled and warm
-        fast, loop = env_steps(opponents, seconds), python_loop_steps(opponents, seconds / 2)
-        print(
-            f"   against {opponents:6}: vector env (4,096 deals) {fast:12,.0f}   one deal at a time in "
-            f"Python {loop:9,.0f}   ratio {fast / loop:6.1f}x"
-        )
+        fast, single = env_steps(opponents, seconds), single_env_steps(opponents, seconds / 2)
+        line = f"   against {opponents:6}: vector env (4,096 deals) {fast:12,.0f}   single form {single:9,.0f}"
+        if opponents == "random":
+            plain = plain_python_steps(seconds / 2)
+            line += f"   plain Python env {plain:9,.0f}   vector / plain {fast / plain:6.1f}x"
+        print(line)
     with tempfile.TemporaryDirectory() as name:
         folder = Path(name)
         (folder / "fixed.py").write_text(FIXED)
@@ -168,13 +262,15 @@ def main() -> None:
             f"   batched (numpy): {deals * 20 / batched:12,.0f} decisions/s ({batched:.1f} s)   jitted: "
             f"{deals * 20 / jitted:12,.0f} decisions/s ({jitted:.1f} s)   lock-step costs {batched / jitted:.2f}x"
         )
-        mlp_deals = 20_000 if quick else 100_000
-        command_seconds(folder, "onnx-256,random", 1000, "mlp.py")
-        mlp = min(command_seconds(folder, "onnx-256,random", mlp_deals, "mlp.py") for _ in range(2))
-        print(f"3. ONNX MLP 207-256-256-40, briscola simulate onnx-256,random, {mlp_deals:,} deals, one thread")
-        print(
-            f"   {mlp_deals / mlp:12,.0f} deals/s ({mlp:.1f} s, whole command; {mlp_deals * 20 / mlp:,.0f} decisions/s)"
-        )
+        write_quantized(folder / "mlp.onnx", folder / "mlp-int8.onnx")
+        mlp_deals = 20_000 if quick else 200_000
+        print(f"3. ONNX MLP 207-256-256-40, briscola simulate onnx-256,random, {mlp_deals:,} deals (whole command)")
+        for model, threads in (("mlp.onnx", 1), ("mlp.onnx", 2), ("mlp-int8.onnx", 1), ("mlp-int8.onnx", 2)):
+            env = {"MLP_MODEL": model, "MLP_THREADS": str(threads)}
+            command_seconds(folder, "onnx-256,random", 1000, "mlp.py", threads, **env)
+            mlp = min(command_seconds(folder, "onnx-256,random", mlp_deals, "mlp.py", threads, **env) for _ in range(2))
+            kind = "float32" if model == "mlp.onnx" else "int8 weights (quantize_dynamic)"
+            print(f"   {kind:32} --threads {threads} (onnxruntime too): {mlp_deals / mlp:9,.0f} deals/s ({mlp:.1f} s)")
 
 
 if __name__ == "__main__":

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from kernels.enums import DEAL_DTYPE, ILLEGAL_DTYPE, MAX_PLAYERS, PLAY_DTYPE, RESULT_DTYPE
+from kernels.enums import DEAL_DTYPE, ILLEGAL_DTYPE, MAX_PLAYERS, PLAY_DTYPE, RESULT_DTYPE, VIEW_DTYPE
 from kernels.lockstep_nb import (
     LANE_BID,
     LANE_CALL,
@@ -151,10 +151,17 @@ def decide(groups, lanes, waiting: np.ndarray) -> np.ndarray:
             chosen = np.flatnonzero(mine & (phases == phase))
             if chosen.size:
                 lane = waiting[chosen]
-                views = lanes.views[lane, 1]  # a copy: what the strategy writes there, nobody sees
+                views = sealed_views(lanes, lane)  # a copy: what the strategy writes there, nobody sees
                 keys = lanes.cursor["key"][lane]
                 actions[chosen] = ask(group.spec, function, PHASE_NAMES[phase], views, keys)
     return actions
+
+
+def sealed_views(lanes, lane: np.ndarray) -> np.ndarray:
+    """A copy of the sealed views of lanes ``lane``, gathered as bytes: numpy copies a
+    record of many sub-array fields field by field (1.2 ms for 4,096, against 0.06)."""
+    raw = lanes.views.view(np.uint8).reshape(len(lanes.views), 2, VIEW_DTYPE.itemsize)
+    return raw[lane, 1].view(VIEW_DTYPE).reshape(len(lane))
 
 
 def ask(spec: StrategySpec, function, phase: str, views: np.ndarray, keys: np.ndarray) -> np.ndarray:

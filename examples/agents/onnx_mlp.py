@@ -17,7 +17,7 @@ from strategies.api import Strategy
 from strategies.observation import encode_flat
 
 OPTIONS = onnxruntime.SessionOptions()
-OPTIONS.intra_op_num_threads = 1  # the kernels already run a thread per core
+OPTIONS.intra_op_num_threads = 1  # a small model: one thread is enough (docs/agents.md: bigger ones, int8)
 SESSION = onnxruntime.InferenceSession(Path(__file__).with_name("onnx_mlp.onnx").read_bytes(), OPTIONS,
                                        providers=["CPUExecutionProvider"])  # fmt: skip
 
