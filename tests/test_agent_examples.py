@@ -90,16 +90,18 @@ def test_a_batched_plug_in_with_weights_plays_on_dask_as_here(tmp_path):
     pd.testing.assert_frame_equal(rows("dask"), rows("local"))
 
 
-def test_the_training_script_trains_and_the_plug_in_plays_what_it_saved(tmp_path, monkeypatch):
+def test_the_training_script_learns_and_the_plug_in_plays_what_it_saved(tmp_path):
+    """A shortened run (60 rounds of 512 deals, about 20-30 s) already plays well above
+    chance: an untrained policy scores about 0.5 against random."""
     sys.path.insert(0, str(REPO / "examples"))
     try:
         import train_policy
     finally:
         sys.path.remove(str(REPO / "examples"))
     out = tmp_path / "numpy_mlp.npz"
-    train_policy.train(minutes=0.1, envs=256, seed=3, out=out, quiet=True)
+    train_policy.train(minutes=5, envs=512, seed=3, out=out, quiet=True, rounds=60)
     shutil.copy(AGENTS / "numpy_mlp.py", tmp_path)
-    done = run_here("compare", "numpy-mlp", "random", "--players", "2", "--deals", "200", "--seed", "5",
+    done = run_here("compare", "numpy-mlp", "random", "--players", "2", "--deals", "1000", "--seed", "5",
                     "--strategy-file", tmp_path / "numpy_mlp.py", "--json", "--summary-only", cwd=tmp_path)  # fmt: skip
     assert done.returncode == 0, done.stderr
-    assert 0 <= json.loads(done.stdout)["score"] <= 1
+    assert json.loads(done.stdout)["score"] > 0.6  # 0.705 here (seed 4 of training: 0.666)
