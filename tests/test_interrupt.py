@@ -111,6 +111,26 @@ def test_ctrl_c_stops_a_comparison_with_a_partial_file(tmp_path):
     assert f'"deals": {run.config["deals_completed"]}' in stdout
 
 
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_a_batched_strategy_stops_as_a_jitted_one_does(tmp_path, signum):
+    """Lock-step play (a numpy MLP deciding outside the kernels) keeps the deals done
+    on Ctrl-C and SIGTERM: whole duplicate deals, marked partial, the exit as always."""
+    out = tmp_path / "cmp.parquet"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "sim.cli", "compare", "numpy-mlp", "random", "--deals", "100000000", "--seed", "1",
+         "--strategy-file", str(REPO / "examples" / "agents" / "numpy_mlp.py"), "--out", str(out), "--quiet"],
+        cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(REPO)},
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    wait_for_rows(tmp_path)
+    process.send_signal(signum)
+    _, stderr = process.communicate(timeout=30)
+    assert process.returncode == (130 if signum == signal.SIGINT else 143) and "Traceback" not in stderr, stderr
+    run = read_results(out)
+    assert run.config["status"] == "partial" and run.config["deals_completed"] > 0
+    assert (run.deals.groupby("game")["deal"].count() == run.config["deals_completed"]).all()
+
+
 def interrupt_slow_run(tmp_path, out, presses: int, decision_seconds: float = 20, gap: float = 0.3):
     """Starts a run whose every decision of seat 0 takes ``decision_seconds`` (by default
     far longer than a stop may take), presses Ctrl-C ``presses`` times ``gap`` apart once
