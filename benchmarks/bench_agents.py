@@ -1,6 +1,6 @@
 """Batched agents and the training environment, timed side by side in one run.
 
-    .venv/bin/python benchmarks/bench_agents.py            # about 3 minutes; needs the rl and onnx extras
+    .venv/bin/python benchmarks/bench_agents.py            # about 5 minutes; needs the rl and onnx extras
     .venv/bin/python benchmarks/bench_agents.py --quick    # a rough look
 
 1. The vector environment: learning-seat steps per second on one thread at 2 players,
@@ -9,7 +9,7 @@
    at a time from a Python loop), and against ``random`` a plain Python environment, as
    the Briscola environments written in Python are: the rules of ``sim/reference.py``,
    the learner's view as Python lists, the same flat observation built from it with
-   numpy at every step.
+   numpy at every step. And what encoding a view costs beside stepping it.
 2. A trivial numpy policy (a fixed score per card) as a batched strategy, in the whole
    ``briscola simulate`` command at 2 players on one thread: decisions per second, and
    the same policy written as a jitted strategy, run alike (the lock-step overhead).
@@ -158,6 +158,25 @@ class PlainPythonEnv:
         return obs, mask
 
 
+def encoding_cost(seconds: float) -> tuple[float, float]:
+    """Nanoseconds a view of ``encode_flat`` + ``legal_mask`` (a batched strategy's calls)
+    on the 4,096 views of an environment in mid-deal, and of the environment's step."""
+    from sim.env import BriscolaVectorEnv
+    from strategies.observation import encode_flat, legal_mask
+
+    env = BriscolaVectorEnv(num_envs=4096, players=2, opponents="random", threads=1, copy=False)
+    obs, info = env.reset(seed=1)
+    for _ in range(7):
+        obs, *_, info = env.step(info["action_mask"].argmax(axis=1))
+    views = env._lanes.views[:, 1].copy()
+    out, calls, started = np.empty((len(views), 207), dtype=np.float32), 0, time.perf_counter()
+    while time.perf_counter() - started < seconds:
+        encode_flat(views, out), legal_mask(views)
+        calls += 1
+    encode = (time.perf_counter() - started) / calls / len(views) * 1e9
+    return encode, 1e9 / env_steps("random", seconds)
+
+
 def plain_python_steps(seconds: float) -> float:
     env = PlainPythonEnv(seed=1)
     obs, mask = env.reset()
@@ -247,6 +266,8 @@ def main() -> None:
             plain = plain_python_steps(seconds / 2)
             line += f"   plain Python env {plain:9,.0f}   vector / plain {fast / plain:6.1f}x"
         print(line)
+    encode, step = encoding_cost(seconds / 2)
+    print(f"   encode_flat + legal_mask of a view: {encode:.0f} ns, beside the environment's step of it: {step:.0f} ns")
     with tempfile.TemporaryDirectory() as name:
         folder = Path(name)
         (folder / "fixed.py").write_text(FIXED)
