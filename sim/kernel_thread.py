@@ -47,7 +47,8 @@ def compiled_for(kernel, arguments: tuple):
     """``kernel``'s compiled form for arguments of these types, to be called without
     Numba's dispatch: typing a run context (record arrays, plug-in functions) costs about
     2 ms a call, more than a step of 4,096 deals. Every later call must pass arguments of
-    the very same types (the same contexts and lanes; int64 arrays; a bool)."""
+    the very same types (the same contexts and lanes; int64 arrays; a bool): the compiled
+    form does not check them, and reads a float64 array given for an int64 one as bits."""
     if not hasattr(kernel, "overloads"):  # the kernels run as Python (NUMBA_DISABLE_JIT)
         return kernel
     types = tuple(kernel.typeof_pyval(argument) for argument in arguments)

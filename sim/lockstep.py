@@ -111,7 +111,7 @@ def _play_waves(run, groups, outside, lanes, kernels, n_deals, threads, stop, gi
         which = np.arange(min(len(lanes.cursor), n_deals - start), dtype=np.int64)
         if given is not None:
             lanes.deals[: len(which)] = given[start : start + len(which)]
-        indices = run.first_deal + (start + which) * run.deal_step
+        indices = (run.first_deal + (start + which) * run.deal_step).astype(np.int64, copy=False)  # the bound type
         lanes.results.view(np.uint8).fill(0xFF)  # as kernel_buffers: fields a table does not write read -1
         finished = _play_wave(run, groups, outside, lanes, kernels, which, indices, threads, stop)
         end = start + len(which)
