@@ -1,5 +1,6 @@
-"""Trains a small policy from scratch in the vector environment with PPO, in numpy alone,
-and saves it where the batched plug-in ``examples/agents/numpy_mlp.py`` loads it.
+"""Trains a small policy from scratch in the vector environment with PPO, numpy alone.
+
+It saves the policy where the batched plug-in ``examples/agents/numpy_mlp.py`` loads it.
 
     .venv/bin/python examples/train_policy.py            # 10 minutes
     .venv/bin/briscola compare numpy-mlp random --players 2 --deals 20000 --seed 99 \\

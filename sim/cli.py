@@ -694,7 +694,7 @@ def check(
 
     Legal at every table and rule, audited by the reference engine, deterministic, blind to all but its view, in time.
 
-    Exit code 1 at the first failure."""
+    Exit code 1 at the first failed check; 2 if the strategy cannot be loaded, or if a batched one raises."""
     from sim.check import check_strategy
     from sim.config import ConfigError, parse_tables
     from sim.play import canonical_strategies

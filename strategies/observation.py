@@ -26,6 +26,7 @@ import numpy as np
 
 from kernels.enums import CHIAMATA_PLAYERS, MAX_BID, N_CARDS, N_SUITS, VIEW_DTYPE
 from kernels.observe_nb import N_HONOURS, N_SEGMENTS, encode_flat_batch_nb, legal_masks_nb
+from strategies.errors import StrategyError
 
 FLAT_VERSION = 1  # bump whenever a segment's meaning, width or order changes
 PHASES = {"play": 0, "bid": 1, "call": 2}  # what a decision is; the width of its mask:
@@ -97,10 +98,17 @@ def _offsets(players: int) -> np.ndarray:  # encode_flat runs once a lock-step r
     return np.array([start for _, start, _, _ in flat_layout(players)] + [flat_size(players)], dtype=np.int64)
 
 
-def encode_flat(views: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
-    """The flat encoding of each view of a batch (all at one table): float32 (n, flat_size)."""
+def encode_flat(views: np.ndarray, out: np.ndarray | None = None, *, trained_at: int | None = None) -> np.ndarray:
+    """The flat encoding of each view of a batch (all at one table): float32 (n, flat_size).
+    ``trained_at``: the table a network takes observations of; at another, a StrategyError
+    that says so (a check at every table would otherwise fail on a mismatched matmul)."""
     views = _checked(views)
     players = int(views["players"][0]) if len(views) else 2
+    if trained_at is not None and players != trained_at:
+        raise StrategyError(
+            f"this network plays {trained_at} players only (observations of {flat_size(trained_at)} values), "
+            f"not {players}: check it with --players {trained_at}"
+        )
     offsets = _offsets(players)
     if out is None:
         out = np.empty((len(views), offsets[-1]), dtype=np.float32)

@@ -19,7 +19,7 @@ WEIGHTS = dict(np.load(Path(__file__).with_name("numpy_mlp.npz")))
 
 
 def choose(views, legal, params, keys):
-    hidden = np.maximum(encode_flat(views) @ WEIGHTS["w1"] + WEIGHTS["b1"], 0.0)
+    hidden = np.maximum(encode_flat(views, trained_at=2) @ WEIGHTS["w1"] + WEIGHTS["b1"], 0.0)
     scores = hidden @ WEIGHTS["w2"] + WEIGHTS["b2"]
     return np.where(legal, scores, -np.inf).argmax(axis=1)
 

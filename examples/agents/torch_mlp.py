@@ -26,7 +26,7 @@ MODEL.eval()
 
 def choose(views, legal, params, keys):
     with torch.no_grad():
-        scores = MODEL(torch.from_numpy(encode_flat(views))).numpy()
+        scores = MODEL(torch.from_numpy(encode_flat(views, trained_at=2))).numpy()
     return np.where(legal, scores, -np.inf).argmax(axis=1)
 
 
