@@ -47,7 +47,7 @@ from kernels.lockstep_nb import new_lanes_nb
 from sim.config import ConfigError, Rules, RunConfig
 from sim.interrupt import StopFlag
 from sim.kernel_thread import compiled_for
-from sim.play import run_context
+from sim.play import run_context, seat_specs
 from strategies.observation import FLAT_VERSION, flat_offsets, flat_size
 
 
@@ -91,6 +91,9 @@ class BriscolaVectorEnv(VectorEnv):
         self.num_envs, self.players, self.copy, self.threads = num_envs, players, copy, threads
         self._config = RunConfig(players=players, strategies=(opponents,) * players, deals=1, seed=0,
                                  rules=rules or Rules(), threads=threads, strategy_files=tuple(strategy_files))  # fmt: skip
+        if any(spec.strategy.batched for spec in seat_specs(self._config)):
+            raise ConfigError(f"opponents {opponents!r} is a batched strategy; the environment plays the other "
+                              "seats inside the kernels: valid opponents are jitted strategies (built-in or plug-in)")  # fmt: skip
         size = flat_size(players)
         self.single_observation_space = spaces.Box(0.0, 1.0, (size,), np.float32)
         self.single_action_space = spaces.Discrete(N_CARDS)

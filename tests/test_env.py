@@ -16,6 +16,7 @@ from pettingzoo.test import api_test  # noqa: E402
 
 from sim.aec import BriscolaAEC  # noqa: E402
 from sim.env import BriscolaEnv, BriscolaVectorEnv  # noqa: E402
+from tests.helpers import REPO  # noqa: E402
 
 
 @pytest.mark.parametrize("players", [2, 3, 4, 5, 6])
@@ -90,3 +91,6 @@ def test_bad_options_are_named():
         BriscolaVectorEnv(players=2, team=True)
     with pytest.raises(Exception, match="seat 3 is not a seat at 2 players"):
         BriscolaVectorEnv(players=2, seat=3)
+    plug_in = str(REPO / "examples" / "agents" / "numpy_mlp.py")
+    with pytest.raises(Exception, match="'numpy-mlp' is a batched strategy.*valid opponents are jitted"):
+        BriscolaVectorEnv(players=2, opponents="numpy-mlp", strategy_files=(plug_in,))
