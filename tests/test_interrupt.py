@@ -122,7 +122,7 @@ def test_a_batched_strategy_stops_as_a_jitted_one_does(tmp_path, signum):
         cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(REPO)},
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )  # fmt: skip
-    wait_for_rows(tmp_path)
+    wait_for_rows(tmp_path, seconds=600)  # a cold cache compiles the engine and the lock-step kernels first
     process.send_signal(signum)
     _, stderr = process.communicate(timeout=30)
     assert process.returncode == (130 if signum == signal.SIGINT else 143) and "Traceback" not in stderr, stderr
