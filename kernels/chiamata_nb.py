@@ -150,8 +150,8 @@ def _decide_nb(phase, seat, run, scratch):
     """``seat``'s bid or call (``phase``), from a sealed view for a plug-in."""
     strategy, view, seat_params, rng = shown_to_nb(run, scratch, seat)
     if phase == PHASE_BID:
-        return bid_nb(strategy, view, seat_params, rng, run.plugins)
-    return call_nb(strategy, view, seat_params, rng, run.plugins)
+        return bid_nb(strategy, view, seat_params, rng, run)
+    return call_nb(strategy, view, seat_params, rng, run)
 
 
 @njit(cache=True, inline="always")

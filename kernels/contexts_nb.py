@@ -5,8 +5,15 @@
   they decide: ``decide[k]`` (a card), ``bid[k]`` and ``call[k]`` (Briscola Chiamata) of
   the strategy in plug-in slot k (strategy id ``FIRST_PLUGIN_ID + k``). Each a tuple of
   MAX_PLAYERS functions of the one decision signature; unused slots hold
-  ``no_decision_nb``. Built by ``sim/play.py``, read by ``dispatch_nb``: the parts have
-  names, so no offset is shared between the two.
+  ``no_decision_nb``. A strategy that plays with data (a network's weights) has its
+  functions in ``decide_data``, ``bid_data`` and ``call_data`` instead, of the same
+  signature plus the data. Built by ``sim/play.py``, read by ``dispatch_nb``: the parts
+  have names, so no offset is shared between the two.
+- ``PluginData``: the plug-ins' data, as arrays: ``data``, one read-only float32 vector
+  holding every slot's data, slot k's at ``data[spans[k, 0]:spans[k, 1]]``, and
+  ``takes_data[what, k]`` (what: 0 card, 1 bid, 2 call), whether slot k's function for
+  that decision is in the ``*_data`` tuples. Passed as arrays, new weights never
+  recompile anything; read-only, a strategy cannot change what another seat plays with.
 - ``RunContext``: a run's read-only inputs (the seed's key, which deals, the table and
   rules, each seat's strategy, parameters and stream, the plug-ins, the stop flag).
   ``stop`` is read-only here; another thread sets it.
@@ -27,7 +34,8 @@ from numba import njit
 
 from kernels.enums import DEAL_DTYPE, N_STREAMS, PLAY_DTYPE, VIEW_DTYPE, WORK_DTYPE
 
-Plugins = namedtuple("Plugins", ["decide", "bid", "call"])
+Plugins = namedtuple("Plugins", ["decide", "bid", "call", "decide_data", "bid_data", "call_data"])
+PluginData = namedtuple("PluginData", ["takes_data", "data", "spans"])
 
 RunContext = namedtuple(
     "RunContext",
@@ -41,6 +49,7 @@ RunContext = namedtuple(
         "strategy_ids",  # per seat: RANDOM_ID, GREEDY_ID or a plug-in's id
         "params",  # float64 (MAX_PLAYERS, MAX_PARAMS): each seat's parameters
         "plugins",  # Plugins
+        "plugin_data",  # PluginData
         "seat_streams",  # per seat: the stream its strategy draws from
         "stop",  # int8[1]: set (by another thread) to stop before the next decision
     ],

@@ -8,7 +8,8 @@ The engine calls ``choose_card_nb`` and never names a strategy. Two paths:
   namedtuple (kernels/contexts_nb.py) of function pointers of the one decision signature
   (strategies/api.py): each strategy's card decision (``decide``), and its Briscola
   Chiamata ``bid`` and ``call`` (the default policy's where a strategy has none); unused
-  slots hold ``no_decision_nb``. The engine is compiled once for that
+  slots hold ``no_decision_nb``. A strategy that plays with data (a network's weights)
+  is called with its part of the run's read-only data as a fourth argument. The engine is compiled once for that
   type and stays in Numba's disk cache whatever strategies a run brings; a call through
   a pointer costs a few nanoseconds and cannot be inlined.
 """
@@ -31,33 +32,51 @@ GREEDY_ID = 1
 FIRST_PLUGIN_ID = 2  # strategy id of plug-in slot 0; slot k has id FIRST_PLUGIN_ID + k
 
 
+PLAY_DECISION, BID_DECISION, CALL_DECISION = 0, 1, 2  # rows of PluginData.takes_data
+
+
 @njit(cache=True, inline="always")
-def choose_card_nb(strategy_id, view, params, rng, plugins):
+def slot_data_nb(plugin_data, slot):
+    """Plug-in slot ``slot``'s data: its read-only part of ``plugin_data.data``."""
+    return plugin_data.data[plugin_data.spans[slot, 0] : plugin_data.spans[slot, 1]]
+
+
+@njit(cache=True, inline="always")
+def choose_card_nb(strategy_id, view, params, rng, run):
     if strategy_id == RANDOM_ID:
         return random_nb(view, params, rng)
     if strategy_id == GREEDY_ID:
         return greedy_nb(view, params, rng)
-    return plugins.decide[strategy_id - FIRST_PLUGIN_ID](view, params, rng)
+    slot = strategy_id - FIRST_PLUGIN_ID
+    if run.plugin_data.takes_data[PLAY_DECISION, slot]:
+        return run.plugins.decide_data[slot](view, params, rng, slot_data_nb(run.plugin_data, slot))
+    return run.plugins.decide[slot](view, params, rng)
 
 
 @njit(cache=True, inline="always")
-def bid_nb(strategy_id, view, params, rng, plugins):
+def bid_nb(strategy_id, view, params, rng, run):
     """A Briscola Chiamata bid: ``random`` bids at random, ``greedy`` by the default policy."""
     if strategy_id == RANDOM_ID:
         return random_bid_nb(view, params, rng)
     if strategy_id == GREEDY_ID:
         return default_bid_nb(view, params, rng)
-    return plugins.bid[strategy_id - FIRST_PLUGIN_ID](view, params, rng)
+    slot = strategy_id - FIRST_PLUGIN_ID
+    if run.plugin_data.takes_data[BID_DECISION, slot]:
+        return run.plugins.bid_data[slot](view, params, rng, slot_data_nb(run.plugin_data, slot))
+    return run.plugins.bid[slot](view, params, rng)
 
 
 @njit(cache=True, inline="always")
-def call_nb(strategy_id, view, params, rng, plugins):
+def call_nb(strategy_id, view, params, rng, run):
     """The caller's call: as ``bid_nb``."""
     if strategy_id == RANDOM_ID:
         return random_call_nb(view, params, rng)
     if strategy_id == GREEDY_ID:
         return default_call_nb(view, params, rng)
-    return plugins.call[strategy_id - FIRST_PLUGIN_ID](view, params, rng)
+    slot = strategy_id - FIRST_PLUGIN_ID
+    if run.plugin_data.takes_data[CALL_DECISION, slot]:
+        return run.plugins.call_data[slot](view, params, rng, slot_data_nb(run.plugin_data, slot))
+    return run.plugins.call[slot](view, params, rng)
 
 
 @njit(cache=True, inline="always")
@@ -83,6 +102,12 @@ def seal_view_nb(views):
 @njit(cache=True)
 def no_decision_nb(view, params, rng):
     """Fills the plug-in slots a run does not use; never called for a seat."""
+    return NO_CARD
+
+
+@njit(cache=True)
+def no_data_decision_nb(view, params, rng, data):
+    """``no_decision_nb`` for the slots of strategies that play with data."""
     return NO_CARD
 
 

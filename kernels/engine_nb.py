@@ -23,7 +23,7 @@ from kernels.chiamata_nb import (
     score_thrown_in_nb,
     show_partner_nb,
 )
-from kernels.contexts_nb import Plugins, RunContext, new_block_scratch_nb
+from kernels.contexts_nb import PluginData, Plugins, RunContext, new_block_scratch_nb
 from kernels.dispatch_nb import RANDOM_ID, choose_card_nb, shown_to_nb
 from kernels.duel_nb import is_duel_nb, play_duel_nb
 from kernels.enums import (
@@ -273,7 +273,7 @@ def end_trick_nb(view, work, record, trick, leader):
 def _decide_card_nb(run, scratch, seat):
     """``seat``'s card, from the engine's view, or from a sealed copy for a plug-in."""
     strategy, shown, shown_params, rng = shown_to_nb(run, scratch, seat)
-    return choose_card_nb(strategy, shown, shown_params, rng, run.plugins)
+    return choose_card_nb(strategy, shown, shown_params, rng, run)
 
 
 @njit(cache=True, inline="always")
@@ -371,15 +371,31 @@ def _play_blocks_nb(run, results, illegal, deals, records):
     The context is taken apart before the loop and made again inside it: Numba's
     parallel loop cannot take a namedtuple holding tuples (kernels/contexts_nb.py)."""
     n_deals = results.shape[0]
-    seed_key, first_deal, deal_step, players, dealt, rules, strategy_ids, params, plugins, seat_streams, stop = run
-    decide, bid, call = plugins
+    (
+        seed_key,
+        first_deal,
+        deal_step,
+        players,
+        dealt,
+        rules,
+        strategy_ids,
+        params,
+        plugins,
+        plugin_data,
+        seat_streams,
+        stop,
+    ) = run
+    decide, bid, call, decide_data, bid_data, call_data = plugins
+    takes_data, data, data_spans = plugin_data
     # Small batches (of slow strategies) are cut finer, so that every thread gets work.
     # (Asking Numba for the thread count here would make this kernel uncachable.)
     block_size = max(1, min(DEALS_PER_BLOCK, n_deals // MIN_BLOCKS))
     n_blocks = (n_deals + block_size - 1) // block_size
     for block in prange(n_blocks):
         block_run = RunContext(seed_key, first_deal, deal_step, players, dealt, rules, strategy_ids, params,
-                               Plugins(decide, bid, call), seat_streams, stop)  # fmt: skip
+                               Plugins(decide, bid, call, decide_data, bid_data, call_data),
+                               PluginData(takes_data, data, data_spans),
+                               seat_streams, stop)  # fmt: skip
         start = block * block_size
         end = min(n_deals, start + block_size)
         scratch = new_block_scratch_nb(params.shape[1])

@@ -13,7 +13,7 @@ from collections import namedtuple
 import numpy as np
 from numba import njit, prange
 
-from kernels.contexts_nb import Plugins, RunContext
+from kernels.contexts_nb import PluginData, Plugins, RunContext
 from kernels.enums import CHIAMATA_PLAYERS, MAX_PLAYERS, TOTAL_POINTS
 from kernels.lockstep_nb import (
     LANE_OVER,
@@ -51,13 +51,29 @@ ROTATE = -1  # settings[SETTING_SEAT]: the learning seat moves round the table, 
 @njit(cache=True, parallel=True)
 def env_step_nb(run, lanes, env, actions, resetting):
     """One step of every lane (``resetting``: every lane starts its next episode)."""
-    seed_key, first_deal, deal_step, players, dealt, rules, strategy_ids, params, plugins, seat_streams, stop = run
-    decide, bid, call = plugins
+    (
+        seed_key,
+        first_deal,
+        deal_step,
+        players,
+        dealt,
+        rules,
+        strategy_ids,
+        params,
+        plugins,
+        plugin_data,
+        seat_streams,
+        stop,
+    ) = run
+    decide, bid, call, decide_data, bid_data, call_data = plugins
+    takes_data, data, data_spans = plugin_data
     n = actions.shape[0]
     n_blocks = (n + 63) // 64
     for block in prange(n_blocks):
         block_run = RunContext(seed_key, first_deal, deal_step, players, dealt, rules, strategy_ids, params,
-                               Plugins(decide, bid, call), seat_streams, stop)  # fmt: skip
+                               Plugins(decide, bid, call, decide_data, bid_data, call_data),
+                               PluginData(takes_data, data, data_spans),
+                               seat_streams, stop)  # fmt: skip
         sealed_params = np.empty(params.shape[1], dtype=np.float64)
         for i in range(block * 64, min(n, block * 64 + 64)):
             if resetting:

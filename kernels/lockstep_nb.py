@@ -33,7 +33,7 @@ from kernels.chiamata_nb import (
     take_bid_nb,
     take_call_nb,
 )
-from kernels.contexts_nb import BlockScratch, Plugins, RunContext
+from kernels.contexts_nb import BlockScratch, PluginData, Plugins, RunContext
 from kernels.dispatch_nb import bid_nb, call_nb, choose_card_nb, seal_view_nb, shown_to_nb
 from kernels.engine_nb import (
     begin_trick_nb,
@@ -169,11 +169,11 @@ def advance_lane_nb(run, outside, scratch, cursor, result, illegal, action):
             return
         strategy, shown, shown_params, rng = shown_to_nb(run, scratch, seat)
         if cursor.phase == LANE_PLAY:
-            decision = choose_card_nb(strategy, shown, shown_params, rng, run.plugins)
+            decision = choose_card_nb(strategy, shown, shown_params, rng, run)
         elif cursor.phase == LANE_BID:
-            decision = bid_nb(strategy, shown, shown_params, rng, run.plugins)
+            decision = bid_nb(strategy, shown, shown_params, rng, run)
         else:
-            decision = call_nb(strategy, shown, shown_params, rng, run.plugins)
+            decision = call_nb(strategy, shown, shown_params, rng, run)
         _take_nb(run, scratch, cursor, result, illegal, seat, decision)
 
 
@@ -264,12 +264,28 @@ def _over_blocks_nb(run, outside, lanes, which, values, starting):
     """Spreads the lanes over the threads in blocks. The context is taken apart and made
     again inside the loop, as in ``_play_blocks_nb``; the lanes' records are only taken
     inside ``_block_nb``: a record made in a parallel loop's body is passed on by value."""
-    seed_key, first_deal, deal_step, players, dealt, rules, strategy_ids, params, plugins, seat_streams, stop = run
-    decide, bid, call = plugins
+    (
+        seed_key,
+        first_deal,
+        deal_step,
+        players,
+        dealt,
+        rules,
+        strategy_ids,
+        params,
+        plugins,
+        plugin_data,
+        seat_streams,
+        stop,
+    ) = run
+    decide, bid, call, decide_data, bid_data, call_data = plugins
+    takes_data, data, data_spans = plugin_data
     n_blocks = (which.shape[0] + LANES_PER_BLOCK - 1) // LANES_PER_BLOCK
     for block in prange(n_blocks):
         block_run = RunContext(seed_key, first_deal, deal_step, players, dealt, rules, strategy_ids, params,
-                               Plugins(decide, bid, call), seat_streams, stop)  # fmt: skip
+                               Plugins(decide, bid, call, decide_data, bid_data, call_data),
+                               PluginData(takes_data, data, data_spans),
+                               seat_streams, stop)  # fmt: skip
         start = block * LANES_PER_BLOCK
         end = min(which.shape[0], start + LANES_PER_BLOCK)
         sealed_params = np.empty(params.shape[1], dtype=np.float64)

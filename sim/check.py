@@ -188,7 +188,7 @@ def _ask_again(config, batch, seats, n_deals, decision_limit, report: TableRepor
     Briscola Chiamata), outside the run, in the order it made them (so that its random
     stream is drawn as in the run)."""
     specs = seat_specs(config)
-    deciders = _deciders(specs[seats[0]], config.players == CHIAMATA)
+    deciders = _deciders(specs[seats[0]], config.players)
     params = specs[seats[0]].param_vector()
     seed_key = np.uint64(seed_key_nb(config.seed))  # as the run has it: a plain int below 2**63 is typed int64
     rows = trace_rows(batch.head(n_deals)) if config.players == CHIAMATA else None
@@ -233,16 +233,22 @@ def _ask_again(config, batch, seats, n_deals, decision_limit, report: TableRepor
                 )
 
 
-def _deciders(spec, chiamata: bool) -> dict:
+def _deciders(spec, players: int) -> dict:
     """Phase -> a function of (one-view VIEW_DTYPE array, parameters, the seat's stream)
     asking the strategy as the run asks it: a jitted decision its record; a batched one a
     batch of one view, with the key the kernels would draw from that stream (its bids
     and calls, where it has none, are the default policy's, jitted)."""
     strategy = spec.strategy
     jitted = {"play": strategy.compiled()}
-    if chiamata:
+    if players == CHIAMATA:
         jitted["bid"], jitted["call"] = strategy.compiled_auction()
-    deciders = {phase: (lambda views, params, rng, f=f: f(views[0], params, rng)) for phase, f in jitted.items()}
+    own = {"play": True, "bid": strategy.bid is not None, "call": strategy.call is not None}
+    data = strategy.data_for(players)
+    deciders = {
+        phase: (lambda views, params, rng, f=f: f(views[0], params, rng, data)) if strategy.takes_data and own[phase]
+        else (lambda views, params, rng, f=f: f(views[0], params, rng))
+        for phase, f in jitted.items()
+    }  # fmt: skip
     if strategy.batched:
         for phase, function in (("play", strategy.choose), ("bid", strategy.bid), ("call", strategy.call)):
             if function is not None:

@@ -18,7 +18,7 @@ import numba
 import numpy as np
 from numba.core.errors import NumbaExperimentalFeatureWarning
 
-from kernels.contexts_nb import Plugins, RunContext
+from kernels.contexts_nb import PluginData, Plugins, RunContext
 from kernels.dispatch_nb import FIRST_PLUGIN_ID
 from kernels.engine_nb import replay_nb, simulate_nb
 from kernels.enums import (
@@ -90,6 +90,7 @@ class Lineup:
     strategy_ids: np.ndarray  # shared by every batch of the run: the kernels only read them
     params: np.ndarray
     plugins: Plugins
+    plugin_data: PluginData
     batched: tuple[BatchedSeats, ...] = ()  # seats decided outside the kernels, in lock-step
 
 
@@ -97,7 +98,7 @@ def lineup(config: RunConfig) -> Lineup:
     """The run's seats, parsed, checked and compiled once a process for each table of
     strategies (``RunConfig`` keeps the strings, for metadata and pickling); StrategyError
     for unknown names or keys."""
-    return _resolved(config.strategies, tuple(config.strategy_files), config.players == CHIAMATA)
+    return _resolved(config.strategies, tuple(config.strategy_files), config.players)
 
 
 def seat_specs(config: RunConfig) -> list[StrategySpec]:
@@ -113,7 +114,8 @@ def _parsed(strategies: tuple[str, ...], strategy_files: tuple[str, ...]) -> tup
 
 
 @functools.lru_cache(maxsize=256)
-def _resolved(strategies: tuple[str, ...], strategy_files: tuple[str, ...], chiamata: bool) -> Lineup:
+def _resolved(strategies: tuple[str, ...], strategy_files: tuple[str, ...], players: int) -> Lineup:
+    chiamata = players == CHIAMATA
     specs = _parsed(strategies, strategy_files)
     ids = np.full(MAX_PLAYERS, -1, dtype=np.int64)
     params = np.zeros((MAX_PLAYERS, MAX_PARAMS), dtype=np.float64)
@@ -127,12 +129,32 @@ def _resolved(strategies: tuple[str, ...], strategy_files: tuple[str, ...], chia
         if strategy not in slots:
             slots.append(strategy)
         ids[seat] = FIRST_PLUGIN_ID + slots.index(strategy)
-    empty = (no_decision_slot(),) * (MAX_PLAYERS - len(slots))
-    auctions = [s.compiled_auction() if chiamata else (no_decision_slot(), no_decision_slot()) for s in slots]
-    decide = tuple(s.compiled() for s in slots) + empty
-    bid = tuple(bid for bid, _ in auctions) + empty
-    call = tuple(call for _, call in auctions) + empty
-    return Lineup(specs, ids, params, Plugins(decide, bid, call), batched_seats(specs))
+    plugins, plugin_data = _plugins(slots, players, chiamata)
+    return Lineup(specs, ids, params, plugins, plugin_data, batched_seats(specs))
+
+
+def _plugins(slots: list, players: int, chiamata: bool) -> tuple[Plugins, PluginData]:
+    """The slots' compiled functions, each in the tuple of its signature (the other
+    tuple's slot left unused), and their data for this table in one read-only vector."""
+    takes_data = np.zeros((3, MAX_PLAYERS), dtype=np.int8)
+    functions = [[no_decision_slot()] * MAX_PLAYERS for _ in range(3)]
+    with_data = [[no_decision_slot(True)] * MAX_PLAYERS for _ in range(3)]
+    for slot, strategy in enumerate(slots):
+        bid, call = strategy.compiled_auction() if chiamata else (no_decision_slot(), no_decision_slot())
+        own = (True, strategy.bid is not None and chiamata, strategy.call is not None and chiamata)
+        for what, function in enumerate((strategy.compiled(), bid, call)):
+            uses_data = strategy.takes_data and own[what]
+            takes_data[what, slot] = uses_data
+            (with_data if uses_data else functions)[what][slot] = function
+    vectors = [s.data_for(players) for s in slots]
+    ends = np.cumsum([0] + [len(v) for v in vectors])
+    spans = np.zeros((MAX_PLAYERS, 2), dtype=np.int64)
+    spans[: len(slots), 0], spans[: len(slots), 1] = ends[:-1], ends[1:]
+    data = np.concatenate([np.zeros(0, dtype=np.float32), *vectors])
+    data.flags.writeable = False
+    decide, bid, call = (tuple(f) for f in functions)
+    decide_data, bid_data, call_data = (tuple(f) for f in with_data)
+    return Plugins(decide, bid, call, decide_data, bid_data, call_data), PluginData(takes_data, data, spans)
 
 
 def canonical_strategies(texts, strategy_files=()) -> tuple[str, ...]:
@@ -149,7 +171,7 @@ def run_context(config: RunConfig, first_deal: int, deal_step: int, dealt: bool,
     return RunContext(
         seed_key=np.uint64(seed_key_nb(config.seed)), first_deal=int(first_deal), deal_step=int(deal_step),
         players=0 if dealt else config.players, dealt=dealt, rules=config.rules.as_codes(),
-        strategy_ids=seats.strategy_ids, params=seats.params, plugins=seats.plugins, seat_streams=config.seat_streams(),
+        strategy_ids=seats.strategy_ids, params=seats.params, plugins=seats.plugins, plugin_data=seats.plugin_data, seat_streams=config.seat_streams(),
         stop=stop.array,
     )  # fmt: skip
 

@@ -274,8 +274,19 @@ def print_strategies(described: list[dict]) -> None:
     for item in described:
         params = "\n".join(f"{p['name']} ({p['type']}, default {p['default']}{_range(p)})" for p in item["params"])
         source = "" if item["source"] == "built-in" else f"\n[dim]from {item['source']}[/dim]"
-        table.add_row(item["name"], str(item["version"]), params or "-", item["description"] + source)
+        trained = "".join(f"\n[dim]{table}: {_provenance_line(facts)}[/dim]"
+                          for table, facts in item.get("provenance", {}).items())  # fmt: skip
+        table.add_row(item["name"], str(item["version"]), params or "-", item["description"] + source + trained)
     Console(soft_wrap=False).print(table)
+
+
+def _provenance_line(facts: dict) -> str:
+    """A network's provenance in one line: what made its data, how much, and from what."""
+    data, training = facts.get("data", {}), facts.get("training", {})
+    shape = "-".join(map(str, training.get("policy", [])))
+    return (f"policy {shape} trained (seed {training.get('seed')}) on {data.get('decisions', 0):,} decisions of "
+            f"{', '.join(data.get('strategies', []))} self-play, seed {data.get('seed')}, data {data.get('sha256')}, "
+            f"commit {facts.get('commit')}")  # fmt: skip
 
 
 def _range(param: dict) -> str:

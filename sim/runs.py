@@ -112,7 +112,7 @@ def run_metadata(config: RunConfig, command: str | None) -> dict:
         "players": config.players,
         "rules": config.rules.for_table(config.players),
         "strategies": [
-            {"seat": seat, "side": side_of_seat(seat, config.players), **spec.to_dict()}
+            {"seat": seat, "side": side_of_seat(seat, config.players), **spec.to_dict(config.players)}
             for seat, spec in enumerate(seat_specs(config))
         ],
         "strategy_files": [str(Path(p).resolve()) for p in config.strategy_files],

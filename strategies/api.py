@@ -19,6 +19,11 @@ two more functions of the same signature: ``bid`` (a level above ``view.bid``, a
 ``view.max_bid``, or -1 to pass) and ``call`` (the caller's card, of the bid's face);
 without them it follows the default auction policy (``kernels/inlined_strategies_nb.py``).
 
+A strategy that plays with data (a network's weights, a table) gives ``data``: a function
+of the table, ``data(players) -> float32 vector``. Its decision functions then take that
+vector, read-only, as a fourth argument, ``choose_nb(view, params, rng, data)``: weights
+passed as an array, never frozen into the compiled code, so new weights recompile nothing.
+
 It returns the code of a card in ``view.hand``. It is compiled by Numba with exactly
 that signature (a plain Python function is compiled too), cached on disk where its
 source file's folder allows, and called by the kernels through a function pointer: no
@@ -50,6 +55,7 @@ MAX_PARAMS = 16  # parameter slots per seat in the kernels' float64 ``params`` a
 # signature; others (parallel: the kernels already run a thread per block) are dropped.
 KEPT_NJIT_OPTIONS = ("fastmath", "error_model", "boundscheck", "debug", "inline")
 KINDS = {int: "int", float: "float", bool: "bool"}
+DATA_TABLES = (2, 3, 4, 5, 6)  # the tables whose data a strategy's fingerprint covers
 
 
 @dataclass(frozen=True)
@@ -132,6 +138,12 @@ class Strategy:
     # A batched strategy: ``choose`` (and ``bid``, ``call``) are Python callables over many
     # decisions at once, ``choose(views, legal, params, keys) -> cards`` (see docs/agents.md).
     batched: bool = False
+    # What its decision functions play with, per table: ``data(players) -> float32 vector``
+    # (None: they take three arguments). It enters the fingerprint.
+    data: Any = None
+    # Where its data comes from, per table: ``provenance(players) -> dict`` ({} where it has
+    # none): shown by ``briscola strategies`` and stored in every result file that uses it.
+    provenance: Any = None
     # What is compiled and fingerprinted, per object: a copy made with dataclasses.replace
     # (another strategy built on this one) starts afresh.
     _compiled: dict = field(default_factory=dict, init=False, compare=False, repr=False)
@@ -146,7 +158,10 @@ class Strategy:
         """The decision function compiled with the plug-in signature (once per process;
         Numba's disk cache makes later processes fast)."""
         if "fn" not in self._compiled:
-            self._compiled["fn"] = no_decision_slot() if self.batched else compile_decision(self.choose, self.name)
+            self._compiled["fn"] = (
+                no_decision_slot(self.takes_data) if self.batched else
+                compile_decision(self.choose, self.name, self.takes_data)
+            )  # fmt: skip
         return self._compiled["fn"]
 
     def compiled_auction(self):
@@ -156,12 +171,28 @@ class Strategy:
             from kernels.inlined_strategies_nb import default_bid_nb, default_call_nb
 
             bid, call = (
-                (no_decision_slot() if self.batched else compile_decision(own, f"{self.name}'s {what}"))
+                (no_decision_slot() if self.batched else compile_decision(own, f"{self.name}'s {what}", self.takes_data))
                 if own else _default_decision(default)
                 for own, what, default in ((self.bid, "bid", default_bid_nb), (self.call, "call", default_call_nb))
             )  # fmt: skip
             self._compiled["auction"] = (bid, call)
         return self._compiled["auction"]
+
+    @property
+    def takes_data(self) -> bool:
+        return self.data is not None
+
+    def data_for(self, players: int) -> np.ndarray:
+        """Its data at a table of ``players``, as the kernels take it (float32, read-only);
+        an empty vector for a strategy without data. StrategyError if it has none there."""
+        if self.data is None:
+            return np.zeros(0, dtype=np.float32)
+        key = ("data", players)
+        if key not in self._compiled:
+            vector = np.ascontiguousarray(self.data(players), dtype=np.float32).ravel()
+            vector.flags.writeable = False
+            self._compiled[key] = vector
+        return self._compiled[key]
 
     def is_compiled(self) -> bool:
         return "fn" in self._compiled
@@ -185,13 +216,25 @@ class Strategy:
                     digest.update(f"{os.path.basename(path)}:".encode() + _file_bytes(path))
             for path in self.files:
                 digest.update(f"{os.path.basename(path)}:".encode() + _file_bytes(path))
+            if self.data is not None:
+                for players in DATA_TABLES:
+                    try:
+                        digest.update(f"{players}:".encode() + self.data_for(players).tobytes())
+                    except StrategyError:  # none at this table
+                        pass
             self._compiled["fingerprint"] = digest.hexdigest()[:16]
         return self._compiled["fingerprint"]
 
     def describe(self) -> dict:
         return {"name": self.name, "version": self.version, "description": self.description,
                 "source": self.source, "batched": self.batched, "params": [p.to_dict() for p in self.params],
-                "files": list(self.files), "fingerprint": self.fingerprint()}  # fmt: skip
+                "files": list(self.files), "fingerprint": self.fingerprint(),
+                **({"provenance": self.provenances()} if self.provenance else {})}  # fmt: skip
+
+    def provenances(self) -> dict:
+        """Table -> where its data there comes from, for the tables that have any."""
+        found = {f"{players}p": self.provenance(players) for players in DATA_TABLES}
+        return {table: facts for table, facts in found.items() if facts}
 
 
 @dataclass(frozen=True)
@@ -214,9 +257,13 @@ class StrategySpec:
             vector[k] = float(self.values[p.name])
         return vector
 
-    def to_dict(self) -> dict:
-        return {"name": self.strategy.name, "version": self.strategy.version, "params": dict(self.values),
-                "fingerprint": self.strategy.fingerprint()}  # fmt: skip
+    def to_dict(self, players: int | None = None) -> dict:
+        """What a result file records of the seat (with ``players``, its data's provenance there)."""
+        described = {"name": self.strategy.name, "version": self.strategy.version, "params": dict(self.values),
+                     "fingerprint": self.strategy.fingerprint()}  # fmt: skip
+        if players is not None and self.strategy.provenance:
+            described["provenance"] = self.strategy.provenance(players)
+        return described
 
 
 def parse_spec(text: str, strategies: dict) -> StrategySpec:
@@ -260,7 +307,7 @@ def _format(value) -> str:
 _DEFAULTS: dict = {}
 
 
-def no_decision_slot():
+def no_decision_slot(takes_data: bool = False):
     """A plug-in slot the kernels never call (an unused slot, a decision taken outside
     them): ``no_decision_nb`` as its compiled address, which a kernel's call takes at no
     cost, where a jitted function costs about 25 us to look up at every call (a step of
@@ -268,13 +315,14 @@ def no_decision_slot():
     only then do its exceptions reach the caller."""
     from numba.core.types.function_type import CompileResultWAP
 
-    from kernels.dispatch_nb import no_decision_nb
+    from kernels.dispatch_nb import no_data_decision_nb, no_decision_nb
 
-    if "none" not in _DEFAULTS:
-        function = _default_decision(no_decision_nb)
+    key = ("none", takes_data)
+    if key not in _DEFAULTS:
+        function = compile_decision(no_data_decision_nb if takes_data else no_decision_nb, "no decision", takes_data)
         overloads = getattr(function, "overloads", None)  # None: the kernels run as Python (NUMBA_DISABLE_JIT)
-        _DEFAULTS["none"] = CompileResultWAP(next(iter(overloads.values()))) if overloads else function
-    return _DEFAULTS["none"]
+        _DEFAULTS[key] = CompileResultWAP(next(iter(overloads.values()))) if overloads else function
+    return _DEFAULTS[key]
 
 
 def _default_decision(function):
@@ -284,16 +332,20 @@ def _default_decision(function):
     return _DEFAULTS[function]
 
 
-def decision_signature():
-    """The Numba signature every decision function is compiled with."""
+def decision_signature(takes_data: bool = False):
+    """The Numba signature every decision function is compiled with (``takes_data``: that
+    of a strategy with data, whose fourth argument is its read-only float32 vector)."""
     from numba import from_dtype, types
 
     from kernels.enums import VIEW_DTYPE
 
-    return types.int64(from_dtype(VIEW_DTYPE), types.float64[::1], types.uint64[::1])
+    arguments = [from_dtype(VIEW_DTYPE), types.float64[::1], types.uint64[::1]]
+    if takes_data:
+        arguments.append(types.Array(types.float32, 1, "C", readonly=True))
+    return types.int64(*arguments)
 
 
-def compile_decision(choose, name: str):
+def compile_decision(choose, name: str, takes_data: bool = False):
     """``choose`` compiled for the plug-in signature, with the options of the author's
     ``@njit`` that suit a decision (KEPT_NJIT_OPTIONS); StrategyError (one line) if it fails,
     naming the strategy, the file and line, and Numba's reason (the whole of Numba's
@@ -309,7 +361,7 @@ def compile_decision(choose, name: str):
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # Numba's "first-class functions are experimental"
-            return njit(decision_signature(), **options)(python_function)
+            return njit(decision_signature(takes_data), **options)(python_function)
     except Exception as error:  # Numba's errors, and the bare ones its typing lets out (KeyError, ...)
         where = _error_location(error)
         raise StrategyError(
