@@ -72,6 +72,12 @@ def main() -> None:
     parser.add_argument("--baseline", nargs=2, metavar=("REVISION", "SPEC"), help="a revision and its strategy")
     parser.add_argument("--baseline-score", type=float, help="the baseline's score against expert, for the plot")
     parser.add_argument("--replot", action="store_true", help="redraw the plot from the last run's figures")
+    parser.add_argument(
+        "--add",
+        action="store_true",
+        help="add the points to the figures kept (a point of the "
+        "same spec is measured again), keeping their seed, deals and baseline",
+    )
     args = parser.parse_args()
     figures = REPO / "docs" / "images" / f"frontier_{args.players}p.json"
     if args.replot:
@@ -81,6 +87,9 @@ def main() -> None:
         return
     if not args.points:
         parser.error("give the points to measure (--points SPEC ...), or --replot")
+    kept = json.loads(figures.read_text()) if args.add and figures.exists() else None
+    if kept is not None:
+        args.seed, args.baseline, args.baseline_score = kept["seed"], None, kept.get("baseline_score")
     with tempfile.TemporaryDirectory() as folder:
         base_tree = None
         if args.baseline:
@@ -105,8 +114,18 @@ def main() -> None:
                                capture_output=True)  # fmt: skip
     run = {"players": args.players, "deals": args.deals, "seed": args.seed, "points": rows,
            "baseline": args.baseline, "baseline_score": args.baseline_score}  # fmt: skip
+    if kept is not None:
+        new = {row["spec"] for row in rows}
+        run = {**kept, "points": [row for row in kept["points"] if row["spec"] not in new] + rows}
     figures.write_text(json.dumps(run, indent=1))
     plot(run, args.players)
+
+
+def family(spec: str) -> str:
+    """A point's line on the plot: the strategy, the search's learned form apart."""
+    name = spec.split(":")[0]
+    learned = any(item.startswith("value_tricks=") and item != "value_tricks=0" for item in spec.split(":")[1:])
+    return f"{name} + value network" if learned else name
 
 
 def plot(run: dict, players: int) -> None:
@@ -118,8 +137,8 @@ def plot(run: dict, players: int) -> None:
 
     figure, axes = plt.subplots(figsize=(7, 5))
     rows = run["points"]
-    for name in sorted({row["spec"].split(":")[0] for row in rows}):
-        points = sorted((row for row in rows if row["spec"].split(":")[0] == name), key=lambda r: r["deals_per_s"])
+    for name in sorted({family(row["spec"]) for row in rows}):
+        points = sorted((row for row in rows if family(row["spec"]) == name), key=lambda r: r["deals_per_s"])
         x = [row["deals_per_s"] for row in points]
         y = [row["score"] for row in points]
         errors = [[r["score"] - r["score_ci95"][0] for r in points], [r["score_ci95"][1] - r["score"] for r in points]]

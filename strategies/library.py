@@ -7,7 +7,9 @@ from strategies.api import Param, Strategy
 from strategies.auction_nb import expert_bid_nb, expert_call_nb
 from strategies.expert_nb import expert_nb
 from strategies.ismcts_nb import ismcts_bid_nb, ismcts_nb
-from strategies.pimc_nb import pimc_bid_nb, pimc_nb
+from strategies.net_nb import net_bid_nb, net_call_nb, net_nb
+from strategies.nets import net_data, provenance, search_data, shipped_files
+from strategies.pimc_nb import pimc_bid_nb, pimc_call_nb, pimc_nb
 from strategies.styles_nb import highest_nb, hoarder_nb, lowest_nb
 
 RANDOM = Strategy(
@@ -68,7 +70,7 @@ def opponent_random(default: float) -> Param:
 
 
 PIMC = Strategy(
-    "pimc", 5,
+    "pimc", 6,
     "Determinized Monte Carlo search: samples the hidden cards consistently with all it has seen, "
     "weighed by how likely the plays seen make them; plays each card out (expert's rules, each other "
     "player at random as often as its plays suggest, then exact search of the last tricks; at 2 players "
@@ -79,9 +81,15 @@ PIMC = Strategy(
         Param("samples", int, 64, 1, 4096, "deals of the hidden cards drawn per decision"),
         Param("rollouts", int, 4, 1, 256, "orders of the face-down stock played per sampled deal"),
         POINTS_WEIGHT, opponent_random(0.75), SEARCH_SIGNALS, SEARCH_PARTNER_VIEW, INFERENCE, ADAPT, BID_THRESHOLD_PARAM,
+        Param("value_tricks", int, 0, 0, 20, "cut each playout short after this many tricks, at this seat's next "
+              "turn while the stock lasts, with the learned value network's estimate (net's weights); 0: play on "
+              "by the hand-written rules"),
     ),
     bid=pimc_bid_nb,
-    call=expert_call_nb,
+    call=pimc_call_nb,
+    files=shipped_files(),
+    data=search_data,
+    provenance=provenance,
 )  # fmt: skip
 
 ISMCTS = Strategy(
@@ -99,4 +107,21 @@ ISMCTS = Strategy(
     call=expert_call_nb,
 )  # fmt: skip
 
-BUILTIN = (RANDOM, GREEDY, HIGHEST, LOWEST, HOARDER, EXPERT, PIMC, ISMCTS)
+NET = Strategy(
+    "net", 1,
+    "A learned policy played alone, no search: a small network trained to play as pimc plays "
+    "(strategies/weights, one per table); at Briscola Chiamata it bids and calls as expert does.",
+    net_nb,
+    params=(
+        Param("temperature", float, 0.0, 0.0, 10.0, "0: the policy's most likely card; above: a card drawn from its "
+              "softmax at this temperature"),
+        BID_THRESHOLD_PARAM,
+    ),
+    bid=net_bid_nb,
+    call=net_call_nb,
+    files=shipped_files(),
+    data=net_data,
+    provenance=provenance,
+)  # fmt: skip
+
+BUILTIN = (RANDOM, GREEDY, HIGHEST, LOWEST, HOARDER, EXPERT, NET, PIMC, ISMCTS)

@@ -27,16 +27,16 @@ card is inferred from its own plays instead.
 import numpy as np
 from numba import njit
 
-from kernels.enums import MAX_HAND
+from kernels.enums import MAX_HAND, VIEW_DTYPE
 from kernels.rules_nb import take_nb
-from strategies.auction_nb import bid_at_threshold_nb
+from strategies.auction_nb import best_call_nb, bid_at_threshold_nb
 from strategies.expert_nb import expert_play_nb, forget_partner_hands_nb, throw_cost_nb
-from strategies.playout_nb import SEARCH_CARDS, play_out_nb, reset_playout_nb
+from strategies.net_nb import NetWork, has_value_nb, new_work_nb
+from strategies.playout_nb import SEARCH_CARDS, ValueCut, play_out_nb, reset_playout_nb
 from strategies.worlds_nb import deal_next_nb, shuffle_nb, start_search_nb
 
-SAMPLES, ROLLOUTS, POINTS_WEIGHT, OPPONENT_RANDOM, SIGNALS, PARTNER_VIEW, INFERENCE, ADAPT, BID_THRESHOLD = range(
-    9
-)  # parameters
+SAMPLES, ROLLOUTS, POINTS_WEIGHT, OPPONENT_RANDOM, SIGNALS, PARTNER_VIEW, INFERENCE, ADAPT, BID_THRESHOLD = range(9)
+VALUE_TRICKS = 9  # parameters
 # The search stops early once one card is clearly best: looked at after FIRST_LOOK sampled
 # deals, then every LOOK_EVERY, it must lead every other card by CLEAR_Z standard errors,
 # a difference smaller than INDIFFERENT a playout not counting (0.0125 of a win; 0.05 on a
@@ -46,7 +46,7 @@ FIRST_LOOK, LOOK_EVERY, CLEAR_Z, INDIFFERENT = 16, 8, 2.0, 0.0125
 
 
 @njit(cache=True)
-def pimc_nb(view, params, rng):
+def pimc_nb(view, params, rng, data):
     if view.n_hand == 1:
         return view.hand[0]
     samples, rollouts, points_weight = int(params[SAMPLES]), int(params[ROLLOUTS]), params[POINTS_WEIGHT]
@@ -56,6 +56,9 @@ def pimc_nb(view, params, rng):
     if view.players == 2 and view.stock_size <= 2 and (adapt or params[OPPONENT_RANDOM] <= 0.0):
         return expert_play_nb(view, use_signals)  # exact from the last draw on
     search = start_search_nb(view, use_signals, params[INFERENCE], adapt, samples, rng)
+    cut = value_cut_nb(view, params, data)
+    if cut.tricks > 0:
+        points_weight = 0.0  # every playout scored alike: by the win (ValueCut)
     results = np.zeros((samples, MAX_HAND), dtype=np.float64)  # per sampled deal and card
     dealt = 0
     while dealt < samples:
@@ -65,7 +68,9 @@ def pimc_nb(view, params, rng):
             if rollout > 0:
                 shuffle_nb(search.stock, n_stock - 1, rng)  # another order of the face-down stock
             for k in range(view.n_hand):
-                results[dealt, k] += _try_card_nb(view, k, search, n_stock, points_weight, rng) * (rollouts / orders)
+                results[dealt, k] += _try_card_nb(view, k, search, n_stock, points_weight, rng, cut) * (
+                    rollouts / orders
+                )
         dealt += 1
         if dealt >= FIRST_LOOK and dealt % LOOK_EVERY == 0 and _clearly_best_nb(results, dealt, view.n_hand, rollouts):
             break
@@ -79,6 +84,16 @@ def pimc_nb(view, params, rng):
         if key > best_key:
             best, best_key = k, key
     return view.hand[best]
+
+
+@njit(cache=True)
+def value_cut_nb(view, params, data):
+    """The ValueCut of this decision: after ``value_tricks`` tricks where the data holds a
+    value network, else never."""
+    tricks = int(params[VALUE_TRICKS]) if has_value_nb(data) else 0
+    work = new_work_nb(data) if tricks > 0 else NetWork(np.empty(0, np.int64), np.empty(0, np.float32),
+                                                        np.empty(0, np.float32), np.empty(0, np.float32))  # fmt: skip
+    return ValueCut(tricks, np.empty(1, dtype=VIEW_DTYPE), data, work)
 
 
 @njit(cache=True, inline="always")
@@ -121,7 +136,7 @@ def _clearly_best_nb(results, n, n_cards, rollouts):
 
 
 @njit(cache=True)
-def _try_card_nb(view, k, search, n_stock, points_weight, rng):
+def _try_card_nb(view, k, search, n_stock, points_weight, rng, cut):
     """The result for this seat's side of playing its k-th card on the search's sampled deal."""
     reset_playout_nb(view, search)
     playout = search.playout
@@ -129,11 +144,18 @@ def _try_card_nb(view, k, search, n_stock, points_weight, rng):
     playout.plays[view.n_table] = take_nb(hands, n_hand, view.seat, k)
     return play_out_nb(
         view, hands, n_hand, playout.plays, view.n_table + 1, view.leader, search.stock, 0, n_stock, playout.points,
-        points_weight, playout.stack, playout.sides, playout.search_sides, search.randomness, rng,
+        points_weight, playout.stack, playout.sides, playout.search_sides, search.randomness, rng, cut,
     )  # fmt: skip
 
 
 @njit(cache=True)
-def pimc_bid_nb(view, params, rng):
+def pimc_bid_nb(view, params, rng, data):
     """Briscola Chiamata's bids: as ``expert``'s, at this strategy's own ``bid_threshold``."""
     return bid_at_threshold_nb(view, params[BID_THRESHOLD])
+
+
+@njit(cache=True)
+def pimc_call_nb(view, params, rng, data):
+    """The call: ``expert``'s."""
+    card, _ = best_call_nb(view, view.bid)
+    return card

@@ -4,7 +4,8 @@ the stock is empty and at most SEARCH_CARDS cards are left (at 2 players, for at
 PLAYOUT_TRICKS tricks while the stock lasts); exact search (``endgame_nb``) then plays
 the rest, the side of the view's seat against the others. A playout is scored for the
 view's seat: win 1, draw 1/2, loss 0, plus ``points_weight`` times the point margin over
-120; one cut short is scored as expected (``expected_score_2p_nb``).
+120; one cut short is scored as expected (``expected_score_2p_nb``), or, with a
+``ValueCut``, by the learned value network from the view the seat would have there.
 """
 
 from collections import namedtuple
@@ -12,10 +13,11 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
-from kernels.enums import CHIAMATA_PLAYERS, MAX_HAND, MAX_PLAYERS, MAX_TABLE, N_CARDS, TOTAL_POINTS
+from kernels.enums import CHIAMATA_PLAYERS, MAX_HAND, MAX_PLAYERS, MAX_TABLE, N_CARDS, TOTAL_POINTS, VIEW_DTYPE
 from kernels.rng_nb import rng_below_nb, rng_uniform_nb
 from kernels.rules_nb import take_nb, trick_points_nb, winning_position_nb
 from strategies.endgame_nb import new_stack_nb, search_nb
+from strategies.net_nb import NetWork, value_nb
 from strategies.policy_nb import policy_choice_nb
 
 # The work arrays of one playout: hands ``hands[seat, :n_hand[seat]]``, the cards played
@@ -23,6 +25,25 @@ from strategies.policy_nb import policy_choice_nb
 # seat, the exact search's stack, each seat's side in the sampled deal, and its side in
 # the exact search (0: on the side of this seat, 1: against it).
 Playout = namedtuple("Playout", ["hands", "n_hand", "plays", "points", "stack", "sides", "search_sides"])
+
+# A playout cut short by the learned value network (strategies/net_nb.py): once ``tricks``
+# tricks are played (0: never), at the view's seat's next turn while the stock lasts, the
+# network's estimate from the view that seat would then have replaces the rest of the
+# deal. The estimate is of a decision's view, as the network was trained: a seat to play.
+# ``position`` is a one-element VIEW_DTYPE array to build that view in; ``data`` net's
+# vector, ``work`` its NetWork. Such playouts are scored by the chance to win alone: the
+# network sees the points taken, so a margin added to it would count them twice.
+ValueCut = namedtuple("ValueCut", ["tricks", "position", "data", "work"])
+
+
+@njit(cache=True)
+def no_cut_nb():
+    """A ValueCut that never cuts."""
+    nothing = np.empty(0, dtype=np.float32)
+    return ValueCut(
+        0, np.empty(1, dtype=VIEW_DTYPE), nothing, NetWork(np.empty(0, np.int64), nothing, nothing, nothing)
+    )
+
 
 SEARCH_CARDS = 12  # exact search takes over once the hands hold this many cards or fewer
 # At 2 players a playout stops after PLAYOUT_TRICKS tricks while the stock lasts: the
@@ -87,29 +108,37 @@ def end_trick_nb(plays, players, trump, leader, points, hands, n_hand, stock, dr
     return winner, drawn
 
 
-# 16 arguments: the playout's loop takes the search's arrays one by one: given the Search whole, pimc took 1.07-1.11x its CPU (docs/engine.md).
+# 17 arguments: the playout's loop takes the search's arrays one by one: given the Search whole, pimc took 1.07-1.11x its CPU (docs/engine.md).
 @njit(cache=True)
 def play_out_nb(
     view, hands, n_hand, plays, n_table, leader, stock, drawn, n_stock, points, points_weight, stack, sides,
-    search_sides, randomness, rng,
+    search_sides, randomness, rng, cut,
 ):  # fmt: skip
     """Plays the deal on from a trick ``leader`` led, ``plays[:n_table]`` on the table (the
     policy, then exact search), and scores it for the seat of the view. A seat plays a
-    card at random with probability ``randomness[seat]``."""
+    card at random with probability ``randomness[seat]``. ``cut``: a ValueCut."""
     players, trump, me = view.players, view.trump_suit, view.seat
     tricks = 0
+    if cut.tricks > 0:
+        cut.position[0] = view  # the view, to bring up to date as the playout goes
+    noted = view.n_table  # the cards of the trick the view holds already
     while True:
         while n_table < players:  # the rest of the trick
             seat = (leader + n_table) % players
+            if seat == me and 0 < cut.tricks <= tricks and drawn < n_stock:
+                return cut_score_nb(cut, hands, n_hand, plays, n_table, leader, points, drawn, n_stock, noted, tricks)
             if randomness[seat] > 0.0 and rng_uniform_nb(rng) < randomness[seat]:
                 plays[n_table] = take_nb(hands, n_hand, seat, rng_below_nb(rng, n_hand[seat]))
             else:
                 plays[n_table] = _rollout_take_nb(hands, n_hand, seat, plays, n_table, trump, players, leader, sides)
             n_table += 1
+        if cut.tricks > 0:
+            note_plays_nb(cut.position[0], plays, noted, players, leader)
+            noted = 0
         leader, drawn = end_trick_nb(plays, players, trump, leader, points, hands, n_hand, stock, drawn, n_stock)
         n_table = 0
         tricks += 1
-        if players == 2 and tricks == PLAYOUT_TRICKS and drawn < n_stock:
+        if players == 2 and tricks == PLAYOUT_TRICKS and drawn < n_stock and cut.tricks == 0:
             return expected_score_2p_nb(points, me, points_weight)
         left = 0
         for seat in range(players):
@@ -128,6 +157,39 @@ def play_out_nb(
             points[_leading_opponent_nb(points, players, sides, me)] += rest - mine
             break
     return score_points_nb(points, players, me, points_weight, sides, view.target)
+
+
+@njit(cache=True, inline="always")
+def note_plays_nb(cut_view, plays, first, last, leader):
+    """Adds ``plays[first:last]`` of a trick ``leader`` led to the cut's view's history."""
+    players = cut_view.players
+    for j in range(first, last):
+        card = plays[j]
+        cut_view.history[cut_view.n_played] = card
+        cut_view.played_by[card] = (leader + j) % players
+        cut_view.n_played += 1
+
+
+# 11 arguments: the playout's state as its loop holds it.
+@njit(cache=True)
+def cut_score_nb(cut, hands, n_hand, plays, n_table, leader, points, drawn, n_stock, noted, tricks):
+    """The value network's score of the view's seat to play now: its chance to win (a
+    logistic of the network's output)."""
+    v = cut.position[0]
+    me, players = v.seat, v.players
+    note_plays_nb(v, plays, noted, n_table, leader)
+    v.n_hand = n_hand[me]
+    for k in range(n_hand[me]):
+        v.hand[k] = hands[me, k]
+    v.n_table = n_table
+    for j in range(n_table):
+        v.table[j] = plays[j]
+    v.leader = leader
+    v.trick += tricks
+    v.stock_size = n_stock - drawn
+    for seat in range(players):
+        v.points[seat] = points[seat]
+    return 1.0 / (1.0 + np.exp(-value_nb(v, cut.data, cut.work)))
 
 
 # 9 arguments: the trick as the playouts hold it, inlined in their inner loop.

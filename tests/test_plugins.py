@@ -100,11 +100,12 @@ def test_the_guides_example_runs_as_the_guide_says(tmp_path):
 def test_builtin_list_names_every_strategy_with_versions_and_parameters():
     result = run_here("strategies", "--json")
     listed = {s["name"]: s for s in json.loads(result.stdout)}
-    assert {"random", "greedy", "highest", "lowest", "hoarder", "expert", "pimc", "ismcts"} <= set(listed)
+    assert {"random", "greedy", "highest", "lowest", "hoarder", "expert", "net", "pimc", "ismcts"} <= set(listed)
     assert [p["name"] for p in listed["pimc"]["params"]] == [
         "samples", "rollouts", "points_weight", "opponent_random", "signals", "partner_view", "inference", "adapt",
-        "bid_threshold",
+        "bid_threshold", "value_tricks",
     ]  # fmt: skip
+    assert listed["net"]["provenance"] == listed["pimc"]["provenance"]  # the one set of weights, per table
     assert all(s["version"] >= 1 and s["description"] for s in listed.values())
 
 

@@ -1,0 +1,267 @@
+"""Trains ``net``'s networks for one table from traces of the search playing itself.
+
+The data: the trace and the result file of a ``briscola batch`` plan
+(``examples/net-data.toml``: ``pimc`` playing every seat). Each decision of the trace
+is rebuilt by the reference engine (sim/reference.py) as the deciding seat saw it, and
+encoded as issue 21's flat observation. The policy learns the card the search chose
+(cross-entropy over the legal cards); the value network, the deal's outcome for that
+seat's side (win 1, draw 1/2, loss 0; a logistic output). Decisions with one card left
+are not taken: ``net`` plays them without asking its network.
+
+    .venv/bin/briscola batch examples/net-data.toml
+    .venv/bin/python examples/train_net.py --players 2 --study results/net-data
+
+It writes ``strategies/weights/net-{P}p.npz`` (the layers, in the layout
+strategies/nets.py packs for the kernels) and ``net-{P}p.json`` (the provenance:
+the data's plan entry, seed and hash, the training's seed and settings, the commit).
+Training needs numpy alone (sim/learn.py) and is reproducible from ``--seed`` with the
+same BLAS and thread count (``OPENBLAS_NUM_THREADS``). Decisions of the last DEALS_HELD_OUT share of the
+deals are held out to report the policy's agreement with the search.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import subprocess
+import time
+from pathlib import Path
+
+import numpy as np
+import pyarrow.parquet as pq
+
+from kernels.enums import CHIAMATA_PLAYERS, N_CARDS, N_FACES, N_SUITS
+from sim.check import view_record
+from sim.config import Rules, side_of_seat
+from sim.learn import MLP, cross_entropy, logistic_loss
+from sim.reference import chiamata_decisions, views_along
+from strategies.nets import WEIGHTS, offsets, pack
+from strategies.observation import encode_flat, legal_mask
+
+HERE = Path(__file__).resolve().parent
+POLICY_HIDDEN = (128, 64)  # two ReLU layers: small enough for 20k deals/s on one thread at 2 players
+VALUE_HIDDEN = (128, 64)
+DEALS_HELD_OUT = 0.05
+HAND_SIZE = 3
+
+
+def read_study(folder: Path, players: int) -> tuple[list[dict], dict, list[Path]]:
+    """The trace rows of the study's experiment at ``players``, with each deal's
+    ``winner_side`` joined from its result rows, the run's metadata, and the files read."""
+    traces = sorted(folder.rglob(f"trace-{players}p*.parquet"))
+    if not traces:
+        raise SystemExit(f"train_net: no trace-{players}p*.parquet under {folder}")
+    rows, files = [], []
+    for trace in traces:
+        result = trace.with_name(trace.name.replace("trace-", "result-"))
+        meta = json.loads(pq.read_metadata(result).metadata[b"briscola"])
+        outcome = pq.read_table(result, columns=["deal", "winner_side"]).to_pydict()
+        winner = dict(zip(outcome["deal"], outcome["winner_side"]))
+        for row in pq.read_table(trace).to_pylist():
+            row["winner_side"] = winner[row["deal"]]
+            rows.append(row)
+        files += [trace, result]
+    return rows, meta, files
+
+
+def decisions(row: dict, players: int, rules: Rules):
+    """(view as a dict, card chosen) for every card a seat chose with two or more in hand."""
+    if players == CHIAMATA_PLAYERS:
+        for phase, view, card in chiamata_decisions(row, rules.first_lead, rules.auction):
+            if phase == "play" and len(view["hand"]) > 1:
+                yield view, card
+        return
+    hands = [list(row["hands"][HAND_SIZE * s : HAND_SIZE * (s + 1)]) for s in range(players)]
+    stock = list(row["stock"])
+    for view, card in zip(views_along(players, hands, row["briscola"], stock, list(row["plays"]),
+                                      rules.partner_view, rules.signals), row["plays"]):  # fmt: skip
+        if len(view["hand"]) > 1:
+            yield view, card
+
+
+def outcome(row: dict, seat: int, players: int, view: dict) -> float:
+    """The deal's result for ``seat``'s side: 1 won, 1/2 drawn, 0 lost."""
+    winner = row["winner_side"]
+    if winner < 0:
+        return 0.5
+    if players == CHIAMATA_PLAYERS:
+        side = 0 if seat in (view["caller"], row_partner(row)) else 1
+    else:
+        side = side_of_seat(seat, players)
+    return float(winner == side)
+
+
+def row_partner(row: dict) -> int:
+    called = row["called"]
+    for seat in range(CHIAMATA_PLAYERS):
+        if called in row["hands"][8 * seat : 8 * (seat + 1)]:
+            return seat
+    return -1
+
+
+def dataset(rows: list[dict], meta: dict, players: int):
+    """Observations, legal masks, chosen cards, outcomes and each decision's deal."""
+    rules = Rules(**meta["rules"])
+    records, cards, values, deals = [], [], [], []
+    for row in rows:
+        for view, card in decisions(row, players, rules):
+            records.append(view_record(view, players, {"removed": row["removed"] or [-1]}))
+            cards.append(card)
+            values.append(outcome(row, view["seat"], players, view))
+            deals.append(row["deal"])
+    return np.concatenate(records), np.array(cards), np.array(values, np.float32), np.array(deals)
+
+
+CARD_FIELDS = ("briscola", "removed_two", "table", "hand", "partner_hands", "history", "called")
+
+
+def with_suits_permuted(views: np.ndarray, cards: np.ndarray, rng: np.random.Generator):
+    """The same decisions with the suits renamed (one random permutation per decision):
+    Briscola treats every suit alike, the trump's included, so each is as true a
+    position, and the search would have chosen the renamed card."""
+    suits = np.array([rng.permutation(N_SUITS) for _ in range(len(views))])  # (n, 4)
+    rows = np.arange(len(views))[:, None]
+
+    def rename(codes):
+        codes = codes.astype(np.int64)
+        shape = codes.shape
+        flat = codes.reshape(len(codes), -1)
+        renamed = np.where(flat >= 0, suits[rows, np.maximum(flat, 0) // N_FACES] * N_FACES + flat % N_FACES, flat)
+        return renamed.reshape(shape)
+
+    out = views.copy()
+    for name in CARD_FIELDS:
+        out[name] = rename(views[name])
+    out["trump_suit"] = np.where(
+        views["trump_suit"] >= 0, suits[np.arange(len(views)), np.maximum(views["trump_suit"], 0)], -1
+    )
+    every_card = np.broadcast_to(np.arange(N_CARDS), (len(views), N_CARDS))
+    out["played_by"][rows, rename(every_card)] = views["played_by"]
+    return out, rename(cards[:, None])[:, 0]
+
+
+def encoded(views, cards, values, deals, augment: int, rng):
+    """The observations, masks, cards, values and deals, with ``augment`` renamed copies."""
+    parts = [(views, cards)] + [with_suits_permuted(views, cards, rng) for _ in range(augment)]
+    all_views = np.concatenate([v for v, _ in parts])
+    return (encode_flat(all_views), legal_mask(all_views), np.concatenate([c for _, c in parts]),
+            np.tile(values, augment + 1), np.tile(deals, augment + 1))  # fmt: skip
+
+
+def train(obs, mask, cards, values, deals, args):
+    """Both networks, trained together on the same minibatches (numpy alone, sim/learn.py);
+    each epoch reports the held-out decisions."""
+    rng = np.random.default_rng(args.seed)
+    width = obs.shape[1]
+    policy, value = MLP((width, *POLICY_HIDDEN, 40), rng), MLP((width, *VALUE_HIDDEN, 1), rng)
+    held = deals >= np.quantile(deals, 1 - DEALS_HELD_OUT)  # renamed copies of a deal stay on its side
+    train_rows, held_rows = np.flatnonzero(~held), np.flatnonzero(held)
+    steps, step = args.epochs * (len(train_rows) // args.batch), 0
+    best = {"agreement": -1.0, "value_log_loss": np.inf}
+    started = time.perf_counter()
+    for epoch in range(args.epochs):
+        shuffled = rng.permutation(train_rows)
+        for start in range(0, len(shuffled) - args.batch + 1, args.batch):
+            rows = np.sort(shuffled[start : start + args.batch])
+            rate = args.rate * 0.5 * (1 + np.cos(np.pi * step / steps))  # cosine decay to nothing
+            x = obs[rows]
+            _, grad = cross_entropy(policy.forward(x), mask[rows], cards[rows])
+            policy.step(policy.backward(grad), rate)
+            _, grad = logistic_loss(value.forward(x), values[rows])
+            value.step(value.backward(grad), rate)
+            step += 1
+        agreement, value_loss = evaluate(policy, value, obs, mask, cards, values, held_rows)
+        if agreement > best["agreement"]:
+            best["agreement"], best["policy"] = agreement, [(w.copy(), b.copy()) for w, b in policy.layers]
+        if value_loss < best["value_log_loss"]:
+            best["value_log_loss"], best["value"] = value_loss, [(w.copy(), b.copy()) for w, b in value.layers]
+        print(f"epoch {epoch + 1}: held-out agreement with the search {agreement:.4f}, value log-loss "
+              f"{value_loss:.4f} ({time.perf_counter() - started:.0f} s)", flush=True)  # fmt: skip
+    policy.layers, value.layers = best["policy"], best["value"]  # each at its best epoch on the held-out deals
+    return policy, value, {"agreement": round(best["agreement"], 4), "value_log_loss": round(best["value_log_loss"], 4)}
+
+
+def evaluate(policy, value, obs, mask, cards, values, rows):
+    x = obs[rows]
+    chosen = np.where(mask[rows], policy.forward(x), -np.inf).argmax(axis=1)
+    loss, _ = logistic_loss(value.forward(x), values[rows])
+    return float((chosen == cards[rows]).mean()), loss
+
+
+def weights_of(net: MLP, name: str) -> dict:
+    out = {}
+    for k, (weight, bias) in enumerate(net.layers):
+        out[f"{name}.{k}.weight"], out[f"{name}.{k}.bias"] = weight, bias
+    return out
+
+
+def label(seat: dict) -> str:
+    """A seat's strategy as it is written on the command line (``pimc:samples=16``)."""
+    from strategies.registry import builtin_strategies
+
+    declared = builtin_strategies().get(seat["name"])
+    defaults = {p.name: p.default for p in declared.params} if declared else {}
+    changed = [f"{k}={v}" for k, v in seat["params"].items() if defaults.get(k) != v]
+    return ":".join([seat["name"], *changed])
+
+
+def data_hash(files: list[Path]) -> str:
+    digest = hashlib.sha256()
+    for path in files:
+        digest.update(path.name.encode() + path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def commit() -> str:
+    try:
+        return subprocess.run(["git", "describe", "--always", "--dirty", "--abbrev=7"], capture_output=True, text=True,
+                              cwd=HERE, check=True).stdout.strip()  # fmt: skip
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description="Train net's policy and value networks for one table.")
+    parser.add_argument("--players", type=int, required=True, choices=(2, 3, 4, 5, 6))
+    parser.add_argument("--study", type=Path, required=True, help="folder holding trace-{P}p*.parquet and results")
+    parser.add_argument("--seed", type=int, default=1, help="the training's seed (initial weights, order)")
+    parser.add_argument("--epochs", type=int, default=8)
+    parser.add_argument("--batch", type=int, default=1024)
+    parser.add_argument("--rate", type=float, default=3e-3, help="Adam's highest learning rate (one cycle)")
+    parser.add_argument("--augment", type=int, default=0, help="copies of each decision with the suits renamed")
+    parser.add_argument("--max-deals", type=int, default=0, help="use the first N deals only (0: all)")
+    parser.add_argument("--out", type=Path, default=WEIGHTS, help="folder for net-{P}p.npz and .json")
+    args = parser.parse_args()
+    started = time.perf_counter()
+    rows, meta, files = read_study(args.study, args.players)
+    rows.sort(key=lambda row: row["deal"])
+    if args.max_deals:
+        rows = rows[: args.max_deals]
+    views, cards, values, deals = dataset(rows, meta, args.players)
+    n_decisions = len(cards)
+    obs, mask, cards, values, deals = encoded(views, cards, values, deals, args.augment,
+                                              np.random.default_rng(args.seed))  # fmt: skip
+    print(f"{len(rows):,} deals, {n_decisions:,} decisions, {len(cards):,} with the suits renamed "
+          f"({time.perf_counter() - started:.0f} s)", flush=True)  # fmt: skip
+    policy, value, quality = train(obs, mask, cards, values, deals, args)
+    weights = {**weights_of(policy, "policy"), **weights_of(value, "value")}
+    pack(policy.layers, value.layers, args.players)  # the kernels take them: checked before anything is written
+    args.out.mkdir(parents=True, exist_ok=True)
+    np.savez(args.out / f"net-{args.players}p.npz", **weights)
+    provenance = {
+        "table": f"{args.players} players", "flat_encoding_width": offsets(args.players)[-1],
+        "data": {"strategies": sorted({label(s) for s in meta["strategies"]}),
+                 "command": meta.get("command"), "seed": meta["seed"], "rules": meta["rules"], "deals": len(rows),
+                 "decisions": n_decisions, "sha256": data_hash(files)},
+        "training": {"script": "examples/train_net.py", "seed": args.seed, "epochs": args.epochs,
+                     "batch": args.batch, "rate": args.rate, "augment": args.augment, "library": f"numpy {np.__version__}", "policy": [int(obs.shape[1]), *POLICY_HIDDEN, 40],
+                     "value": [int(obs.shape[1]), *VALUE_HIDDEN, 1], "held_out": quality},
+        "commit": commit(),
+    }  # fmt: skip
+    (args.out / f"net-{args.players}p.json").write_text(json.dumps(provenance, indent=1) + "\n")
+    print(f"wrote {args.out}/net-{args.players}p.npz and .json ({time.perf_counter() - started:.0f} s)")
+
+
+if __name__ == "__main__":
+    main()

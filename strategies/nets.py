@@ -1,0 +1,110 @@
+"""The shipped networks: their weights per table, their provenance, and the one vector
+the kernels take them as (the layout ``strategies/net_nb.py`` reads).
+
+Each table's networks lie in ``strategies/weights/``: ``net-{P}p.npz`` holds the layers of
+the policy and of the value network (``policy.0.weight`` of shape (inputs, outputs),
+``policy.0.bias``, ..., ``value.0.weight``, ...), ``net-{P}p.json`` where they come
+from (the plan and seeds that made the data, a hash of the data, the training's seed and
+settings, the code's commit). ``examples/train_net.py`` writes both; docs/learned.md says
+how to retrain them.
+
+>>> policy = [(np.ones((207, 8)), np.zeros(8)), (np.ones((8, 40)), np.zeros(40))]
+>>> vector = pack(policy, [], players=2)
+>>> int(vector[0]), int(vector[1]), int(vector[3])  # the format, the flat encoding's width, no value network
+(1, 207, -1)
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+
+from strategies.errors import StrategyError
+from strategies.net_nb import FORMAT, MAX_WIDTH
+from strategies.observation import flat_layout
+
+WEIGHTS = Path(__file__).resolve().parent / "weights"
+
+
+def weights_path(players: int) -> Path:
+    return WEIGHTS / f"net-{players}p.npz"
+
+
+def provenance_path(players: int) -> Path:
+    return WEIGHTS / f"net-{players}p.json"
+
+
+def shipped_tables() -> list[int]:
+    return sorted(p for p in (2, 3, 4, 5, 6) if weights_path(p).is_file())
+
+
+def shipped_files() -> tuple[str, ...]:
+    """Every shipped weights and provenance file: what ``net`` plays with."""
+    return tuple(str(path(p)) for p in shipped_tables() for path in (weights_path, provenance_path))
+
+
+def provenance(players: int) -> dict:
+    path = provenance_path(players)
+    return json.loads(path.read_text()) if path.is_file() else {}
+
+
+def layers(weights, name: str) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The (weight, bias) pairs of network ``name`` in ``weights`` (a mapping of arrays)."""
+    found = []
+    while f"{name}.{len(found)}.weight" in weights:
+        k = len(found)
+        found.append((np.asarray(weights[f"{name}.{k}.weight"]), np.asarray(weights[f"{name}.{k}.bias"])))
+    return found
+
+
+def offsets(players: int) -> list[int]:
+    """Where each segment of the flat encoding starts at ``players``, and its width."""
+    layout = flat_layout(players)
+    return [start for _, start, _, _ in layout] + [layout[-1][1] + layout[-1][2]]
+
+
+def pack(policy, value, players: int) -> np.ndarray:
+    """The kernels' vector of a policy and a value network (lists of (weight, bias);
+    ``value`` may be empty) for ``players``."""
+    starts = offsets(players)
+    head = [FORMAT, starts[-1], 0, -1, *starts]
+    nets = []
+    cursor = len(head)
+    for which, network in ((2, policy), (3, value)):
+        if not network:
+            continue
+        head[which] = cursor
+        packed = _pack_network(network, starts[-1], name="policy" if which == 2 else "value")
+        nets.append(packed)
+        cursor += len(packed)
+    return np.concatenate([np.asarray(head, dtype=np.float32), *nets]).astype(np.float32)
+
+
+def _pack_network(network, width: int, name: str) -> np.ndarray:
+    sizes = [network[0][0].shape[0]] + [weight.shape[1] for weight, _ in network]
+    if sizes[0] != width:
+        raise StrategyError(f"the {name} network takes {sizes[0]} inputs; the flat encoding here has {width}")
+    if max(sizes[1:]) > MAX_WIDTH:  # the input is the flat encoding, of any width
+        raise StrategyError(f"the {name} network has a layer of {max(sizes[1:])}; at most {MAX_WIDTH}")
+    parts = [np.asarray([len(network), *sizes], dtype=np.float32)]
+    for weight, bias in network:
+        parts += [np.ascontiguousarray(weight, dtype=np.float32).ravel(), np.asarray(bias, dtype=np.float32)]
+    return np.concatenate(parts)
+
+
+def net_data(players: int) -> np.ndarray:
+    """``net``'s vector at ``players``: the shipped networks of that table."""
+    path = weights_path(players)
+    if not path.is_file():
+        tables = ", ".join(map(str, shipped_tables())) or "none"
+        raise StrategyError(f"net has no weights for {players} players ({path.name}); tables with weights: {tables}")
+    with np.load(path) as weights:
+        return pack(layers(weights, "policy"), layers(weights, "value"), players)
+
+
+def search_data(players: int) -> np.ndarray:
+    """What the search strategies take: ``net``'s vector, or none at a table without weights
+    (they then play by their hand-written rules alone)."""
+    return net_data(players) if weights_path(players).is_file() else np.zeros(0, dtype=np.float32)
