@@ -29,9 +29,10 @@ MAX_WIDTH = 512  # the widest layer a network may have
 TEMPERATURE, BID_THRESHOLD = 0, 1  # parameters
 
 
-# The work arrays of a network's evaluation: the flat encoding's offsets, the input, and
-# two layers' activations (each layer written into the one the last did not use).
-NetWork = namedtuple("NetWork", ["offsets", "x", "a", "b"])
+# The work arrays of a network's evaluation: the flat encoding's offsets, the input, two
+# layers' activations (each layer written into the one the last did not use), and the
+# indices of a layer's inputs that are not zero.
+NetWork = namedtuple("NetWork", ["offsets", "x", "a", "b", "rows"])
 
 
 @njit(cache=True)
@@ -40,26 +41,41 @@ def new_work_nb(data):
     offsets = np.empty(N_SEGMENTS + 1, dtype=np.int64)
     for k in range(N_SEGMENTS + 1):
         offsets[k] = int(data[HEAD_OFFSETS + k])
-    return NetWork(offsets, np.empty(int(data[HEAD_WIDTH]), dtype=np.float32), np.empty(MAX_WIDTH, dtype=np.float32),
-                   np.empty(MAX_WIDTH, dtype=np.float32))  # fmt: skip
+    width = int(data[HEAD_WIDTH])
+    return NetWork(offsets, np.empty(width, dtype=np.float32), np.empty(MAX_WIDTH, dtype=np.float32),
+                   np.empty(MAX_WIDTH, dtype=np.float32), np.empty(max(width, MAX_WIDTH), dtype=np.int64))  # fmt: skip
+
+
+@njit(cache=True)
+def no_work_nb():
+    """A ``NetWork`` of empty arrays, for a search that evaluates no network."""
+    nothing = np.empty(0, dtype=np.float32)
+    return NetWork(np.empty(0, dtype=np.int64), nothing, nothing, nothing, np.empty(0, dtype=np.int64))
 
 
 @njit(cache=True, fastmath=True)
-def dense_nb(data, cursor, x, n_in, n_out, out):
+def dense_nb(data, cursor, x, n_in, n_out, out, rows):
     """``out = relu(x @ W + b)`` for the layer whose weights start at ``data[cursor]``;
-    returns where the next layer starts. Inputs that are zero are skipped."""
+    returns where the next layer starts. Only the rows of the inputs that are not zero
+    are added: their indices are gathered first, without a branch (skipping them with an
+    ``if`` mispredicted so often that a 207-128-64 pass took 1.9 us, not 1.1), and the
+    weights are read as a 2-D array (indexed by a flat offset, the loop vectorized worse).
+    ``rows``: scratch for ``n_in`` indices."""
     biases = cursor + n_in * n_out
+    weights = data[cursor:biases].reshape((n_in, n_out))
+    n_rows = 0
+    for i in range(n_in):
+        rows[n_rows] = i
+        n_rows += x[i] != 0.0
     for j in range(n_out):
         out[j] = data[biases + j]
-    for i in range(n_in):
+    for k in range(n_rows):
+        i = rows[k]
         value = x[i]
-        if value != 0.0:
-            row = data[cursor + i * n_out : cursor + (i + 1) * n_out]
-            for j in range(n_out):
-                out[j] += value * row[j]
+        for j in range(n_out):
+            out[j] += value * weights[i, j]
     for j in range(n_out):
-        if out[j] < 0.0:
-            out[j] = 0.0
+        out[j] = max(out[j], np.float32(0.0))
     return biases + n_out
 
 
@@ -72,7 +88,7 @@ def hidden_nb(data, at, work):
     current = work.x
     for layer in range(n_layers - 1):
         out = work.a if layer % 2 == 0 else work.b
-        cursor = dense_nb(data, cursor, current, int(data[at + 1 + layer]), int(data[at + 2 + layer]), out)
+        cursor = dense_nb(data, cursor, current, int(data[at + 1 + layer]), int(data[at + 2 + layer]), out, work.rows)
         current = out
     return current, cursor
 

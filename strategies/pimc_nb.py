@@ -31,7 +31,7 @@ from kernels.enums import MAX_HAND, VIEW_DTYPE
 from kernels.rules_nb import take_nb
 from strategies.auction_nb import best_call_nb, bid_at_threshold_nb
 from strategies.expert_nb import expert_play_nb, forget_partner_hands_nb, throw_cost_nb
-from strategies.net_nb import NetWork, has_value_nb, new_work_nb
+from strategies.net_nb import has_value_nb, new_work_nb, no_work_nb
 from strategies.playout_nb import SEARCH_CARDS, ValueCut, play_out_nb, reset_playout_nb
 from strategies.worlds_nb import deal_next_nb, shuffle_nb, start_search_nb
 
@@ -91,8 +91,7 @@ def value_cut_nb(view, params, data):
     """The ValueCut of this decision: after ``value_tricks`` tricks where the data holds a
     value network, else never."""
     tricks = int(params[VALUE_TRICKS]) if has_value_nb(data) else 0
-    work = new_work_nb(data) if tricks > 0 else NetWork(np.empty(0, np.int64), np.empty(0, np.float32),
-                                                        np.empty(0, np.float32), np.empty(0, np.float32))  # fmt: skip
+    work = new_work_nb(data) if tricks > 0 else no_work_nb()
     return ValueCut(tricks, np.empty(1, dtype=VIEW_DTYPE), data, work)
 
 

@@ -17,7 +17,7 @@ from kernels.enums import CHIAMATA_PLAYERS, MAX_HAND, MAX_PLAYERS, MAX_TABLE, N_
 from kernels.rng_nb import rng_below_nb, rng_uniform_nb
 from kernels.rules_nb import take_nb, trick_points_nb, winning_position_nb
 from strategies.endgame_nb import new_stack_nb, search_nb
-from strategies.net_nb import NetWork, value_nb
+from strategies.net_nb import no_work_nb, value_nb
 from strategies.policy_nb import policy_choice_nb
 
 # The work arrays of one playout: hands ``hands[seat, :n_hand[seat]]``, the cards played
@@ -39,10 +39,7 @@ ValueCut = namedtuple("ValueCut", ["tricks", "position", "data", "work"])
 @njit(cache=True)
 def no_cut_nb():
     """A ValueCut that never cuts."""
-    nothing = np.empty(0, dtype=np.float32)
-    return ValueCut(
-        0, np.empty(1, dtype=VIEW_DTYPE), nothing, NetWork(np.empty(0, np.int64), nothing, nothing, nothing)
-    )
+    return ValueCut(0, np.empty(1, dtype=VIEW_DTYPE), np.empty(0, dtype=np.float32), no_work_nb())
 
 
 SEARCH_CARDS = 12  # exact search takes over once the hands hold this many cards or fewer
