@@ -201,6 +201,23 @@ class StudyResults(Results):
         deals.attrs["match"] = print_["match"]
         return Results(deals, config, kind)
 
+    def traces(self, name: str) -> pd.DataFrame:
+        """The deals of experiment ``name`` move by move (a plan's ``trace = true``; the
+        columns of ``briscola simulate --trace``), from its chunks that verify."""
+        import pyarrow.parquet as pq
+
+        state = self.study.by_name.get(name)
+        if state is None:
+            raise KeyError(f"no experiment {name!r} in {self.folder}; its experiments: {', '.join(self.names)}")
+        if not state.experiment.trace:
+            raise KeyError(f"experiment {name!r} of {self.folder} keeps no traces (its plan entry has no trace = true)")
+        parts = [pq.read_table(state.trace_part(c)) for c in state.needed() if c in state.records]
+        if not parts:
+            return pd.DataFrame()
+        import pyarrow as pa
+
+        return pa.concat_tables(parts).to_pandas()
+
 
 def load_study(folder: Path) -> StudyResults:
     """A study's folder: what is done so far, even while it runs or after a crash; every

@@ -129,6 +129,7 @@ class ChunkResult:
     deals_played: int
     seconds: float
     blocks: list = field(default_factory=list)
+    trace: object = None  # pyarrow.Table of its deals move by move, when the experiment keeps them
 
 
 def play_chunk(experiment, chunk: Chunk, player, stop: StopFlag, rows=None, trace=None, on_progress=None,
@@ -170,9 +171,11 @@ class Rows:
 
 def run_chunk(experiment, chunk: Chunk, rows: bool, stop: StopFlag | None = None, on_progress=None) -> ChunkResult:
     """Plays one chunk of a study (on this machine's threads, as ``experiment.config.threads``
-    says), its rows collected when ``rows``."""
+    says), its rows collected when ``rows``, its trace when the experiment keeps one."""
     collector = Rows() if rows else None
+    traces = Rows() if experiment.trace else None
     player = experiment.run_kind.player(experiment, chunk.pair)
-    result = play_chunk(experiment, chunk, player, stop or StopFlag(), collector, on_progress=on_progress)
+    result = play_chunk(experiment, chunk, player, stop or StopFlag(), collector, traces, on_progress=on_progress)
     result.table = collector.table() if collector is not None else None
+    result.trace = traces.table() if traces is not None else None
     return result

@@ -33,6 +33,7 @@ class Experiment:
     strategies: tuple[str, ...]
     sprt: object = None  # sim.stats.Sprt, for a comparison that stops on its own
     name: str = ""
+    trace: bool = False  # a study also keeps every deal move by move (simulate only)
 
     @property
     def run_kind(self):
@@ -54,6 +55,7 @@ class Experiment:
 def make_experiment(
     kind: str, *, players: int, strategies, deals: int, seed: int, rules=(), threads: int | None = None,
     strategy_files=(), match: str = "deal", sprt=None, alpha: float = 0.05, beta: float = 0.05, name: str = "",
+    trace: bool = False,
 ) -> Experiment:  # fmt: skip
     """Checks the options of one run and makes its Experiment; ConfigError names what is
     wrong in the words of the command line. ``strategies``: ``simulate``'s comma list (or
@@ -69,10 +71,12 @@ def make_experiment(
         strategy_files=files, match=match,
     )  # fmt: skip
     run_kind.check(labels, sprt)
+    if trace and not run_kind.traces:
+        raise ConfigError(f"trace is kept by simulate experiments, not by {kind}")
     if sprt is None and (alpha, beta) != (0.05, 0.05):
         raise ConfigError("--alpha and --beta set the SPRT's errors: give them with --sprt ELO0,ELO1")
     test = parse_sprt(sprt, alpha, beta) if sprt is not None else None
-    return Experiment(kind, config, labels, test, name)
+    return Experiment(kind, config, labels, test, name, bool(trace))
 
 
 def parse_sprt(value, alpha: float = 0.05, beta: float = 0.05):

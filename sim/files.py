@@ -41,6 +41,7 @@ LAYOUTS = {
         r"_plan\.toml", r"_study\.json", r"\.lock", r"experiment=[^/]+/_summary\.json",
         r"experiment=[^/]+/(pair=\d+_\d+/)?part-\d{12}\.parquet",
         r"experiment=[^/]+/_chunks/(pair=\d+_\d+-)?part-\d{12}\.json",
+        r"experiment=[^/]+/_traces/part-\d{12}\.parquet",
     ),
     "report": (r"index\.html", r"(margin|scores|first_lead|heatmap|caller_strength)\.png"),
 }  # fmt: skip

@@ -231,7 +231,7 @@ def _experiment(path: Path, where: str, kind: str, name: str, values: dict, file
         return make_experiment(
             kind, players=values.get("players", 2), strategies=strategies, deals=values["deals"], seed=values["seed"],
             rules=rules, strategy_files=files, match=values.get("match", "deal"), sprt=values.get("sprt"),
-            alpha=values.get("alpha", 0.05), beta=values.get("beta", 0.05), name=name,
+            alpha=values.get("alpha", 0.05), beta=values.get("beta", 0.05), name=name, trace=values.get("trace", False),
         )  # fmt: skip
     except BAD_INPUT as error:
         raise PlanError(f"{path}: {where}, key {_key_of(str(error), kind, values)!r}: {error}") from None
@@ -265,6 +265,7 @@ def _check_types(path: Path, where: str, kind: str, values: dict) -> None:
         "a": (lambda v: isinstance(v, str), "a strategy (a string)"), "b": (lambda v: isinstance(v, str), "a strategy (a string)"),
         "match": (lambda v: isinstance(v, str), "a match format (a string)"),
         "alpha": (is_number, "a number"), "beta": (is_number, "a number"),
+        "trace": (lambda v: isinstance(v, bool), "true or false"),
         "sprt": (lambda v: isinstance(v, str) or (isinstance(v, list) and len(v) == 2 and all(map(is_number, v))),
                  "two numbers, e.g. [0, 10]"),
         "rule": (lambda v: isinstance(v, list) and all(isinstance(item, str) for item in v), 'a list like ["trump_redeal=ace-three"]'),
@@ -341,6 +342,7 @@ def fingerprint(experiment: Experiment) -> dict:
                                                       experiment.sprt.alpha, experiment.sprt.beta],
         "strategy_files": [hashlib.sha1(Path(file).read_bytes()).hexdigest() for file in config.strategy_files],
         "versions": dict(sorted(versions.items())), "fingerprints": dict(sorted(prints.items())),
+        **({"trace": True} if experiment.trace else {}),  # what is kept, not what is played: absent when off
     }  # fmt: skip
 
 

@@ -7,12 +7,14 @@ The study's folder is one Parquet dataset and the record of what is done:
     FOLDER/experiment=NAME/part-000000000000.parquet          rows of one chunk
     FOLDER/experiment=NAME/pair=0_1/part-000000000000.parquet  (tournaments: per pair)
     FOLDER/experiment=NAME/_chunks/part-000000000000.json     a chunk's tally: it is done
+    FOLDER/experiment=NAME/_traces/part-000000000000.parquet  its deals move by move
+                                                              (a plan's ``trace = true``)
     FOLDER/experiment=NAME/_summary.json  what the experiment's command prints with --json
 
 A chunk counts as done once its record (``_chunks/*.json``) exists and is verified: the
 record's own checksum, its chunk's identity (the experiment's name and everything that
-decides its results, the range of deals), and the checksum of its rows' part, which
-holds the same identity in its metadata. Each is written under a temporary name first,
+decides its results, the range of deals), and the checksums of its rows' part and of
+its trace (when kept), which hold the same identity in their metadata. Each is written under a temporary name first,
 rows before record, so a killed run leaves nothing half-written that counts; a chunk
 that does not verify (a bit flipped, a part copied from elsewhere, a part gone) is not
 done: ``status`` and ``sim.load`` name it, and a resumed study plays it again.
@@ -55,6 +57,7 @@ from sim.version import __version__
 
 FORMAT = 2  # of the folder: 2 verifies every chunk (1 had no checksums)
 STUDY_FILE, PLAN_FILE, SUMMARY_FILE, CHUNKS_DIR = "_study.json", "_plan.toml", "_summary.json", "_chunks"
+TRACES_DIR = "_traces"  # "_": not part of the rows' dataset (Parquet readers skip such folders)
 CHUNK_SECONDS = 60.0  # a chunk is about this much work: a crash loses little, overhead stays small
 MAX_CHUNK_UNITS = 2_000_000  # and at most this many deals (its rows are held in memory once)
 MAX_SPRT_CHUNK_UNITS = 10 * SPRT_CHECK_DEALS  # an SPRT may decide early: at most this much is played past it
@@ -218,6 +221,9 @@ class ExperimentState:
     def part(self, chunk: Chunk) -> Path:
         return self.directory / f"{chunk.label}.parquet"
 
+    def trace_part(self, chunk: Chunk) -> Path:
+        return self.directory / TRACES_DIR / f"{chunk.label.replace('/', '-')}.parquet"
+
     def record_path(self, chunk: Chunk) -> Path:
         return self.directory / CHUNKS_DIR / f"{chunk.label.replace('/', '-')}.json"
 
@@ -252,17 +258,13 @@ class ExperimentState:
             return None, f"its record {path.name} was damaged or changed since it was written"
         if record.get("identity") != self.chunk_identity(chunk):
             return None, f"its record {path.name} is another chunk's or another experiment's"
-        if not rows:
-            return record, None
-        part = self.part(chunk)
-        if not part.exists():
-            return None, f"its rows {part.name} are missing"
-        try:
-            whole = file_sha256(part) == record.get("part_sha256") and part_identity(part) == record["identity"]
-        except OSError as error:
-            return None, f"its rows {part.name} cannot be read ({error.strerror or error})"
-        if not whole:
-            return None, f"its rows {part.name} were damaged, changed or copied from elsewhere since they were written"
+        kept = [("rows", self.part(chunk), "part_sha256")] if rows else []
+        if self.experiment.trace:
+            kept.append(("trace", self.trace_part(chunk), "trace_sha256"))
+        for what, part, checksum in kept:
+            problem = _part_problem(part, record.get(checksum), record["identity"])
+            if problem is not None:
+                return None, f"its {what} {part.name} {problem}"
         return record, None
 
     def sprt_decision(self) -> tuple[Chunk, int] | None:
@@ -282,13 +284,28 @@ class ExperimentState:
         return None
 
 
-def chunk_record(result: ChunkResult, state: ExperimentState, rows: int | None, part_sha256: str | None) -> dict:
-    """A finished chunk's record: its identity, its tally, its rows' checksum; and its own."""
+def _part_problem(part: Path, checksum: str | None, identity: dict) -> str | None:
+    """What is wrong with a chunk's part (rows or trace), from its record's checksum and
+    identity; None if it verifies."""
+    if not part.exists():
+        return "is missing"
+    try:
+        whole = file_sha256(part) == checksum and part_identity(part) == identity
+    except OSError as error:
+        return f"cannot be read ({error.strerror or error})"
+    return None if whole else "was damaged, changed or copied from elsewhere since it was written"
+
+
+def chunk_record(result: ChunkResult, state: ExperimentState, rows: int | None, part_sha256: str | None,
+                 trace_sha256: str | None = None) -> dict:  # fmt: skip
+    """A finished chunk's record: its identity, its tally, its rows' (and trace's)
+    checksum; and its own."""
     chunk = result.chunk
     record = {
         "identity": state.chunk_identity(chunk), "rows": rows, "part_sha256": part_sha256,
         "deals_played": result.deals_played, "seconds": round(result.seconds, 3), "tally": result.tally.to_dict(),
         "blocks": [block.to_dict() for block in result.blocks],
+        **({"trace_sha256": trace_sha256} if trace_sha256 is not None else {}),
     }  # fmt: skip
     return {**record, "checksum": record_checksum(record)}
 
@@ -304,7 +321,7 @@ def experiment_of(entry: dict) -> Experiment:
         match=print_["match"],
     )  # fmt: skip
     sprt = Sprt(*print_["sprt"]) if print_["sprt"] else None
-    return Experiment(print_["kind"], config, labels, sprt, entry["name"])
+    return Experiment(print_["kind"], config, labels, sprt, entry["name"], print_.get("trace", False))
 
 
 # ------------------------------------------------------------------ the study
@@ -515,8 +532,9 @@ class Study:
                 state.record_path(damage.chunk).unlink(missing_ok=True)
             self.replayed += [(state.experiment.name, damage) for damage in damaged]
             for chunk in state.chunks:
-                if chunk not in state.records and state.part(chunk).exists():
-                    state.part(chunk).unlink()  # rows whose record never came, or damaged: redone
+                if chunk not in state.records:  # rows (and traces) whose record never came, or damaged: redone
+                    state.part(chunk).unlink(missing_ok=True)
+                    state.trace_part(chunk).unlink(missing_ok=True)
             self._check_sprt(state)
 
     # -- recording
@@ -533,7 +551,10 @@ class Study:
             table = conform(result.table, self.schema)
             checksum = write_part(state.part(chunk), table, state.chunk_identity(chunk))
             rows = table.num_rows
-        record = chunk_record(result, state, rows, checksum)
+        trace_checksum = None
+        if result.trace is not None:  # written before the record too: no record, no trace
+            trace_checksum = write_part(state.trace_part(chunk), result.trace, state.chunk_identity(chunk))
+        record = chunk_record(result, state, rows, checksum, trace_checksum)
         write_json(state.record_path(chunk), record)
         state.records[chunk] = record
         self._check_sprt(state)

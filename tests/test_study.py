@@ -267,6 +267,13 @@ BAD_PLANS = [
     (
         "seed = 1\n[[simulate]]\nname = 'x'\nplayers = 2\nstrategies = 'greedy'\ndeals = 1.5\n",
         "key 'deals': '1.5' is not a whole number",
+    ),    (
+        "seed = 1\n[[simulate]]\nname = 'x'\nplayers = 2\nstrategies = 'greedy'\ndeals = 10\ntrace = 'yes'\n",
+        "key 'trace': 'yes' is not true or false",
+    ),
+    (
+        "seed = 1\n[[compare]]\nname = 'x'\na = 'greedy'\nb = 'random'\ndeals = 10\ntrace = true\n",
+        "unknown key 'trace'",
     ),
 ]
 

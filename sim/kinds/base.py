@@ -19,6 +19,7 @@ class RunKind:
     players_required: bool = False  # a plan entry must name its table
     takes_one_string: bool = False  # its strategies may be one comma list, "a,b"
     layout: str = "file"  # its command's output: one result file, or a folder ("tournament")
+    traces: bool = False  # a study may keep its deals move by move (a plan's ``trace = true``)
 
     def strategy_texts(self, strategies, players: int) -> list[str]:
         """Its strategies as given (a list), before they are checked."""

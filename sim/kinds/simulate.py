@@ -20,6 +20,8 @@ class Simulate(RunKind):
     name = "simulate"
     players_required = True
     takes_one_string = True
+    plan_keys = ("trace",)
+    traces = True
 
     def seat_labels(self, labels, players):
         return tuple(labels)
