@@ -1,7 +1,8 @@
 """Trains ``net``'s networks for one table from traces of the search playing itself.
 
-The data: the trace and the result file of a ``briscola batch`` plan
-(``examples/net-data.toml``: ``pimc`` playing every seat). Each decision of the trace
+The data: a study of a ``briscola batch`` plan whose experiment at the table keeps its
+deals move by move (``trace = true``; ``examples/net-data.toml``: ``pimc`` playing every
+seat), read through ``sim.load``, so only chunks that verify count. Each decision of a deal
 is rebuilt by the reference engine (sim/reference.py) as the deciding seat saw it, and
 encoded as issue 21's flat observation. The policy learns the card the search chose
 (cross-entropy over the legal cards); the value network, the deal's outcome for that
@@ -13,7 +14,8 @@ are not taken: ``net`` plays them without asking its network.
 
 It writes ``strategies/weights/net-{P}p.npz`` (the layers, in the layout
 strategies/nets.py packs for the kernels) and ``net-{P}p.json`` (the provenance:
-the data's plan entry, seed and hash, the training's seed and settings, the commit).
+the data's plan, experiment, seed and a hash of its deals, the training's seed and
+settings, the commit).
 Training needs numpy alone (sim/learn.py) and is reproducible from ``--seed`` with the
 same BLAS and thread count (``OPENBLAS_NUM_THREADS``). Decisions of the last DEALS_HELD_OUT share of the
 deals are held out to report the policy's agreement with the search.
@@ -29,7 +31,7 @@ import time
 from pathlib import Path
 
 import numpy as np
-import pyarrow.parquet as pq
+import pyarrow as pa
 
 from kernels.enums import CHIAMATA_PLAYERS, N_CARDS, N_FACES, N_SUITS
 from sim.check import view_record
@@ -46,23 +48,25 @@ DEALS_HELD_OUT = 0.05
 HAND_SIZE = 3
 
 
-def read_study(folder: Path, players: int) -> tuple[list[dict], dict, list[Path]]:
-    """The trace rows of the study's experiment at ``players``, with each deal's
-    ``winner_side`` joined from its result rows, the run's metadata, and the files read."""
-    traces = sorted(folder.rglob(f"trace-{players}p*.parquet"))
-    if not traces:
-        raise SystemExit(f"train_net: no trace-{players}p*.parquet under {folder}")
-    rows, files = [], []
-    for trace in traces:
-        result = trace.with_name(trace.name.replace("trace-", "result-"))
-        meta = json.loads(pq.read_metadata(result).metadata[b"briscola"])
-        outcome = pq.read_table(result, columns=["deal", "winner_side"]).to_pydict()
-        winner = dict(zip(outcome["deal"], outcome["winner_side"]))
-        for row in pq.read_table(trace).to_pylist():
-            row["winner_side"] = winner[row["deal"]]
-            rows.append(row)
-        files += [trace, result]
-    return rows, meta, files
+def read_study(folder: Path, players: int) -> tuple[list[dict], dict]:
+    """The traced deals of the study's experiment at ``players`` (its chunks that verify),
+    each with its ``winner_side`` from the experiment's rows, and the experiment's
+    configuration (``sim.load``'s)."""
+    import sim
+
+    study = sim.load(folder)
+    traced = [name for name in study.names
+              if study.study.by_name[name].experiment.trace and study.experiment(name).config["players"] == players]  # fmt: skip
+    if len(traced) != 1:
+        found = ", ".join(traced) or "none"
+        raise SystemExit(f"train_net: {folder} must hold one experiment at {players} players with trace = true "
+                         f"(found: {found})")  # fmt: skip
+    experiment = study.experiment(traced[0])
+    winner = dict(zip(experiment.deals["deal"], experiment.deals["winner_side"]))
+    rows = pa.Table.from_pandas(study.traces(traced[0]), preserve_index=False).to_pylist()
+    for row in rows:
+        row["winner_side"] = winner[row["deal"]]
+    return rows, {**experiment.config, "plan": str(folder / "_plan.toml")}
 
 
 def decisions(row: dict, players: int, rules: Rules):
@@ -196,20 +200,13 @@ def weights_of(net: MLP, name: str) -> dict:
     return out
 
 
-def label(seat: dict) -> str:
-    """A seat's strategy as it is written on the command line (``pimc:samples=16``)."""
-    from strategies.registry import builtin_strategies
-
-    declared = builtin_strategies().get(seat["name"])
-    defaults = {p.name: p.default for p in declared.params} if declared else {}
-    changed = [f"{k}={v}" for k, v in seat["params"].items() if defaults.get(k) != v]
-    return ":".join([seat["name"], *changed])
-
-
-def data_hash(files: list[Path]) -> str:
+def data_hash(rows: list[dict]) -> str:
+    """A hash of the deals trained on (every card dealt and played, and the outcome, in
+    deal order): the same for the same deals whichever files or machine held them."""
     digest = hashlib.sha256()
-    for path in files:
-        digest.update(path.name.encode() + path.read_bytes())
+    for row in rows:
+        digest.update(json.dumps([row["deal"], row["hands"], row["briscola"], row["stock"], row["plays"],
+                                  row["winner_side"]]).encode())  # fmt: skip
     return digest.hexdigest()[:16]
 
 
@@ -224,7 +221,8 @@ def commit() -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description="Train net's policy and value networks for one table.")
     parser.add_argument("--players", type=int, required=True, choices=(2, 3, 4, 5, 6))
-    parser.add_argument("--study", type=Path, required=True, help="folder holding trace-{P}p*.parquet and results")
+    parser.add_argument("--study", type=Path, required=True, help="a study folder (briscola batch) holding an "
+                        "experiment at --players with trace = true")
     parser.add_argument("--seed", type=int, default=1, help="the training's seed (initial weights, order)")
     parser.add_argument("--epochs", type=int, default=8)
     parser.add_argument("--batch", type=int, default=1024)
@@ -234,7 +232,7 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=WEIGHTS, help="folder for net-{P}p.npz and .json")
     args = parser.parse_args()
     started = time.perf_counter()
-    rows, meta, files = read_study(args.study, args.players)
+    rows, meta = read_study(args.study, args.players)
     rows.sort(key=lambda row: row["deal"])
     if args.max_deals:
         rows = rows[: args.max_deals]
@@ -251,9 +249,9 @@ def main() -> None:
     np.savez(args.out / f"net-{args.players}p.npz", **weights)
     provenance = {
         "table": f"{args.players} players", "flat_encoding_width": offsets(args.players)[-1],
-        "data": {"strategies": sorted({label(s) for s in meta["strategies"]}),
-                 "command": meta.get("command"), "seed": meta["seed"], "rules": meta["rules"], "deals": len(rows),
-                 "decisions": n_decisions, "sha256": data_hash(files)},
+        "data": {"strategies": sorted(set(meta["strategies"])), "plan": meta["plan"], "experiment": meta["experiment"],
+                 "seed": meta["seed"], "rules": meta["rules"], "deals": len(rows), "decisions": n_decisions,
+                 "sha256": data_hash(rows)},
         "training": {"script": "examples/train_net.py", "seed": args.seed, "epochs": args.epochs,
                      "batch": args.batch, "rate": args.rate, "augment": args.augment, "library": f"numpy {np.__version__}", "policy": [int(obs.shape[1]), *POLICY_HIDDEN, 40],
                      "value": [int(obs.shape[1]), *VALUE_HIDDEN, 1], "held_out": quality},

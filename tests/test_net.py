@@ -115,24 +115,34 @@ def train_net_module():
 
 
 @pytest.mark.parametrize("players", [2, 4, 5])
-def test_training_from_traces_writes_weights_the_kernels_take(tmp_path, players):
-    """The retraining recipe, small: a traced run, then train_net.py; its weights pack for
-    the kernels and its provenance names the data."""
-    seats = ",".join(["greedy"] * players)
-    made = run_here("simulate", "--strategies", seats, "--players", players, "--deals", 40, "--seed", 9,
-                    "--trace", tmp_path / f"trace-{players}p.parquet", "--out", tmp_path / f"result-{players}p.parquet")  # fmt: skip
+def test_training_from_a_studys_traces_writes_weights_the_kernels_take(tmp_path, players):
+    """The retraining recipe, small: a study whose plan keeps traces, then train_net.py;
+    its weights pack for the kernels and its provenance names the data."""
+    plan = tmp_path / "plan.toml"
+    plan.write_text(f"[[simulate]]\nname = 'data'\nplayers = {players}\nstrategies = ['greedy']\ndeals = 40\n"
+                    "seed = 9\ntrace = true\n[[simulate]]\nname = 'other'\nplayers = 2\nstrategies = ['random']\n"
+                    "deals = 10\nseed = 9\n")  # fmt: skip
+    made = run_here("batch", plan, "--out", tmp_path / "study", "--quiet")
     assert made.returncode == 0, made.stderr
-    done = subprocess.run([sys.executable, str(REPO / "examples" / "train_net.py"), "--players", str(players),
-                           "--study", str(tmp_path), "--epochs", "1", "--augment", "1", "--out", str(tmp_path / "w")],
-                          capture_output=True, text=True, cwd=REPO, timeout=600)  # fmt: skip
+    train = [sys.executable, str(REPO / "examples" / "train_net.py"), "--players", str(players), "--study",
+             str(tmp_path / "study"), "--epochs", "1", "--augment", "1", "--out", str(tmp_path / "w")]  # fmt: skip
+    done = subprocess.run(train, capture_output=True, text=True, cwd=REPO, timeout=600)
     assert done.returncode == 0, done.stderr
     facts = json.loads((tmp_path / "w" / f"net-{players}p.json").read_text())
-    assert facts["data"]["deals"] == 40 and facts["data"]["seed"] == 9 and facts["data"]["strategies"] == ["greedy"]
+    data = facts["data"]
+    assert data["deals"] == 40 and data["seed"] == 9 and data["strategies"] == ["greedy"] and data["experiment"] == "data"
     per_deal = 40 - players  # the decisions with two or more cards in hand: all but the last trick's
-    played = facts["data"]["decisions"] // per_deal  # at 5 players a deal all pass on is thrown in
-    assert facts["data"]["decisions"] == played * per_deal and (played == 40 or players == 5 and played > 0)
+    played = data["decisions"] // per_deal  # at 5 players a deal all pass on is thrown in
+    assert data["decisions"] == played * per_deal and (played == 40 or players == 5 and played > 0)
     with np.load(tmp_path / "w" / f"net-{players}p.npz") as weights:
         assert len(pack(layers(weights, "policy"), layers(weights, "value"), players)) > 10_000
+    again = subprocess.run(train[:-1] + [str(tmp_path / "w2")], capture_output=True, text=True, cwd=REPO, timeout=600)
+    assert again.returncode == 0, again.stderr
+    with np.load(tmp_path / "w" / f"net-{players}p.npz") as first, np.load(tmp_path / "w2" / f"net-{players}p.npz") as second:
+        assert all(np.array_equal(first[key], second[key]) for key in first.files)  # reproducible from its seed
+    assert json.loads((tmp_path / "w2" / f"net-{players}p.json").read_text())["data"]["sha256"] == data["sha256"]
+    wrong = subprocess.run(train[:3] + ["3"] + train[4:], capture_output=True, text=True, cwd=REPO, timeout=600)
+    assert wrong.returncode != 0 and "one experiment at 3 players with trace = true" in wrong.stderr
 
 
 def test_renamed_suits_keep_every_decision_true():
