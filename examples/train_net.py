@@ -221,8 +221,12 @@ def commit() -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description="Train net's policy and value networks for one table.")
     parser.add_argument("--players", type=int, required=True, choices=(2, 3, 4, 5, 6))
-    parser.add_argument("--study", type=Path, required=True, help="a study folder (briscola batch) holding an "
-                        "experiment at --players with trace = true")
+    parser.add_argument(
+        "--study",
+        type=Path,
+        required=True,
+        help="a study folder (briscola batch) holding an experiment at --players with trace = true",
+    )
     parser.add_argument("--seed", type=int, default=1, help="the training's seed (initial weights, order)")
     parser.add_argument("--epochs", type=int, default=8)
     parser.add_argument("--batch", type=int, default=1024)

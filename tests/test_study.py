@@ -267,7 +267,8 @@ BAD_PLANS = [
     (
         "seed = 1\n[[simulate]]\nname = 'x'\nplayers = 2\nstrategies = 'greedy'\ndeals = 1.5\n",
         "key 'deals': '1.5' is not a whole number",
-    ),    (
+    ),
+    (
         "seed = 1\n[[simulate]]\nname = 'x'\nplayers = 2\nstrategies = 'greedy'\ndeals = 10\ntrace = 'yes'\n",
         "key 'trace': 'yes' is not true or false",
     ),

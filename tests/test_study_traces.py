@@ -37,7 +37,9 @@ deals = 500
 def made(tmp_path_factory):
     folder = tmp_path_factory.mktemp("traces")
     (folder / "plan.toml").write_text(PLAN)
-    code = main(["batch", str(folder / "plan.toml"), "--out", str(folder / "study"), "--chunk-deals", "1000", "--quiet"])
+    code = main(
+        ["batch", str(folder / "plan.toml"), "--out", str(folder / "study"), "--chunk-deals", "1000", "--quiet"]
+    )
     assert code == 0
     return folder
 
