@@ -1,6 +1,10 @@
 """The built-in strategies, as ``Strategy`` objects (their jitted code is in the
 ``*_nb.py`` modules beside this one)."""
 
+from dataclasses import replace
+from functools import partial
+from pathlib import Path
+
 from kernels.dispatch_nb import GREEDY_ID, RANDOM_ID
 from kernels.inlined_strategies_nb import greedy_nb, random_bid_nb, random_call_nb, random_nb
 from strategies.api import Param, Strategy
@@ -125,3 +129,18 @@ NET = Strategy(
 )  # fmt: skip
 
 BUILTIN = (RANDOM, GREEDY, HIGHEST, LOWEST, HOARDER, EXPERT, NET, PIMC, ISMCTS)
+
+
+def net_from(folder, name: str, description: str = "") -> Strategy:
+    """``net`` playing the networks of another folder (``net-{P}p.npz`` and ``.json`` per
+    table, as ``examples/train_net.py`` and ``tune_net.py`` write them), under ``name``:
+    a plug-in file of one line compares retrained networks with the shipped ones.
+
+    >>> from strategies.nets import WEIGHTS
+    >>> net_from(WEIGHTS, "net-copy").fingerprint() == NET.fingerprint()  # the same code and data
+    True
+    """
+    folder = Path(folder).resolve()
+    return replace(NET, name=name, description=description or f"net with the networks of {folder}",
+                   files=shipped_files(folder), data=partial(net_data, folder=folder, name=name),
+                   provenance=partial(provenance, folder=folder))  # fmt: skip

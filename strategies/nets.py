@@ -28,25 +28,25 @@ from strategies.observation import flat_layout
 WEIGHTS = Path(__file__).resolve().parent / "weights"
 
 
-def weights_path(players: int) -> Path:
-    return WEIGHTS / f"net-{players}p.npz"
+def weights_path(players: int, folder: Path = WEIGHTS) -> Path:
+    return Path(folder) / f"net-{players}p.npz"
 
 
-def provenance_path(players: int) -> Path:
-    return WEIGHTS / f"net-{players}p.json"
+def provenance_path(players: int, folder: Path = WEIGHTS) -> Path:
+    return Path(folder) / f"net-{players}p.json"
 
 
-def shipped_tables() -> list[int]:
-    return sorted(p for p in (2, 3, 4, 5, 6) if weights_path(p).is_file())
+def shipped_tables(folder: Path = WEIGHTS) -> list[int]:
+    return sorted(p for p in (2, 3, 4, 5, 6) if weights_path(p, folder).is_file())
 
 
-def shipped_files() -> tuple[str, ...]:
-    """Every shipped weights and provenance file: what ``net`` plays with."""
-    return tuple(str(path(p)) for p in shipped_tables() for path in (weights_path, provenance_path))
+def shipped_files(folder: Path = WEIGHTS) -> tuple[str, ...]:
+    """Every weights and provenance file of ``folder``: what a ``net`` plays with."""
+    return tuple(str(path(p, folder)) for p in shipped_tables(folder) for path in (weights_path, provenance_path))
 
 
-def provenance(players: int) -> dict:
-    path = provenance_path(players)
+def provenance(players: int, folder: Path = WEIGHTS) -> dict:
+    path = provenance_path(players, folder)
     return json.loads(path.read_text()) if path.is_file() else {}
 
 
@@ -94,17 +94,17 @@ def _pack_network(network, width: int, name: str) -> np.ndarray:
     return np.concatenate(parts)
 
 
-def net_data(players: int) -> np.ndarray:
-    """``net``'s vector at ``players``: the shipped networks of that table."""
-    path = weights_path(players)
+def net_data(players: int, folder: Path = WEIGHTS, name: str = "net") -> np.ndarray:
+    """The kernels' vector of the networks of ``folder`` (the shipped ones by default) at ``players``."""
+    path = weights_path(players, folder)
     if not path.is_file():
-        tables = ", ".join(map(str, shipped_tables())) or "none"
-        raise StrategyError(f"net has no weights for {players} players ({path.name}); tables with weights: {tables}")
+        tables = ", ".join(map(str, shipped_tables(folder))) or "none"
+        raise StrategyError(f"{name} has no weights for {players} players ({path}); tables with weights: {tables}")
     with np.load(path) as weights:
         return pack(layers(weights, "policy"), layers(weights, "value"), players)
 
 
-def search_data(players: int) -> np.ndarray:
-    """What the search strategies take: ``net``'s vector, or none at a table without weights
-    (they then play by their hand-written rules alone)."""
-    return net_data(players) if weights_path(players).is_file() else np.zeros(0, dtype=np.float32)
+def search_data(players: int, folder: Path = WEIGHTS) -> np.ndarray:
+    """What the search strategies take: the networks' vector, or none at a table without
+    weights (they then play by their hand-written rules alone)."""
+    return net_data(players, folder) if weights_path(players, folder).is_file() else np.zeros(0, dtype=np.float32)

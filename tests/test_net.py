@@ -130,7 +130,9 @@ def test_training_from_a_studys_traces_writes_weights_the_kernels_take(tmp_path,
     assert done.returncode == 0, done.stderr
     facts = json.loads((tmp_path / "w" / f"net-{players}p.json").read_text())
     data = facts["data"]
-    assert data["deals"] == 40 and data["seed"] == 9 and data["strategies"] == ["greedy"] and data["experiment"] == "data"
+    assert (
+        data["deals"] == 40 and data["seed"] == 9 and data["strategies"] == ["greedy"] and data["experiment"] == "data"
+    )
     per_deal = 40 - players  # the decisions with two or more cards in hand: all but the last trick's
     played = data["decisions"] // per_deal  # at 5 players a deal all pass on is thrown in
     assert data["decisions"] == played * per_deal and (played == 40 or players == 5 and played > 0)
@@ -138,7 +140,10 @@ def test_training_from_a_studys_traces_writes_weights_the_kernels_take(tmp_path,
         assert len(pack(layers(weights, "policy"), layers(weights, "value"), players)) > 10_000
     again = subprocess.run(train[:-1] + [str(tmp_path / "w2")], capture_output=True, text=True, cwd=REPO, timeout=600)
     assert again.returncode == 0, again.stderr
-    with np.load(tmp_path / "w" / f"net-{players}p.npz") as first, np.load(tmp_path / "w2" / f"net-{players}p.npz") as second:
+    with (
+        np.load(tmp_path / "w" / f"net-{players}p.npz") as first,
+        np.load(tmp_path / "w2" / f"net-{players}p.npz") as second,
+    ):
         assert all(np.array_equal(first[key], second[key]) for key in first.files)  # reproducible from its seed
     assert json.loads((tmp_path / "w2" / f"net-{players}p.json").read_text())["data"]["sha256"] == data["sha256"]
     wrong = subprocess.run(train[:3] + ["3"] + train[4:], capture_output=True, text=True, cwd=REPO, timeout=600)
@@ -169,3 +174,30 @@ def test_renamed_suits_keep_every_decision_true():
         if renamed["briscola"][i] >= 0:
             assert renamed["briscola"][i] // 10 == renamed["trump_suit"][i]
     assert np.array_equal(renamed["points"], views["points"])
+
+
+def test_net_from_another_folder_plays_its_networks_and_records_them(tmp_path):
+    """Retrained networks in a folder of their own, as a one-line plug-in: another
+    fingerprint, their own provenance in the result file, the shipped net unchanged."""
+    import shutil
+
+    for players in (2, 4):
+        for path in (weights_path(players), weights_path(players).with_suffix(".json")):
+            shutil.copy(path, tmp_path / path.name)
+    with np.load(tmp_path / "net-2p.npz") as saved:
+        weights = dict(saved)
+    weights["policy.2.bias"] = weights["policy.2.bias"] + np.arange(40, dtype=np.float32)  # prefers high codes
+    np.savez(tmp_path / "net-2p.npz", **weights)
+    (tmp_path / "net-2p.json").write_text(json.dumps({"table": "2 players", "note": "edited"}))
+    plugin = tmp_path / "mine.py"
+    plugin.write_text(f"from strategies.library import net_from\nMINE = net_from({str(tmp_path)!r}, 'mine')\n")
+    out = tmp_path / "r.parquet"
+    result = run_here("simulate", "--strategies", "mine,net", "--players", "2", "--deals", "200", "--seed", "1",
+                      "--out", out, "--strategy-file", plugin)  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    seats = json.loads(pq.read_metadata(out).metadata[b"briscola"])["strategies"]
+    assert seats[0]["provenance"] == {"table": "2 players", "note": "edited"}
+    assert seats[0]["fingerprint"] != seats[1]["fingerprint"] == NET.fingerprint()
+    missing = run_here("simulate", "--strategies", "mine,random,random", "--players", "3", "--deals", "10", "--seed",
+                       "1", "--strategy-file", plugin)  # fmt: skip
+    assert missing.returncode == 2 and "mine has no weights for 3 players" in missing.stderr
