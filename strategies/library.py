@@ -131,16 +131,22 @@ NET = Strategy(
 BUILTIN = (RANDOM, GREEDY, HIGHEST, LOWEST, HOARDER, EXPERT, NET, PIMC, ISMCTS)
 
 
-def net_from(folder, name: str, description: str = "") -> Strategy:
-    """``net`` playing the networks of another folder (``net-{P}p.npz`` and ``.json`` per
-    table, as ``examples/train_net.py`` and ``tune_net.py`` write them), under ``name``:
-    a plug-in file of one line compares retrained networks with the shipped ones.
+def with_networks(strategy: Strategy, folder, name: str, description: str = "") -> Strategy:
+    """A strategy that plays with the shipped networks (``net``, ``pimc``) playing instead
+    those of another folder (``net-{P}p.npz`` and ``.json`` per table, as
+    ``examples/train_net.py``, ``tune_net.py`` and ``train_value.py`` write them), under
+    ``name``: a plug-in file of one line compares retrained networks with the shipped ones.
 
     >>> from strategies.nets import WEIGHTS
-    >>> net_from(WEIGHTS, "net-copy").fingerprint() == NET.fingerprint()  # the same code and data
+    >>> with_networks(NET, WEIGHTS, "net-copy").fingerprint() == NET.fingerprint()  # the same code and data
     True
     """
     folder = Path(folder).resolve()
-    return replace(NET, name=name, description=description or f"net with the networks of {folder}",
-                   files=shipped_files(folder), data=partial(net_data, folder=folder, name=name),
+    return replace(strategy, name=name, description=description or f"{strategy.name} with the networks of {folder}",
+                   files=shipped_files(folder), data=partial(strategy.data, folder=folder),
                    provenance=partial(provenance, folder=folder))  # fmt: skip
+
+
+def net_from(folder, name: str) -> Strategy:
+    """``net`` playing the networks of ``folder`` (``with_networks``)."""
+    return with_networks(NET, folder, name)

@@ -104,7 +104,7 @@ def net_data(players: int, folder: Path = WEIGHTS, name: str = "net") -> np.ndar
         return pack(layers(weights, "policy"), layers(weights, "value"), players)
 
 
-def search_data(players: int, folder: Path = WEIGHTS) -> np.ndarray:
+def search_data(players: int, folder: Path = WEIGHTS, name: str = "pimc") -> np.ndarray:
     """What the search strategies take: the networks' vector, or none at a table without
     weights (they then play by their hand-written rules alone)."""
     return net_data(players, folder) if weights_path(players, folder).is_file() else np.zeros(0, dtype=np.float32)

@@ -201,3 +201,30 @@ def test_net_from_another_folder_plays_its_networks_and_records_them(tmp_path):
     missing = run_here("simulate", "--strategies", "mine,random,random", "--players", "3", "--deals", "10", "--seed",
                        "1", "--strategy-file", plugin)  # fmt: skip
     assert missing.returncode == 2 and "mine has no weights for 3 players" in missing.stderr
+
+
+def run_example(script, *args):
+    return subprocess.run([sys.executable, str(REPO / "examples" / script), *map(str, args)], capture_output=True,
+                          text=True, cwd=REPO, timeout=900)  # fmt: skip
+
+
+def test_tuning_by_play_changes_the_policy_alone_reproducibly(tmp_path):
+    tune = ["--players", 2, "--rounds", 3, "--warm-up", 1, "--lanes", 16, "--pool", "random", "greedy"]
+    for out in ("a", "b"):
+        done = run_example("tune_net.py", *tune, "--out", tmp_path / out)
+        assert done.returncode == 0, done.stderr
+    with np.load(weights_path(2)) as shipped, np.load(tmp_path / "a" / "net-2p.npz") as a:
+        with np.load(tmp_path / "b" / "net-2p.npz") as b:
+            assert all(np.array_equal(a[key], b[key]) for key in a.files)  # the same seed and rounds
+            assert all(np.array_equal(a[key], shipped[key]) == key.startswith("value.") for key in a.files)
+    tuning = json.loads((tmp_path / "a" / "net-2p.json").read_text())["tuning"]
+    assert tuning["rounds"] == 3 and tuning["deals"] == 3 * 16 * 2 and tuning["pool"] == ["random", "greedy"]
+
+
+def test_value_training_from_self_play_changes_the_value_alone(tmp_path):
+    done = run_example("train_value.py", "--players", 4, "--deals", 256, "--lanes", 64, "--out", tmp_path)
+    assert done.returncode == 0, done.stderr
+    with np.load(weights_path(4)) as shipped, np.load(tmp_path / "net-4p.npz") as trained:
+        assert all(np.array_equal(trained[key], shipped[key]) == key.startswith("policy.") for key in trained.files)
+    facts = json.loads((tmp_path / "net-4p.json").read_text())["value_training"]
+    assert facts["deals"] == 256 and facts["held_out"]["value_log_loss"] > 0

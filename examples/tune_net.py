@@ -1,0 +1,204 @@
+"""Tunes ``net``'s policy by playing: PPO in the vector environment, starting from the
+policy ``train_net.py`` taught by imitating the search, against a pool of opponents.
+
+Imitation learns what the search does in the positions the search reaches playing
+itself. Against other players the net meets positions no search game showed it, and it
+inherits the search's own weaknesses there (at 2 players ``pimc`` scores less against
+``greedy`` than ``expert`` does). Playing against a pool of differently built opponents
+(by default ``random``, ``greedy``, ``hoarder``, ``expert`` and the imitation ``net``
+itself, as it was before tuning) teaches it those positions from their outcomes.
+
+    .venv/bin/python examples/tune_net.py --players 2 --minutes 20
+
+Each round plays one whole deal in every lane, the lanes split evenly over the pool
+(at 4 and 6 players the policy plays every seat of its team), then makes EPOCHS passes
+over the round's decisions. The reward is the points the side takes / 120, and +1/-1
+for winning/losing at the end. The critic (a fresh network of the value's shape) learns
+alone for the first WARM_UP rounds, so that the first policy steps follow real
+advantages. The value network ``pimc:value_tricks`` uses is kept as it was.
+
+It rewrites ``strategies/weights/net-{P}p.npz`` (``--out`` for another folder) and adds
+the tuning (seed, minutes, rounds, pool, settings, the deals played) to its ``.json``.
+Reproducible from ``--rounds`` and ``--seed`` with the same BLAS and thread count; with
+``--minutes`` alone, how far it gets depends on the machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+
+import numpy as np
+
+from sim.env import BriscolaVectorEnv
+from sim.learn import MLP
+from strategies.nets import WEIGHTS, layers, pack
+
+DEALS_PER_STEP = {2: 20, 3: 13, 4: 20, 6: 18}  # the learner's (team's) cards in a deal
+POOL = ("random", "greedy", "hoarder", "expert", "net")
+RATE = 2e-4  # Adam's, for the policy; the critic's is CRITIC_RATE
+CRITIC_RATE = 1e-3
+EPOCHS, MINIBATCH = 3, 4096
+CLIP, ENTROPY, LAMBDA = 0.1, 0.002, 0.95
+WARM_UP = 10
+
+
+def ppo_gradient(logits, mask, actions, old_logp, advantage):
+    """The gradient at the logits of the clipped surrogate with an entropy bonus."""
+    k, picked = len(actions), np.arange(len(actions))
+    masked = np.where(mask, logits, -np.inf)
+    masked -= masked.max(axis=1, keepdims=True)
+    logp = np.where(mask, masked - np.log(np.exp(masked).sum(axis=1, keepdims=True)), 0.0)
+    probs = np.where(mask, np.exp(logp), 0.0)
+    ratio = np.exp(logp[picked, actions] - old_logp)
+    unclipped = np.where(advantage >= 0, ratio < 1 + CLIP, ratio > 1 - CLIP)
+    d_logp = -advantage * ratio * unclipped / k
+    d_logits = -probs * d_logp[:, None]
+    d_logits[picked, actions] += d_logp
+    entropy = -(probs * logp).sum(axis=1, keepdims=True)
+    d_logits += ENTROPY * probs * (logp + entropy) / k
+    return d_logits.astype(np.float32)
+
+
+def sample(policy: MLP, obs, mask, rng):
+    """A card per row drawn from the policy's softmax over the legal cards, and its log-probability."""
+    logits = np.where(mask, policy.forward(obs), -np.inf)
+    logits -= logits.max(axis=1, keepdims=True)
+    probs = np.exp(logits)
+    probs /= probs.sum(axis=1, keepdims=True)
+    actions = (probs.cumsum(axis=1) < rng.random((len(obs), 1))).sum(axis=1).clip(0, 39)
+    rows = np.arange(len(obs))
+    actions = np.where(mask[rows, actions], actions, probs.argmax(axis=1))  # the cumulative sum's rounding
+    return actions, np.log(probs[rows, actions])
+
+
+class Pool:
+    """One vector environment per opponent, stepped together as one set of lanes."""
+
+    def __init__(self, players: int, lanes: int, opponents, seed: int):
+        self.envs = [BriscolaVectorEnv(num_envs=lanes, players=players, opponents=name, team=players in (4, 6),
+                                       copy=True) for name in opponents]  # fmt: skip
+        self.obs, self.mask = [], []
+        for k, env in enumerate(self.envs):
+            obs, info = env.reset(seed=seed * 1000 + k)
+            self.obs.append(obs)
+            self.mask.append(info["action_mask"])
+
+    def observe(self):
+        return np.concatenate(self.obs), np.concatenate(self.mask)
+
+    def step(self, actions):
+        rewards, ended, outcomes = [], [], []
+        for k, (env, part) in enumerate(zip(self.envs, np.split(actions, len(self.envs)))):
+            obs, reward, terminated, _, info = env.step(part)
+            self.obs[k], self.mask[k] = obs, info["action_mask"]
+            rewards.append(reward)
+            ended.append(terminated)
+            outcomes.append(info.get("outcome", np.zeros(len(part))))
+        return np.concatenate(rewards), np.concatenate(ended), np.concatenate(outcomes)
+
+    def restart(self):
+        """After a round every lane's deal is over: the next-step autoreset starts new ones."""
+        for k, env in enumerate(self.envs):
+            obs, _, _, _, info = env.step(np.zeros(env.num_envs, dtype=np.int64))
+            self.obs[k], self.mask[k] = obs, info["action_mask"]
+
+
+def play_round(pool: Pool, policy: MLP, critic: MLP, steps: int, rng):
+    record = {key: [] for key in ("obs", "mask", "action", "logp", "value", "reward")}
+    for _ in range(steps):
+        obs, mask = pool.observe()
+        actions, logp = sample(policy, obs, mask, rng)
+        record["obs"].append(obs)
+        record["mask"].append(mask)
+        record["action"].append(actions)
+        record["logp"].append(logp)
+        record["value"].append(critic.forward(obs)[:, 0])
+        rewards, ended, outcomes = pool.step(actions)
+        record["reward"].append(rewards)
+    if not ended.all():
+        raise RuntimeError(f"a round of {steps} steps must end every lane's deal")
+    pool.restart()
+    return {key: np.stack(value) for key, value in record.items()}, outcomes
+
+
+def advantages(values, rewards):
+    """Generalised advantage estimates and returns (no discount; the deal ends with the round)."""
+    steps = len(values)
+    gae, later = np.zeros_like(values), np.zeros(values.shape[1], np.float32)
+    for t in reversed(range(steps)):
+        next_value = values[t + 1] if t + 1 < steps else 0.0
+        later = rewards[t] + next_value - values[t] + LAMBDA * later
+        gae[t] = later
+    return gae, gae + values
+
+
+def learn(policy: MLP, critic: MLP, record, rate: float, tune_policy: bool, rng) -> None:
+    gae, returns = advantages(record["value"], record["reward"])
+    n = gae.size
+    flat = {key: value.reshape(n, *value.shape[2:]) for key, value in record.items()}
+    advantage = ((gae - gae.mean()) / (gae.std() + 1e-8)).reshape(n).astype(np.float32)
+    returns = returns.reshape(n).astype(np.float32)
+    for _ in range(EPOCHS):
+        order = rng.permutation(n)
+        for start in range(0, n, MINIBATCH):
+            rows = np.sort(order[start : start + MINIBATCH])
+            obs = flat["obs"][rows]
+            if tune_policy:
+                grad = ppo_gradient(policy.forward(obs), flat["mask"][rows], flat["action"][rows], flat["logp"][rows],
+                                    advantage[rows])  # fmt: skip
+                policy.step(policy.backward(grad), rate)
+            error = (critic.forward(obs)[:, 0] - returns[rows]) / len(rows)
+            critic.step(critic.backward(error[:, None].astype(np.float32)), CRITIC_RATE)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--players", type=int, required=True, choices=sorted(DEALS_PER_STEP))
+    parser.add_argument("--minutes", type=float, default=20.0, help="wall time (the run stops at --rounds if sooner)")
+    parser.add_argument("--rounds", type=int, default=0, help="rounds to play (0: as many as --minutes allows)")
+    parser.add_argument("--lanes", type=int, default=512, help="lanes per opponent")
+    parser.add_argument("--pool", nargs="+", default=list(POOL), help="the opponents (strategy specs)")
+    parser.add_argument("--warm-up", type=int, default=WARM_UP, help="rounds the critic learns alone first")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--weights", type=Path, default=WEIGHTS, help="folder to read net-{P}p.npz and .json from")
+    parser.add_argument("--out", type=Path, default=WEIGHTS, help="folder to write them to")
+    args = parser.parse_args()
+    players, rng = args.players, np.random.default_rng(args.seed)
+    with np.load(args.weights / f"net-{players}p.npz") as saved:
+        weights = dict(saved)
+    policy = MLP([weights["policy.0.weight"].shape[0]] + [w.shape[1] for w, _ in layers(weights, "policy")], rng)
+    policy.layers = [(w.copy(), b.copy()) for w, b in layers(weights, "policy")]
+    critic = MLP([w.shape[0] for w, _ in layers(weights, "value")] + [1], rng)
+    pool = Pool(players, args.lanes, args.pool, args.seed)
+    started, rounds, won = time.monotonic(), 0, []
+    while (args.rounds and rounds < args.rounds) or (
+        not args.rounds and time.monotonic() - started < args.minutes * 60
+    ):
+        left = 1 - rounds / args.rounds if args.rounds else 1 - (time.monotonic() - started) / (args.minutes * 60)
+        record, outcomes = play_round(pool, policy, critic, DEALS_PER_STEP[players], rng)
+        learn(policy, critic, record, RATE * max(0.05, left), rounds >= args.warm_up, rng)
+        rounds += 1
+        won.append([np.mean(part > 0) for part in np.split(outcomes, len(args.pool))])
+        if rounds % 10 == 0:
+            shares = np.mean(won[-10:], axis=0)
+            print(f"{time.monotonic() - started:5.0f} s  round {rounds}  won: "
+                  + "  ".join(f"{name} {share:.3f}" for name, share in zip(args.pool, shares)), flush=True)  # fmt: skip
+    for k, (weight, bias) in enumerate(policy.layers):
+        weights[f"policy.{k}.weight"], weights[f"policy.{k}.bias"] = weight, bias
+    pack(layers(weights, "policy"), layers(weights, "value"), players)  # the kernels take them
+    facts = json.loads((args.weights / f"net-{players}p.json").read_text())
+    facts["tuning"] = {"script": "examples/tune_net.py", "seed": args.seed, "rounds": rounds, "lanes": args.lanes,
+                       "pool": args.pool, "deals": rounds * args.lanes * len(args.pool), "rate": RATE,
+                       "clip": CLIP, "entropy": ENTROPY, "epochs": EPOCHS, "warm_up": args.warm_up,
+                       "won_last_rounds": dict(zip(args.pool, np.round(np.mean(won[-10:], axis=0), 3).tolist()))}  # fmt: skip
+    args.out.mkdir(parents=True, exist_ok=True)
+    np.savez(args.out / f"net-{players}p.npz", **weights)
+    (args.out / f"net-{players}p.json").write_text(json.dumps(facts, indent=1) + "\n")
+    print(f"wrote {args.out}/net-{players}p.npz and .json after {rounds} rounds")
+
+
+if __name__ == "__main__":
+    main()
