@@ -38,7 +38,7 @@ from sim.check import view_record
 from sim.config import Rules, side_of_seat
 from sim.learn import MLP, cross_entropy, logistic_loss
 from sim.reference import chiamata_decisions, views_along
-from strategies.nets import WEIGHTS, offsets, pack
+from strategies.nets import WEIGHTS, offsets, pack_file
 from strategies.observation import encode_flat, legal_mask
 
 HERE = Path(__file__).resolve().parent
@@ -210,6 +210,21 @@ def data_hash(rows: list[dict]) -> str:
     return digest.hexdigest()[:16]
 
 
+def kept_auction(folder: Path, players: int) -> dict:
+    """The auction network of the table's weights in ``folder``, kept as it is: this
+    script does not train it (``train_auction.py`` does)."""
+    path = folder / f"net-{players}p.npz"
+    if not path.is_file():
+        return {}
+    with np.load(path) as weights:
+        return {key: weights[key] for key in weights.files if key.startswith("auction.")}
+
+
+def previous_facts(folder: Path, players: int) -> dict:
+    path = folder / f"net-{players}p.json"
+    return json.loads(path.read_text()) if path.is_file() else {}
+
+
 def commit() -> str:
     try:
         return subprocess.run(["git", "describe", "--always", "--dirty", "--abbrev=7"], capture_output=True, text=True,
@@ -233,6 +248,9 @@ def main() -> None:
     parser.add_argument("--rate", type=float, default=3e-3, help="Adam's highest learning rate (one cycle)")
     parser.add_argument("--augment", type=int, default=0, help="copies of each decision with the suits renamed")
     parser.add_argument("--max-deals", type=int, default=0, help="use the first N deals only (0: all)")
+    parser.add_argument(
+        "--weights", type=Path, default=WEIGHTS, help="folder whose auction network (5 players) is kept"
+    )
     parser.add_argument("--out", type=Path, default=WEIGHTS, help="folder for net-{P}p.npz and .json")
     args = parser.parse_args()
     started = time.perf_counter()
@@ -247,8 +265,8 @@ def main() -> None:
     print(f"{len(rows):,} deals, {n_decisions:,} decisions, {len(cards):,} with the suits renamed "
           f"({time.perf_counter() - started:.0f} s)", flush=True)  # fmt: skip
     policy, value, quality = train(obs, mask, cards, values, deals, args)
-    weights = {**weights_of(policy, "policy"), **weights_of(value, "value")}
-    pack(policy.layers, value.layers, args.players)  # the kernels take them: checked before anything is written
+    weights = {**weights_of(policy, "policy"), **weights_of(value, "value"), **kept_auction(args.weights, args.players)}
+    pack_file(weights, args.players)  # the kernels take them: checked before anything is written
     args.out.mkdir(parents=True, exist_ok=True)
     np.savez(args.out / f"net-{args.players}p.npz", **weights)
     provenance = {
@@ -260,6 +278,7 @@ def main() -> None:
                      "batch": args.batch, "rate": args.rate, "augment": args.augment, "library": f"numpy {np.__version__}", "policy": [int(obs.shape[1]), *POLICY_HIDDEN, 40],
                      "value": [int(obs.shape[1]), *VALUE_HIDDEN, 1], "held_out": quality},
         "commit": commit(),
+        **{key: value for key, value in previous_facts(args.weights, args.players).items() if key == "auction_training"},
     }  # fmt: skip
     (args.out / f"net-{args.players}p.json").write_text(json.dumps(provenance, indent=1) + "\n")
     print(f"wrote {args.out}/net-{args.players}p.npz and .json ({time.perf_counter() - started:.0f} s)")

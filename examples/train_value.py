@@ -31,7 +31,7 @@ import numpy as np
 
 from sim.env import BriscolaVectorEnv
 from sim.learn import MLP, logistic_loss
-from strategies.nets import WEIGHTS, layers, pack
+from strategies.nets import WEIGHTS, layers, pack_file
 
 VALUE_HIDDEN = (128, 64)
 RATE, MINIBATCH = 1e-3, 4096
@@ -115,7 +115,7 @@ def main() -> None:
                   f"{before:.4f}) ({time.perf_counter() - started:.0f} s)", flush=True)  # fmt: skip
     for k, (weight, bias) in enumerate(best_layers):
         weights[f"value.{k}.weight"], weights[f"value.{k}.bias"] = weight, bias
-    pack(layers(weights, "policy"), layers(weights, "value"), players)  # the kernels take them
+    pack_file(weights, players)  # the kernels take them
     facts = json.loads((args.weights / f"net-{players}p.json").read_text())
     facts["value_training"] = {
         "script": "examples/train_value.py", "data": "net playing itself in the vector environment",

@@ -34,7 +34,7 @@ import numpy as np
 
 from sim.env import BriscolaVectorEnv
 from sim.learn import MLP
-from strategies.nets import WEIGHTS, layers, pack
+from strategies.nets import WEIGHTS, layers, pack_file
 
 DEALS_PER_STEP = {2: 20, 3: 13, 4: 20, 6: 18}  # the learner's (team's) cards in a deal
 POOL = ("random", "greedy", "hoarder", "expert", "net")
@@ -188,7 +188,7 @@ def main() -> None:
                   + "  ".join(f"{name} {share:.3f}" for name, share in zip(args.pool, shares)), flush=True)  # fmt: skip
     for k, (weight, bias) in enumerate(policy.layers):
         weights[f"policy.{k}.weight"], weights[f"policy.{k}.bias"] = weight, bias
-    pack(layers(weights, "policy"), layers(weights, "value"), players)  # the kernels take them
+    pack_file(weights, players)  # the kernels take them
     facts = json.loads((args.weights / f"net-{players}p.json").read_text())
     facts["tuning"] = {"script": "examples/tune_net.py", "seed": args.seed, "rounds": rounds, "lanes": args.lanes,
                        "pool": args.pool, "deals": rounds * args.lanes * len(args.pool), "rate": RATE,

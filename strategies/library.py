@@ -113,13 +113,14 @@ ISMCTS = Strategy(
 
 NET = Strategy(
     "net", 1,
-    "A learned policy played alone, no search: a small network trained to play as pimc plays "
-    "(strategies/weights, one per table); at Briscola Chiamata it bids and calls as expert does.",
+    "A learned policy played alone, no search: a small network that learnt to play as pimc plays, then by "
+    "playing a pool of opponents (strategies/weights, one per table); at Briscola Chiamata it bids and calls by "
+    "a learned network's chance of making each contract.",
     net_nb,
     params=(
         Param("temperature", float, 0.0, 0.0, 10.0, "0: the policy's most likely card; above: a card drawn from its "
               "softmax at this temperature"),
-        BID_THRESHOLD_PARAM,
+        replace(BID_THRESHOLD_PARAM, default=-0.3),  # for its auction network: the best of -1.2 .. 0.5 on seed 77
     ),
     bid=net_bid_nb,
     call=net_call_nb,
@@ -143,7 +144,7 @@ def with_networks(strategy: Strategy, folder, name: str, description: str = "") 
     """
     folder = Path(folder).resolve()
     return replace(strategy, name=name, description=description or f"{strategy.name} with the networks of {folder}",
-                   files=shipped_files(folder), data=partial(strategy.data, folder=folder),
+                   files=shipped_files(folder), data=partial(strategy.data, folder=folder, name=name),
                    provenance=partial(provenance, folder=folder))  # fmt: skip
 
 

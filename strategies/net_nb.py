@@ -2,14 +2,20 @@
 
 Its data (strategies/nets.py packs it) is one float32 vector, read-only, per table:
 
-    [FORMAT, width, policy at, value at, offsets of the flat encoding (N_SEGMENTS + 1)...,
-     networks...]
+    [FORMAT, width, policy at, value at, auction at, offsets of the flat encoding
+     (N_SEGMENTS + 1)..., networks...]
 
-and each network a multilayer perceptron: ``[n_layers, size_0, ..., size_n]``, then per
-layer its weights (``size_in x size_out``, row-major: an input's weights lie together)
-and its biases; ReLU between layers. The input is the flat encoding of the view
+(a network's "at" -1 where the table has none) and each network a multilayer
+perceptron: ``[n_layers, size_0, ..., size_n]``, then per layer its weights (``size_in x
+size_out``, row-major: an input's weights lie together) and its biases; ReLU between
+layers. The policy's and the value's input is the flat encoding of the view
 (kernels/observe_nb.py), mostly zeros: the first layer adds the rows of the inputs that
 are not zero. The policy's last layer is computed for the cards in hand only.
+
+The auction network (Briscola Chiamata) values a contract: from the caller's hand seen
+with the called card's suit as trump, the called face, whether the caller holds the card
+(alone) and its seat (CONTRACT_INPUTS values), the logit of the chance that the
+caller's side takes at least 61 + k points, for k = 0 .. N_TARGETS - 1.
 """
 
 from collections import namedtuple
@@ -17,14 +23,18 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
-from kernels.enums import N_CARDS
+from kernels.enums import CHIAMATA_PLAYERS, N_CARDS, N_FACES, N_SUITS, PASS
+from kernels.inlined_strategies_nb import holds_nb
 from kernels.observe_nb import N_SEGMENTS, encode_flat_nb
 from kernels.rng_nb import rng_uniform_nb
+from kernels.rules_nb import bid_face_nb, bid_target_nb
 from strategies.auction_nb import best_call_nb, bid_at_threshold_nb
 from strategies.expert_nb import throw_cost_nb
 
-FORMAT = 1  # bump with the layout above
-HEAD_FORMAT, HEAD_WIDTH, HEAD_POLICY, HEAD_VALUE, HEAD_OFFSETS = 0, 1, 2, 3, 4
+FORMAT = 2  # bump with the layout above
+HEAD_FORMAT, HEAD_WIDTH, HEAD_POLICY, HEAD_VALUE, HEAD_AUCTION, HEAD_OFFSETS = 0, 1, 2, 3, 4, 5
+CONTRACT_INPUTS = N_CARDS + N_FACES + 1 + CHIAMATA_PLAYERS  # hand, called face, alone, seat
+N_TARGETS, FIRST_TARGET = 60, 61  # the auction network's outputs: at least 61 .. 120 points
 MAX_WIDTH = 512  # the widest layer a network may have
 TEMPERATURE, BID_THRESHOLD = 0, 1  # parameters
 
@@ -41,7 +51,7 @@ def new_work_nb(data):
     offsets = np.empty(N_SEGMENTS + 1, dtype=np.int64)
     for k in range(N_SEGMENTS + 1):
         offsets[k] = int(data[HEAD_OFFSETS + k])
-    width = int(data[HEAD_WIDTH])
+    width = max(int(data[HEAD_WIDTH]), CONTRACT_INPUTS)
     return NetWork(offsets, np.empty(width, dtype=np.float32), np.empty(MAX_WIDTH, dtype=np.float32),
                    np.empty(MAX_WIDTH, dtype=np.float32), np.empty(max(width, MAX_WIDTH), dtype=np.int64))  # fmt: skip
 
@@ -164,12 +174,73 @@ def _sample_nb(logits, n, temperature, rng):
 
 @njit(cache=True)
 def net_bid_nb(view, params, rng, data):
-    """Briscola Chiamata's bids: by the fitted model ``expert`` bids by, at ``bid_threshold``."""
-    return bid_at_threshold_nb(view, params[BID_THRESHOLD])
+    """Briscola Chiamata's bids: the next level while its best call there expects at least
+    ``bid_threshold`` game points, valued by the auction network (by the model ``expert``
+    bids by, where the data holds no auction network)."""
+    level = view.bid + 1
+    if level > view.max_bid:
+        return PASS
+    if not has_auction_nb(data):
+        return bid_at_threshold_nb(view, params[BID_THRESHOLD])
+    _, gain = learned_call_nb(view, level, data, new_work_nb(data))
+    return level if gain >= params[BID_THRESHOLD] else PASS
 
 
 @njit(cache=True)
 def net_call_nb(view, params, rng, data):
-    """The call: ``expert``'s (the best call at the bid's level by that model)."""
-    card, _ = best_call_nb(view, view.bid)
+    """The call: the card whose contract the auction network values most (``expert``'s
+    where there is none)."""
+    if not has_auction_nb(data):
+        card, _ = best_call_nb(view, view.bid)
+        return card
+    card, _ = learned_call_nb(view, view.bid, data, new_work_nb(data))
     return card
+
+
+@njit(cache=True, inline="always")
+def has_auction_nb(data):
+    return data.shape[0] > HEAD_AUCTION and data[HEAD_AUCTION] >= 0
+
+
+@njit(cache=True)
+def learned_call_nb(view, bid, data, work):
+    """The card to call at ``bid`` and the caller's expected game points with it (cappotto
+    aside: 2 (2p - 1) with a partner, 4 (2p - 1) alone, p the auction network's chance of
+    the bid's target), of the four cards of the bid's face."""
+    face, target = bid_face_nb(bid), bid_target_nb(bid)
+    best, best_gain = face, -1e9
+    for suit in range(N_SUITS):
+        card = suit * N_FACES + face
+        alone = holds_nb(view, card)
+        chance = 1.0 / (1.0 + np.exp(-contract_logit_nb(view, card, alone, target, data, work)))
+        gain = (4.0 if alone else 2.0) * (2.0 * chance - 1.0)
+        if gain > best_gain:
+            best, best_gain = card, gain
+    return best, best_gain
+
+
+# 6 arguments: the contract, and the networks with their work arrays.
+@njit(cache=True)
+def contract_logit_nb(view, card, alone, target, data, work):
+    """The auction network's logit that the caller's side takes ``target`` points or more
+    with ``view.hand`` calling ``card`` (module docstring)."""
+    x = work.x
+    contract_inputs_nb(view.hand, view.n_hand, card, alone, view.seat, x)
+    at = int(data[HEAD_AUCTION])
+    hidden, cursor = hidden_nb(data, at, work)
+    return output_nb(data, at, hidden, cursor, min(max(target - FIRST_TARGET, 0), N_TARGETS - 1))
+
+
+@njit(cache=True)
+def contract_inputs_nb(hand, n_hand, card, alone, seat, x):
+    """The auction network's inputs, ``x[:CONTRACT_INPUTS]``: the hand with the suits
+    renamed so that the called card's is suit 0 (the others kept in order after it), the
+    called face, whether the caller holds it, the caller's seat."""
+    x[:CONTRACT_INPUTS] = 0.0
+    trump = card // N_FACES
+    for k in range(n_hand):
+        suit, face = hand[k] // N_FACES, hand[k] % N_FACES
+        x[((suit - trump) % N_SUITS) * N_FACES + face] = 1.0
+    x[N_CARDS + card % N_FACES] = 1.0
+    x[N_CARDS + N_FACES] = 1.0 if alone else 0.0
+    x[N_CARDS + N_FACES + 1 + seat] = 1.0

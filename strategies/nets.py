@@ -10,8 +10,8 @@ how to retrain them.
 
 >>> policy = [(np.ones((207, 8)), np.zeros(8)), (np.ones((8, 40)), np.zeros(40))]
 >>> vector = pack(policy, [], players=2)
->>> int(vector[0]), int(vector[1]), int(vector[3])  # the format, the flat encoding's width, no value network
-(1, 207, -1)
+>>> int(vector[0]), int(vector[1]), int(vector[3]), int(vector[4])  # format, width, no value, no auction network
+(2, 207, -1, -1)
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from strategies.errors import StrategyError
-from strategies.net_nb import FORMAT, MAX_WIDTH
+from strategies.net_nb import CONTRACT_INPUTS, FORMAT, HEAD_AUCTION, HEAD_POLICY, HEAD_VALUE, MAX_WIDTH
 from strategies.observation import flat_layout
 
 WEIGHTS = Path(__file__).resolve().parent / "weights"
@@ -65,27 +65,34 @@ def offsets(players: int) -> list[int]:
     return [start for _, start, _, _ in layout] + [layout[-1][1] + layout[-1][2]]
 
 
-def pack(policy, value, players: int) -> np.ndarray:
-    """The kernels' vector of a policy and a value network (lists of (weight, bias);
-    ``value`` may be empty) for ``players``."""
+def pack(policy, value, players: int, auction=()) -> np.ndarray:
+    """The kernels' vector of a policy, a value network and (Briscola Chiamata) an auction
+    network (lists of (weight, bias); ``value`` and ``auction`` may be empty) for ``players``."""
     starts = offsets(players)
-    head = [FORMAT, starts[-1], 0, -1, *starts]
+    head = [FORMAT, starts[-1], -1, -1, -1, *starts]
     nets = []
     cursor = len(head)
-    for which, network in ((2, policy), (3, value)):
+    for where, name, network, width in ((HEAD_POLICY, "policy", policy, starts[-1]),
+                                        (HEAD_VALUE, "value", value, starts[-1]),
+                                        (HEAD_AUCTION, "auction", auction, CONTRACT_INPUTS)):  # fmt: skip
         if not network:
             continue
-        head[which] = cursor
-        packed = _pack_network(network, starts[-1], name="policy" if which == 2 else "value")
+        head[where] = cursor
+        packed = _pack_network(network, width, name)
         nets.append(packed)
         cursor += len(packed)
     return np.concatenate([np.asarray(head, dtype=np.float32), *nets]).astype(np.float32)
 
 
+def pack_file(weights, players: int) -> np.ndarray:
+    """``pack`` of the networks a ``net-{P}p.npz`` holds (a mapping of arrays)."""
+    return pack(layers(weights, "policy"), layers(weights, "value"), players, layers(weights, "auction"))
+
+
 def _pack_network(network, width: int, name: str) -> np.ndarray:
     sizes = [network[0][0].shape[0]] + [weight.shape[1] for weight, _ in network]
     if sizes[0] != width:
-        raise StrategyError(f"the {name} network takes {sizes[0]} inputs; the flat encoding here has {width}")
+        raise StrategyError(f"the {name} network takes {sizes[0]} inputs; it must take {width}")
     if max(sizes[1:]) > MAX_WIDTH:  # the input is the flat encoding, of any width
         raise StrategyError(f"the {name} network has a layer of {max(sizes[1:])}; at most {MAX_WIDTH}")
     parts = [np.asarray([len(network), *sizes], dtype=np.float32)]
@@ -101,7 +108,7 @@ def net_data(players: int, folder: Path = WEIGHTS, name: str = "net") -> np.ndar
         tables = ", ".join(map(str, shipped_tables(folder))) or "none"
         raise StrategyError(f"{name} has no weights for {players} players ({path}); tables with weights: {tables}")
     with np.load(path) as weights:
-        return pack(layers(weights, "policy"), layers(weights, "value"), players)
+        return pack_file(weights, players)
 
 
 def search_data(players: int, folder: Path = WEIGHTS, name: str = "pimc") -> np.ndarray:

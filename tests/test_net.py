@@ -86,12 +86,9 @@ def test_the_kernels_run_the_trained_network(players):
         np.testing.assert_allclose(logits[: view["n_hand"]], hidden[i, hand], rtol=1e-4, atol=1e-4)
 
 
-def test_net_has_no_weights_for_a_table_without_them(monkeypatch, tmp_path):
-    import strategies.nets as nets
-
-    monkeypatch.setattr(nets, "WEIGHTS", tmp_path)
+def test_net_has_no_weights_for_a_table_without_them(tmp_path):
     with pytest.raises(StrategyError, match="net has no weights for 2 players"):
-        nets.net_data(2)
+        net_data(2, folder=tmp_path)
 
 
 def test_results_record_the_networks_provenance(tmp_path):
@@ -105,10 +102,11 @@ def test_results_record_the_networks_provenance(tmp_path):
     assert seats[0]["fingerprint"] == NET.fingerprint()
 
 
-def train_net_module():
+def example_module(name: str):
+    """A script of examples/, imported."""
     import importlib.util
 
-    spec = importlib.util.spec_from_file_location("train_net", REPO / "examples" / "train_net.py")
+    spec = importlib.util.spec_from_file_location(name, REPO / "examples" / f"{name}.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -153,7 +151,7 @@ def test_training_from_a_studys_traces_writes_weights_the_kernels_take(tmp_path,
 def test_renamed_suits_keep_every_decision_true():
     """Suits renamed at random: the chosen card stays in the hand, who played each card
     stays, the trump stays the briscola's suit, the points do not move."""
-    train_net = train_net_module()
+    train_net = example_module("train_net")
     batch = play_batch(RunConfig(players=4, strategies=("greedy",) * 4, deals=20, seed=2, threads=1), 0, 20, True)
     cfg = RunConfig(players=4, strategies=("greedy",) * 4, deals=20, seed=2, threads=1)
     views, cards = [], []
@@ -228,3 +226,67 @@ def test_value_training_from_self_play_changes_the_value_alone(tmp_path):
         assert all(np.array_equal(trained[key], shipped[key]) == key.startswith("policy.") for key in trained.files)
     facts = json.loads((tmp_path / "net-4p.json").read_text())["value_training"]
     assert facts["deals"] == 256 and facts["held_out"]["value_log_loss"] > 0
+
+
+def test_the_kernels_read_a_contract_as_the_auction_trainer_does():
+    """The auction network's inputs, built by the jitted bidder and by train_auction.py's
+    numpy, for random hands, calls and seats."""
+    from strategies.net_nb import CONTRACT_INPUTS, contract_inputs_nb
+
+    train_auction = example_module("train_auction")
+    rng = np.random.default_rng(4)
+    hands = np.array([rng.choice(40, 8, replace=False) for _ in range(200)])
+    seats, called = rng.integers(0, 5, 200), rng.integers(0, 40, 200)
+    called[:50] = hands[:50, 0]  # some callers call their own card: alone
+    expected = train_auction.contract_inputs(hands, seats, called)
+    x = np.zeros(CONTRACT_INPUTS, dtype=np.float32)
+    for i in range(200):
+        contract_inputs_nb(hands[i].astype(np.int8), 8, called[i], called[i] in hands[i], seats[i], x)
+        np.testing.assert_array_equal(x, expected[i])
+
+
+@pytest.mark.parametrize("chance, bids", [(10.0, "every level"), (-10.0, "none")])
+def test_net_bids_by_its_auction_network(tmp_path, chance, bids):
+    """An auction network sure of every contract bids to the top; one sure of none passes."""
+    from strategies.net_nb import CONTRACT_INPUTS, N_TARGETS
+
+    with np.load(weights_path(5)) as saved:
+        weights = {key: saved[key] for key in saved.files if not key.startswith("auction.")}
+    weights["auction.0.weight"] = np.zeros((CONTRACT_INPUTS, N_TARGETS), np.float32)
+    weights["auction.0.bias"] = np.full(N_TARGETS, chance, np.float32)
+    np.savez(tmp_path / "net-5p.npz", **weights)
+    (tmp_path / "net-5p.json").write_text("{}")
+    (tmp_path / "sure.py").write_text(
+        f"from strategies.library import net_from\nSURE = net_from({str(tmp_path)!r}, 'sure')\n"
+    )
+    out = tmp_path / "r.parquet"
+    result = run_here("simulate", "--strategies", "sure", "--players", "5", "--deals", "40", "--seed", "1", "--out", out,
+                      "--strategy-file", tmp_path / "sure.py")  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    rows = pq.read_table(out).to_pandas()
+    if bids == "every level":
+        assert (rows["bid"] == 68).all() and (rows["caller"] >= 0).all()
+    else:
+        assert (rows["caller"] == -1).all()  # every deal thrown in
+
+
+def test_auction_training_adds_the_network_and_keeps_the_others(tmp_path):
+    plan = tmp_path / "plan.toml"
+    plan.write_text(
+        "[[simulate]]\nname = 'bids'\nplayers = 5\nstrategies = ['expert']\ndeals = 300\nseed = 3\ntrace = true\n"
+    )
+    made = run_here("batch", plan, "--out", tmp_path / "study", "--quiet")
+    assert made.returncode == 0, made.stderr
+    done = run_example(
+        "train_auction.py", "--study", tmp_path / "study", "--epochs", 2, "--batch", 64, "--out", tmp_path / "w"
+    )
+    assert done.returncode == 0, done.stderr
+    with np.load(weights_path(5)) as shipped, np.load(tmp_path / "w" / "net-5p.npz") as trained:
+        assert {key for key in trained.files if key.startswith("auction.")} == {
+            f"auction.{k}.{part}" for k in range(3) for part in ("weight", "bias")
+        }
+        assert all(
+            np.array_equal(trained[key], shipped[key]) for key in shipped.files if not key.startswith("auction.")
+        )
+    facts = json.loads((tmp_path / "w" / "net-5p.json").read_text())["auction_training"]
+    assert facts["data"]["experiments"] == ["bids"] and 0 < facts["data"]["contracts"] <= 300
