@@ -18,7 +18,8 @@ alone for the first WARM_UP rounds, so that the first policy steps follow real
 advantages. The value network ``pimc:value_tricks`` uses is kept as it was.
 
 It rewrites ``strategies/weights/net-{P}p.npz`` (``--out`` for another folder) and adds
-the tuning (seed, minutes, rounds, pool, settings, the deals played) to its ``.json``.
+the tuning (seed, rounds, pool, settings, the deals played) to the list of tunings in its
+``.json`` (``--weights`` may hold weights tuned before: the run goes on from them).
 Reproducible from ``--rounds`` and ``--seed`` with the same BLAS and thread count; with
 ``--minutes`` alone, how far it gets depends on the machine.
 """
@@ -190,10 +191,11 @@ def main() -> None:
         weights[f"policy.{k}.weight"], weights[f"policy.{k}.bias"] = weight, bias
     pack_file(weights, players)  # the kernels take them
     facts = json.loads((args.weights / f"net-{players}p.json").read_text())
-    facts["tuning"] = {"script": "examples/tune_net.py", "seed": args.seed, "rounds": rounds, "lanes": args.lanes,
+    tuned_before = facts.get("tuning", [])  # a tuning run may go on from another's weights: each is recorded
+    facts["tuning"] = [*tuned_before, {"script": "examples/tune_net.py", "seed": args.seed, "rounds": rounds, "lanes": args.lanes,
                        "pool": args.pool, "deals": rounds * args.lanes * len(args.pool), "rate": RATE,
                        "clip": CLIP, "entropy": ENTROPY, "epochs": EPOCHS, "warm_up": args.warm_up,
-                       "won_last_rounds": dict(zip(args.pool, np.round(np.mean(won[-10:], axis=0), 3).tolist()))}  # fmt: skip
+                       "won_last_rounds": dict(zip(args.pool, np.round(np.mean(won[-10:], axis=0), 3).tolist()))}]  # fmt: skip
     args.out.mkdir(parents=True, exist_ok=True)
     np.savez(args.out / f"net-{players}p.npz", **weights)
     (args.out / f"net-{players}p.json").write_text(json.dumps(facts, indent=1) + "\n")
