@@ -281,12 +281,21 @@ def print_strategies(described: list[dict]) -> None:
 
 
 def _provenance_line(facts: dict) -> str:
-    """A network's provenance in one line: what made its data, how much, and from what."""
+    """A table's networks' provenance in one line: what made each one's data, how much,
+    and from what (the whole record: ``briscola strategies --json``)."""
     data, training = facts.get("data", {}), facts.get("training", {})
     shape = "-".join(map(str, training.get("policy", [])))
-    return (f"policy {shape} trained (seed {training.get('seed')}) on {data.get('decisions', 0):,} decisions of "
-            f"{', '.join(data.get('strategies', []))} self-play, seed {data.get('seed')}, data {data.get('sha256')}, "
-            f"commit {facts.get('commit')}")  # fmt: skip
+    parts = [f"policy {shape} imitates {', '.join(data.get('strategies', []))} ({data.get('decisions', 0):,} "
+             f"decisions, seed {data.get('seed')}, data {data.get('sha256')})"]  # fmt: skip
+    tuned = facts.get("tuning", [])
+    if tuned:
+        pool = ", ".join(tuned[-1].get("pool", []))
+        parts.append(f"then tuned by {sum(t.get('deals', 0) for t in tuned):,} deals against {pool}")
+    if "value_training" in facts:
+        parts.append(f"value from {facts['value_training'].get('deals', 0):,} deals of self-play")
+    if "auction_training" in facts:
+        parts.append(f"auction from {facts['auction_training']['data'].get('contracts', 0):,} contracts")
+    return "; ".join(parts) + f"; commit {facts.get('commit')}"
 
 
 def _range(param: dict) -> str:
