@@ -26,16 +26,15 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import json
 import time
 from pathlib import Path
 
 import numpy as np
 
 from kernels.enums import CHIAMATA_PLAYERS, N_CARDS, N_FACES, N_SUITS
-from sim.learn import MLP
+from sim.learn import MLP, commit, logistic_loss
 from strategies.net_nb import CONTRACT_INPUTS, FIRST_TARGET, N_TARGETS
-from strategies.nets import WEIGHTS, pack_file
+from strategies.nets import WEIGHTS, provenance, save_networks, weights_path, with_layers
 
 HIDDEN = (64, 32)
 HAND = 8
@@ -53,7 +52,7 @@ def read_contracts(folder: Path):
     if not names:
         raise SystemExit(f"train_auction: {folder} holds no experiment at 5 players with trace = true")
     hands, seats, called, points, deals = [], [], [], [], []
-    for k, name in enumerate(names):
+    for name in names:
         rows = study.experiment(name).deals.set_index("deal")
         traces = study.traces(name).set_index("deal")
         played = rows.index[rows["caller"] >= 0]
@@ -63,7 +62,7 @@ def read_contracts(folder: Path):
             seats.append(caller)
             called.append(int(rows.at[deal, "called"]))
             points.append(int(rows.at[deal, "side_points_0"]))  # side 0: the caller's
-            deals.append(k * 10**12 + int(deal))
+            deals.append(int(deal))  # the experiments share a seed: the same deal index, the same deal
     facts = {"experiments": names, "strategies": sorted({s for n in names for s in study.experiment(n).config["strategies"]}),
              "seeds": sorted({study.experiment(n).config["seed"] for n in names})}  # fmt: skip
     return np.array(hands), np.array(seats), np.array(called), np.array(points), np.array(deals), facts
@@ -85,13 +84,6 @@ def contract_inputs(hands, seats, called) -> np.ndarray:
 def targets(points) -> np.ndarray:
     """Per deal and target 61 .. 120, whether the side took that many points or more."""
     return (points[:, None] >= FIRST_TARGET + np.arange(N_TARGETS)[None, :]).astype(np.float32)
-
-
-def loss_and_gradient(logits, labels):
-    """Binary cross-entropy averaged over the targets and the rows, and its gradient."""
-    z = logits.astype(np.float64)
-    loss = np.mean(np.maximum(z, 0) - z * labels + np.log1p(np.exp(-np.abs(z))))
-    return float(loss), ((1.0 / (1.0 + np.exp(-z)) - labels) / z.size).astype(np.float32)
 
 
 def main() -> None:
@@ -118,32 +110,28 @@ def main() -> None:
         order = rng.permutation(train_rows)
         for start in range(0, len(order) - args.batch + 1, args.batch):
             rows = order[start : start + args.batch]
-            _, grad = loss_and_gradient(network.forward(x[rows]), y[rows])
+            _, grad = logistic_loss(network.forward(x[rows]), y[rows])
             network.step(network.backward(grad), args.rate * 0.5 * (1 + np.cos(np.pi * step / steps)))
             step += 1
-        held_loss, _ = loss_and_gradient(network.forward(x[held_rows]), y[held_rows])
+        held_loss, _ = logistic_loss(network.forward(x[held_rows]), y[held_rows])
         if held_loss < best:
             best, best_layers = held_loss, [(w.copy(), b.copy()) for w, b in network.layers]
         print(
             f"epoch {epoch + 1}: held-out log-loss {held_loss:.4f} ({time.perf_counter() - started:.0f} s)", flush=True
         )
-    with np.load(args.weights / "net-5p.npz") as saved:
-        weights = {key: saved[key] for key in saved.files if not key.startswith("auction.")}
-    for k, (weight, bias) in enumerate(best_layers):
-        weights[f"auction.{k}.weight"], weights[f"auction.{k}.bias"] = weight, bias
-    pack_file(weights, CHIAMATA_PLAYERS)  # the kernels take them
+    with np.load(weights_path(CHIAMATA_PLAYERS, args.weights)) as saved:
+        weights = dict(saved)
     digest = hashlib.sha256(np.concatenate([hands.ravel(), seats, called, points]).astype(np.int64).tobytes())
-    record = json.loads((args.weights / "net-5p.json").read_text())
+    record = provenance(CHIAMATA_PLAYERS, args.weights)
     record["auction_training"] = {
         "script": "examples/train_auction.py", "data": {**facts, "plan": str(args.study / "_plan.toml"),
                                                         "contracts": len(y), "sha256": digest.hexdigest()[:16]},
         "seed": args.seed, "epochs": args.epochs, "batch": args.batch, "rate": args.rate,
         "auction": [CONTRACT_INPUTS, *HIDDEN, N_TARGETS], "library": f"numpy {np.__version__}",
-        "held_out": {"log_loss": round(best, 4)},
+        "held_out": {"log_loss": round(best, 4), "deals": "the last 5% of deal indices, in every experiment"},
+        "commit": commit(),
     }  # fmt: skip
-    args.out.mkdir(parents=True, exist_ok=True)
-    np.savez(args.out / "net-5p.npz", **weights)
-    (args.out / "net-5p.json").write_text(json.dumps(record, indent=1) + "\n")
+    save_networks(args.out, CHIAMATA_PLAYERS, with_layers(weights, "auction", best_layers), record)
     print(f"wrote {args.out}/net-5p.npz and .json")
 
 

@@ -26,7 +26,6 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
-import subprocess
 import time
 from pathlib import Path
 
@@ -36,12 +35,11 @@ import pyarrow as pa
 from kernels.enums import CHIAMATA_PLAYERS, N_CARDS, N_FACES, N_SUITS
 from sim.check import view_record
 from sim.config import Rules, side_of_seat
-from sim.learn import MLP, cross_entropy, logistic_loss
+from sim.learn import MLP, commit, cross_entropy, logistic_loss
 from sim.reference import chiamata_decisions, views_along
-from strategies.nets import WEIGHTS, offsets, pack_file
-from strategies.observation import encode_flat, legal_mask
+from strategies.nets import WEIGHTS, provenance, save_networks, weights_path, with_layers
+from strategies.observation import encode_flat, flat_size, legal_mask
 
-HERE = Path(__file__).resolve().parent
 POLICY_HIDDEN = (128, 64)  # two ReLU layers: small enough for 20k deals/s on one thread at 2 players
 VALUE_HIDDEN = (128, 64)
 DEALS_HELD_OUT = 0.05
@@ -193,13 +191,6 @@ def evaluate(policy, value, obs, mask, cards, values, rows):
     return float((chosen == cards[rows]).mean()), loss
 
 
-def weights_of(net: MLP, name: str) -> dict:
-    out = {}
-    for k, (weight, bias) in enumerate(net.layers):
-        out[f"{name}.{k}.weight"], out[f"{name}.{k}.bias"] = weight, bias
-    return out
-
-
 def data_hash(rows: list[dict]) -> str:
     """A hash of the deals trained on (every card dealt and played, and the outcome, in
     deal order): the same for the same deals whichever files or machine held them."""
@@ -210,27 +201,16 @@ def data_hash(rows: list[dict]) -> str:
     return digest.hexdigest()[:16]
 
 
-def kept_auction(folder: Path, players: int) -> dict:
-    """The auction network of the table's weights in ``folder``, kept as it is: this
-    script does not train it (``train_auction.py`` does)."""
-    path = folder / f"net-{players}p.npz"
+def kept_networks(folder: Path, players: int) -> tuple[dict, dict]:
+    """The table's networks in ``folder`` this script does not train (the auction network,
+    ``train_auction.py``'s), and their provenance: kept as they are."""
+    path = weights_path(players, folder)
     if not path.is_file():
-        return {}
+        return {}, {}
     with np.load(path) as weights:
-        return {key: weights[key] for key in weights.files if key.startswith("auction.")}
-
-
-def previous_facts(folder: Path, players: int) -> dict:
-    path = folder / f"net-{players}p.json"
-    return json.loads(path.read_text()) if path.is_file() else {}
-
-
-def commit() -> str:
-    try:
-        return subprocess.run(["git", "describe", "--always", "--dirty", "--abbrev=7"], capture_output=True, text=True,
-                              cwd=HERE, check=True).stdout.strip()  # fmt: skip
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
+        kept = {key: weights[key] for key in weights.files if key.startswith("auction.")}
+    facts = provenance(players, folder)
+    return kept, {"auction_training": facts["auction_training"]} if kept and "auction_training" in facts else {}
 
 
 def main() -> None:
@@ -265,22 +245,20 @@ def main() -> None:
     print(f"{len(rows):,} deals, {n_decisions:,} decisions, {len(cards):,} with the suits renamed "
           f"({time.perf_counter() - started:.0f} s)", flush=True)  # fmt: skip
     policy, value, quality = train(obs, mask, cards, values, deals, args)
-    weights = {**weights_of(policy, "policy"), **weights_of(value, "value"), **kept_auction(args.weights, args.players)}
-    pack_file(weights, args.players)  # the kernels take them: checked before anything is written
-    args.out.mkdir(parents=True, exist_ok=True)
-    np.savez(args.out / f"net-{args.players}p.npz", **weights)
-    provenance = {
-        "table": f"{args.players} players", "flat_encoding_width": offsets(args.players)[-1],
+    kept, kept_facts = kept_networks(args.weights, args.players)
+    weights = with_layers(with_layers(kept, "policy", policy.layers), "value", value.layers)
+    facts = {
+        "table": f"{args.players} players", "flat_encoding_width": flat_size(args.players),
         "data": {"strategies": sorted(set(meta["strategies"])), "plan": meta["plan"], "experiment": meta["experiment"],
                  "seed": meta["seed"], "rules": meta["rules"], "deals": len(rows), "decisions": n_decisions,
-                 "sha256": data_hash(rows)},
+                 "deals_sha256": data_hash(rows)},
         "training": {"script": "examples/train_net.py", "seed": args.seed, "epochs": args.epochs,
                      "batch": args.batch, "rate": args.rate, "augment": args.augment, "library": f"numpy {np.__version__}", "policy": [int(obs.shape[1]), *POLICY_HIDDEN, 40],
                      "value": [int(obs.shape[1]), *VALUE_HIDDEN, 1], "held_out": quality},
         "commit": commit(),
-        **{key: value for key, value in previous_facts(args.weights, args.players).items() if key == "auction_training"},
+        **kept_facts,
     }  # fmt: skip
-    (args.out / f"net-{args.players}p.json").write_text(json.dumps(provenance, indent=1) + "\n")
+    save_networks(args.out, args.players, weights, facts)
     print(f"wrote {args.out}/net-{args.players}p.npz and .json ({time.perf_counter() - started:.0f} s)")
 
 

@@ -23,28 +23,19 @@ from ``--seed`` with the same BLAS and thread count.
 from __future__ import annotations
 
 import argparse
-import json
 import time
 from pathlib import Path
 
 import numpy as np
 
 from sim.env import BriscolaVectorEnv
-from sim.learn import MLP, logistic_loss
-from strategies.nets import WEIGHTS, layers, pack_file
+from sim.learn import MLP, commit, forward, logistic_loss
+from strategies.nets import WEIGHTS, layers, provenance, save_networks, weights_path, with_layers
 
 VALUE_HIDDEN = (128, 64)
 RATE, MINIBATCH = 1e-3, 4096
 HELD_OUT_ROUNDS = 4
-STEPS = {2: 20, 3: 13, 4: 20, 5: 8, 6: 18}  # the learner's (team's) cards in a deal
-
-
-def forward(network, x):
-    for k, (weight, bias) in enumerate(network):
-        x = x @ weight + bias
-        if k < len(network) - 1:
-            x = np.maximum(x, 0.0)
-    return x
+TABLES = (2, 3, 4, 5, 6)
 
 
 class SelfPlay:
@@ -52,7 +43,7 @@ class SelfPlay:
 
     def __init__(self, players: int, lanes: int, policy, seed: int):
         self.env = BriscolaVectorEnv(num_envs=lanes, players=players, opponents="net", team=players in (4, 6))
-        self.policy, self.steps = policy, STEPS[players]
+        self.policy, self.steps = policy, self.env.steps_per_deal
         self.obs, info = self.env.reset(seed=seed)
         self.mask = info["action_mask"]
 
@@ -79,7 +70,7 @@ def held_out_loss(network, x, labels) -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--players", type=int, required=True, choices=sorted(STEPS))
+    parser.add_argument("--players", type=int, required=True, choices=TABLES)
     parser.add_argument("--deals", type=float, default=2e6, help="deals to learn from")
     parser.add_argument("--lanes", type=int, default=4096)
     parser.add_argument("--seed", type=int, default=1)
@@ -87,7 +78,7 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=WEIGHTS, help="folder to write them to")
     args = parser.parse_args()
     players, rng = args.players, np.random.default_rng(args.seed)
-    with np.load(args.weights / f"net-{players}p.npz") as saved:
+    with np.load(weights_path(players, args.weights)) as saved:
         weights = dict(saved)
     policy = layers(weights, "policy")
     held = SelfPlay(players, args.lanes, policy, seed=10_000 + args.seed)
@@ -113,19 +104,15 @@ def main() -> None:
                 best, best_layers = loss, [(w.copy(), b.copy()) for w, b in value.layers]
             print(f"{(r + 1) * args.lanes:>10,} deals: held-out log-loss {loss:.4f} (the network it replaces: "
                   f"{before:.4f}) ({time.perf_counter() - started:.0f} s)", flush=True)  # fmt: skip
-    for k, (weight, bias) in enumerate(best_layers):
-        weights[f"value.{k}.weight"], weights[f"value.{k}.bias"] = weight, bias
-    pack_file(weights, players)  # the kernels take them
-    facts = json.loads((args.weights / f"net-{players}p.json").read_text())
+    facts = provenance(players, args.weights)
     facts["value_training"] = {
         "script": "examples/train_value.py", "data": "net playing itself in the vector environment",
         "deals": n_rounds * args.lanes, "seed": args.seed, "held_out_seed": 10_000 + args.seed, "rate": RATE,
         "batch": MINIBATCH, "value": [width, *VALUE_HIDDEN, 1], "library": f"numpy {np.__version__}",
         "held_out": {"value_log_loss": round(best, 4), "replaced_network_log_loss": round(before, 4)},
+        "commit": commit(),
     }  # fmt: skip
-    args.out.mkdir(parents=True, exist_ok=True)
-    np.savez(args.out / f"net-{players}p.npz", **weights)
-    (args.out / f"net-{players}p.json").write_text(json.dumps(facts, indent=1) + "\n")
+    save_networks(args.out, players, with_layers(weights, "value", best_layers), facts)
     print(f"wrote {args.out}/net-{players}p.npz and .json")
 
 

@@ -27,17 +27,16 @@ Reproducible from ``--rounds`` and ``--seed`` with the same BLAS and thread coun
 from __future__ import annotations
 
 import argparse
-import json
 import time
 from pathlib import Path
 
 import numpy as np
 
 from sim.env import BriscolaVectorEnv
-from sim.learn import MLP
-from strategies.nets import WEIGHTS, layers, pack_file
+from sim.learn import MLP, commit
+from strategies.nets import WEIGHTS, layers, provenance, save_networks, weights_path, with_layers
 
-DEALS_PER_STEP = {2: 20, 3: 13, 4: 20, 6: 18}  # the learner's (team's) cards in a deal
+TABLES = (2, 3, 4, 6)  # (at 5 players the learner's bids would be its opponents')
 POOL = ("random", "greedy", "hoarder", "expert", "net")
 RATE = 2e-4  # Adam's, for the policy; the critic's is CRITIC_RATE
 CRITIC_RATE = 1e-3
@@ -157,7 +156,7 @@ def learn(policy: MLP, critic: MLP, record, rate: float, tune_policy: bool, rng)
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--players", type=int, required=True, choices=sorted(DEALS_PER_STEP))
+    parser.add_argument("--players", type=int, required=True, choices=TABLES)
     parser.add_argument("--minutes", type=float, default=20.0, help="wall time (the run stops at --rounds if sooner)")
     parser.add_argument("--rounds", type=int, default=0, help="rounds to play (0: as many as --minutes allows)")
     parser.add_argument("--lanes", type=int, default=512, help="lanes per opponent")
@@ -168,7 +167,7 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=WEIGHTS, help="folder to write them to")
     args = parser.parse_args()
     players, rng = args.players, np.random.default_rng(args.seed)
-    with np.load(args.weights / f"net-{players}p.npz") as saved:
+    with np.load(weights_path(players, args.weights)) as saved:
         weights = dict(saved)
     policy = MLP([weights["policy.0.weight"].shape[0]] + [w.shape[1] for w, _ in layers(weights, "policy")], rng)
     policy.layers = [(w.copy(), b.copy()) for w, b in layers(weights, "policy")]
@@ -179,7 +178,7 @@ def main() -> None:
         not args.rounds and time.monotonic() - started < args.minutes * 60
     ):
         left = 1 - rounds / args.rounds if args.rounds else 1 - (time.monotonic() - started) / (args.minutes * 60)
-        record, outcomes = play_round(pool, policy, critic, DEALS_PER_STEP[players], rng)
+        record, outcomes = play_round(pool, policy, critic, pool.envs[0].steps_per_deal, rng)
         learn(policy, critic, record, RATE * max(0.05, left), rounds >= args.warm_up, rng)
         rounds += 1
         won.append([np.mean(part > 0) for part in np.split(outcomes, len(args.pool))])
@@ -187,18 +186,14 @@ def main() -> None:
             shares = np.mean(won[-10:], axis=0)
             print(f"{time.monotonic() - started:5.0f} s  round {rounds}  won: "
                   + "  ".join(f"{name} {share:.3f}" for name, share in zip(args.pool, shares)), flush=True)  # fmt: skip
-    for k, (weight, bias) in enumerate(policy.layers):
-        weights[f"policy.{k}.weight"], weights[f"policy.{k}.bias"] = weight, bias
-    pack_file(weights, players)  # the kernels take them
-    facts = json.loads((args.weights / f"net-{players}p.json").read_text())
+    facts = provenance(players, args.weights)
     tuned_before = facts.get("tuning", [])  # a tuning run may go on from another's weights: each is recorded
     facts["tuning"] = [*tuned_before, {"script": "examples/tune_net.py", "seed": args.seed, "rounds": rounds, "lanes": args.lanes,
                        "pool": args.pool, "deals": rounds * args.lanes * len(args.pool), "rate": RATE,
                        "clip": CLIP, "entropy": ENTROPY, "epochs": EPOCHS, "warm_up": args.warm_up,
-                       "won_last_rounds": dict(zip(args.pool, np.round(np.mean(won[-10:], axis=0), 3).tolist()))}]  # fmt: skip
-    args.out.mkdir(parents=True, exist_ok=True)
-    np.savez(args.out / f"net-{players}p.npz", **weights)
-    (args.out / f"net-{players}p.json").write_text(json.dumps(facts, indent=1) + "\n")
+                       "won_last_rounds": dict(zip(args.pool, np.round(np.mean(won[-10:], axis=0), 3).tolist())),
+                        "commit": commit()}]  # fmt: skip
+    save_networks(args.out, players, with_layers(weights, "policy", policy.layers), facts)
     print(f"wrote {args.out}/net-{players}p.npz and .json after {rounds} rounds")
 
 

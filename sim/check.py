@@ -242,10 +242,9 @@ def _deciders(spec, players: int) -> dict:
     jitted = {"play": strategy.compiled()}
     if players == CHIAMATA:
         jitted["bid"], jitted["call"] = strategy.compiled_auction()
-    own = {"play": True, "bid": strategy.bid is not None, "call": strategy.call is not None}
     data = strategy.data_for(players)
     deciders = {
-        phase: (lambda views, params, rng, f=f: f(views[0], params, rng, data)) if strategy.takes_data and own[phase]
+        phase: (lambda views, params, rng, f=f: f(views[0], params, rng, data)) if strategy.decides_with_data(phase)
         else (lambda views, params, rng, f=f: f(views[0], params, rng))
         for phase, f in jitted.items()
     }  # fmt: skip

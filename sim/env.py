@@ -48,6 +48,7 @@ from sim.config import ConfigError, Rules, RunConfig
 from sim.interrupt import StopFlag
 from sim.kernel_thread import compiled_for
 from sim.play import run_context, seat_specs
+from strategies.knowledge_nb import pack_size_nb
 from strategies.observation import FLAT_VERSION, flat_offsets, flat_size
 
 
@@ -89,6 +90,8 @@ class BriscolaVectorEnv(VectorEnv):
         if team and players not in (4, 6):
             raise ConfigError(f"team=True needs partners: 4 or 6 players, not {players}")
         self.num_envs, self.players, self.copy, self.threads = num_envs, players, copy, threads
+        # The learner's steps in a deal: its cards (its team's, with team), all played.
+        self.steps_per_deal = pack_size_nb(players) // players * (players // 2 if team else 1)
         self._config = RunConfig(players=players, strategies=(opponents,) * players, deals=1, seed=0,
                                  rules=rules or Rules(), threads=threads, strategy_files=tuple(strategy_files))  # fmt: skip
         if any(spec.strategy.batched for spec in seat_specs(self._config)):

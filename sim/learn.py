@@ -40,12 +40,7 @@ class MLP:
     def forward(self, x: np.ndarray) -> np.ndarray:
         """The outputs for ``x``; keeps what ``backward`` needs."""
         self._inputs = []
-        for k, (weight, bias) in enumerate(self.layers):
-            self._inputs.append(x)
-            x = x @ weight + bias
-            if k < len(self.layers) - 1:
-                x = np.maximum(x, 0.0)
-        return x
+        return forward(self.layers, x, self._inputs)
 
     def backward(self, grad: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
         """The gradient of each layer's (weight, bias), from the loss's gradient at the outputs."""
@@ -85,10 +80,37 @@ def cross_entropy(logits: np.ndarray, mask: np.ndarray, target: np.ndarray) -> t
     return float(loss), (grad / len(target)).astype(np.float32)
 
 
+def forward(layers, x: np.ndarray, inputs: list | None = None) -> np.ndarray:
+    """The outputs of the network ``layers`` (a list of (weight, bias)) for ``x``, ReLU
+    between layers; each layer's input appended to ``inputs`` when given."""
+    for k, (weight, bias) in enumerate(layers):
+        if inputs is not None:
+            inputs.append(x)
+        x = x @ weight + bias
+        if k < len(layers) - 1:
+            x = np.maximum(x, 0.0)
+    return x
+
+
 def logistic_loss(logits: np.ndarray, target: np.ndarray) -> tuple[float, np.ndarray]:
-    """Binary cross-entropy of ``sigmoid(logits[:, 0])`` against targets in [0, 1]: the
-    mean loss, and its gradient at the logits."""
-    z = logits[:, 0].astype(np.float64)
+    """Binary cross-entropy of ``sigmoid(logits)`` against targets in [0, 1] of the same
+    shape (or, for one output, ``(n,)``): the loss averaged over every output, and its
+    gradient at the logits."""
+    z = logits.astype(np.float64)
+    target = target.reshape(z.shape)
     loss = np.mean(np.maximum(z, 0) - z * target + np.log1p(np.exp(-np.abs(z))))
-    grad = (1.0 / (1.0 + np.exp(-z)) - target) / len(target)
-    return float(loss), grad[:, None].astype(np.float32)
+    grad = (1.0 / (1.0 + np.exp(-z)) - target) / z.size
+    return float(loss), grad.astype(np.float32)
+
+
+def commit() -> str:
+    """The code's commit, as ``git describe`` names it (``-dirty`` with changes not
+    committed): where networks were trained, for their provenance."""
+    import subprocess
+    from pathlib import Path
+
+    try:
+        return subprocess.run(["git", "describe", "--always", "--dirty", "--abbrev=7"], capture_output=True, text=True,
+                              cwd=Path(__file__).resolve().parent, check=True).stdout.strip()  # fmt: skip
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"

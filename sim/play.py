@@ -141,9 +141,8 @@ def _plugins(slots: list, players: int, chiamata: bool) -> tuple[Plugins, Plugin
     with_data = [[no_decision_slot(True)] * MAX_PLAYERS for _ in range(3)]
     for slot, strategy in enumerate(slots):
         bid, call = strategy.compiled_auction() if chiamata else (no_decision_slot(), no_decision_slot())
-        own = (True, strategy.bid is not None and chiamata, strategy.call is not None and chiamata)
-        for what, function in enumerate((strategy.compiled(), bid, call)):
-            uses_data = strategy.takes_data and own[what]
+        for what, (decision, function) in enumerate(zip(("play", "bid", "call"), (strategy.compiled(), bid, call))):
+            uses_data = strategy.decides_with_data(decision) and (decision == "play" or chiamata)
             takes_data[what, slot] = uses_data
             (with_data if uses_data else functions)[what][slot] = function
     vectors = [s.data_for(players) for s in slots]

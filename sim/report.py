@@ -286,7 +286,7 @@ def _provenance_line(facts: dict) -> str:
     data, training = facts.get("data", {}), facts.get("training", {})
     shape = "-".join(map(str, training.get("policy", [])))
     parts = [f"policy {shape} imitates {', '.join(data.get('strategies', []))} ({data.get('decisions', 0):,} "
-             f"decisions, seed {data.get('seed')}, data {data.get('sha256')})"]  # fmt: skip
+             f"decisions, seed {data.get('seed')}, data {data.get('deals_sha256') or data.get('sha256')})"]  # fmt: skip
     tuned = facts.get("tuning", [])
     if tuned:
         pool = ", ".join(tuned[-1].get("pool", []))

@@ -576,6 +576,7 @@ class Study:
             if chunk.first >= stop:
                 state.records.pop(chunk, None)
                 state.part(chunk).unlink(missing_ok=True)
+                state.trace_part(chunk).unlink(missing_ok=True)
                 state.record_path(chunk).unlink(missing_ok=True)
         record = state.records[deciding]
         if self.rows and stop < deciding.first + deciding.n and record.get("cut_at") != stop:

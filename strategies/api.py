@@ -153,14 +153,16 @@ class Strategy:
             raise ValueError(f"strategy name {self.name!r}: use letters, digits, '-' and '_'")
         if len(self.params) > MAX_PARAMS:
             raise ValueError(f"strategy {self.name!r} declares {len(self.params)} parameters; at most {MAX_PARAMS}")
+        if self.batched and self.data is not None:
+            raise ValueError(f"strategy {self.name!r}: a batched strategy holds its data itself (its Python "
+                             "callables read what they like); data= is for jitted decision functions")  # fmt: skip
 
     def compiled(self):
         """The decision function compiled with the plug-in signature (once per process;
         Numba's disk cache makes later processes fast)."""
         if "fn" not in self._compiled:
             self._compiled["fn"] = (
-                no_decision_slot(self.takes_data) if self.batched else
-                compile_decision(self.choose, self.name, self.takes_data)
+                no_decision_slot() if self.batched else compile_decision(self.choose, self.name, self.takes_data)
             )  # fmt: skip
         return self._compiled["fn"]
 
@@ -181,6 +183,12 @@ class Strategy:
     @property
     def takes_data(self) -> bool:
         return self.data is not None
+
+    def decides_with_data(self, decision: str) -> bool:
+        """Whether its function for ``decision`` ("play", "bid" or "call") takes its data:
+        its own functions do; the default auction policy, where it has no bid or call, does not."""
+        own = {"play": self.choose, "bid": self.bid, "call": self.call}[decision]
+        return self.takes_data and own is not None
 
     def data_for(self, players: int) -> np.ndarray:
         """Its data at a table of ``players``, as the kernels take it (float32, read-only);

@@ -71,8 +71,15 @@ def best_call_nb(view, bid):
 def expected_gain_nb(value, face, target, alone):
     """The caller's expected game points (cappotto aside) from a hand of ``value``."""
     if alone:
-        return 4.0 * (2.0 * _normal_cdf_nb((ALONE_SLOPE * value + ALONE_POINTS - target) / ALONE_SPREAD) - 1.0)
-    return 2.0 * (2.0 * _normal_cdf_nb((SLOPE * value + FACE_POINTS[face] - target) / SPREAD) - 1.0)
+        return contract_gain_nb(_normal_cdf_nb((ALONE_SLOPE * value + ALONE_POINTS - target) / ALONE_SPREAD), True)
+    return contract_gain_nb(_normal_cdf_nb((SLOPE * value + FACE_POINTS[face] - target) / SPREAD), False)
+
+
+@njit(cache=True, inline="always")
+def contract_gain_nb(chance, alone):
+    """The caller's expected game points (cappotto aside) from its ``chance`` of making
+    the contract: 2 won or lost with a partner, 4 alone."""
+    return (4.0 if alone else 2.0) * (2.0 * chance - 1.0)
 
 
 @njit(cache=True, inline="always")

@@ -28,7 +28,7 @@ from kernels.inlined_strategies_nb import holds_nb
 from kernels.observe_nb import N_SEGMENTS, encode_flat_nb
 from kernels.rng_nb import rng_uniform_nb
 from kernels.rules_nb import bid_face_nb, bid_target_nb
-from strategies.auction_nb import best_call_nb, bid_at_threshold_nb
+from strategies.auction_nb import best_call_nb, bid_at_threshold_nb, contract_gain_nb
 from strategies.expert_nb import throw_cost_nb
 
 FORMAT = 2  # bump with the layout above
@@ -213,7 +213,7 @@ def learned_call_nb(view, bid, data, work):
         card = suit * N_FACES + face
         alone = holds_nb(view, card)
         chance = 1.0 / (1.0 + np.exp(-contract_logit_nb(view, card, alone, target, data, work)))
-        gain = (4.0 if alone else 2.0) * (2.0 * chance - 1.0)
+        gain = contract_gain_nb(chance, alone)
         if gain > best_gain:
             best, best_gain = card, gain
     return best, best_gain

@@ -21,9 +21,10 @@ from pathlib import Path
 
 import numpy as np
 
+from kernels.enums import N_CARDS
 from strategies.errors import StrategyError
-from strategies.net_nb import CONTRACT_INPUTS, FORMAT, HEAD_AUCTION, HEAD_POLICY, HEAD_VALUE, MAX_WIDTH
-from strategies.observation import flat_layout
+from strategies.net_nb import CONTRACT_INPUTS, FORMAT, HEAD_AUCTION, HEAD_POLICY, HEAD_VALUE, MAX_WIDTH, N_TARGETS
+from strategies.observation import flat_offsets
 
 WEIGHTS = Path(__file__).resolve().parent / "weights"
 
@@ -59,26 +60,20 @@ def layers(weights, name: str) -> list[tuple[np.ndarray, np.ndarray]]:
     return found
 
 
-def offsets(players: int) -> list[int]:
-    """Where each segment of the flat encoding starts at ``players``, and its width."""
-    layout = flat_layout(players)
-    return [start for _, start, _, _ in layout] + [layout[-1][1] + layout[-1][2]]
-
-
 def pack(policy, value, players: int, auction=()) -> np.ndarray:
     """The kernels' vector of a policy, a value network and (Briscola Chiamata) an auction
     network (lists of (weight, bias); ``value`` and ``auction`` may be empty) for ``players``."""
-    starts = offsets(players)
+    starts = flat_offsets(players)
     head = [FORMAT, starts[-1], -1, -1, -1, *starts]
     nets = []
     cursor = len(head)
-    for where, name, network, width in ((HEAD_POLICY, "policy", policy, starts[-1]),
-                                        (HEAD_VALUE, "value", value, starts[-1]),
-                                        (HEAD_AUCTION, "auction", auction, CONTRACT_INPUTS)):  # fmt: skip
+    for where, name, network, shape in ((HEAD_POLICY, "policy", policy, (starts[-1], N_CARDS)),
+                                        (HEAD_VALUE, "value", value, (starts[-1], 1)),
+                                        (HEAD_AUCTION, "auction", auction, (CONTRACT_INPUTS, N_TARGETS))):  # fmt: skip
         if not network:
             continue
         head[where] = cursor
-        packed = _pack_network(network, width, name)
+        packed = _pack_network(network, shape, name)
         nets.append(packed)
         cursor += len(packed)
     return np.concatenate([np.asarray(head, dtype=np.float32), *nets]).astype(np.float32)
@@ -89,10 +84,18 @@ def pack_file(weights, players: int) -> np.ndarray:
     return pack(layers(weights, "policy"), layers(weights, "value"), players, layers(weights, "auction"))
 
 
-def _pack_network(network, width: int, name: str) -> np.ndarray:
-    sizes = [network[0][0].shape[0]] + [weight.shape[1] for weight, _ in network]
-    if sizes[0] != width:
-        raise StrategyError(f"the {name} network takes {sizes[0]} inputs; it must take {width}")
+def _pack_network(network, shape: tuple[int, int], name: str) -> np.ndarray:
+    """One network's part of the vector, its every shape checked first: the kernels read
+    the vector by offsets, so a layer of the wrong size would read another's weights."""
+    inputs, outputs = shape
+    sizes = [np.shape(network[0][0])[0]] + [np.shape(weight)[-1] for weight, _ in network]
+    for k, (weight, bias) in enumerate(network):
+        if np.ndim(weight) != 2 or np.shape(weight)[0] != sizes[k] or np.shape(bias) != (sizes[k + 1],):
+            raise StrategyError(f"the {name} network's layer {k} has weights {np.shape(weight)} and biases "
+                                f"{np.shape(bias)}; after {sizes[k]} values it must be ({sizes[k]}, n) and (n,)")  # fmt: skip
+    if (sizes[0], sizes[-1]) != (inputs, outputs):
+        raise StrategyError(f"the {name} network maps {sizes[0]} inputs to {sizes[-1]} outputs; it must map "
+                            f"{inputs} to {outputs}")  # fmt: skip
     if max(sizes[1:]) > MAX_WIDTH:  # the input is the flat encoding, of any width
         raise StrategyError(f"the {name} network has a layer of {max(sizes[1:])}; at most {MAX_WIDTH}")
     parts = [np.asarray([len(network), *sizes], dtype=np.float32)]
@@ -113,5 +116,27 @@ def net_data(players: int, folder: Path = WEIGHTS, name: str = "net") -> np.ndar
 
 def search_data(players: int, folder: Path = WEIGHTS, name: str = "pimc") -> np.ndarray:
     """What the search strategies take: the networks' vector, or none at a table without
-    weights (they then play by their hand-written rules alone)."""
-    return net_data(players, folder) if weights_path(players, folder).is_file() else np.zeros(0, dtype=np.float32)
+    weights (they then play by their hand-written rules alone; ``name``, for an error
+    about the weights, as ``net_data``'s)."""
+    if not weights_path(players, folder).is_file():
+        return np.zeros(0, dtype=np.float32)
+    return net_data(players, folder, name)
+
+
+def with_layers(weights: dict, name: str, network) -> dict:
+    """``weights`` (a mapping of arrays, as ``net-{P}p.npz`` holds them) with network
+    ``name``'s layers replaced by ``network`` (a list of (weight, bias))."""
+    kept = {key: value for key, value in weights.items() if not key.startswith(f"{name}.")}
+    for k, (weight, bias) in enumerate(network):
+        kept[f"{name}.{k}.weight"], kept[f"{name}.{k}.bias"] = weight, bias
+    return kept
+
+
+def save_networks(folder: Path, players: int, weights: dict, facts: dict) -> None:
+    """Writes a table's networks and their provenance into ``folder``, once the kernels
+    are known to take them (``pack_file`` checks every shape)."""
+    pack_file(weights, players)
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    np.savez(weights_path(players, folder), **weights)
+    provenance_path(players, folder).write_text(json.dumps(facts, indent=1) + "\n")

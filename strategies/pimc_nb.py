@@ -29,7 +29,7 @@ from numba import njit
 
 from kernels.enums import MAX_HAND, VIEW_DTYPE
 from kernels.rules_nb import take_nb
-from strategies.auction_nb import best_call_nb, bid_at_threshold_nb
+from strategies.auction_nb import bid_at_threshold_nb, expert_call_nb
 from strategies.expert_nb import expert_play_nb, forget_partner_hands_nb, throw_cost_nb
 from strategies.net_nb import has_value_nb, new_work_nb, no_work_nb
 from strategies.playout_nb import SEARCH_CARDS, ValueCut, play_out_nb, reset_playout_nb
@@ -89,8 +89,11 @@ def pimc_nb(view, params, rng, data):
 @njit(cache=True)
 def value_cut_nb(view, params, data):
     """The ValueCut of this decision: after ``value_tricks`` tricks where the data holds a
-    value network, else never."""
+    value network and the stock lasts that long (a playout cuts only while it lasts:
+    each trick draws a card a seat), else never."""
     tricks = int(params[VALUE_TRICKS]) if has_value_nb(data) else 0
+    if tricks * view.players >= view.stock_size:
+        tricks = 0
     work = new_work_nb(data) if tricks > 0 else no_work_nb()
     return ValueCut(tricks, np.empty(1, dtype=VIEW_DTYPE), data, work)
 
@@ -155,6 +158,5 @@ def pimc_bid_nb(view, params, rng, data):
 
 @njit(cache=True)
 def pimc_call_nb(view, params, rng, data):
-    """The call: ``expert``'s."""
-    card, _ = best_call_nb(view, view.bid)
-    return card
+    """The call: ``expert``'s (this signature: pimc's functions take its data)."""
+    return expert_call_nb(view, params, rng)

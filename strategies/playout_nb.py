@@ -13,6 +13,7 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
+from kernels.engine_nb import trump_honours_nb
 from kernels.enums import CHIAMATA_PLAYERS, MAX_HAND, MAX_PLAYERS, MAX_TABLE, N_CARDS, TOTAL_POINTS, VIEW_DTYPE
 from kernels.rng_nb import rng_below_nb, rng_uniform_nb
 from kernels.rules_nb import take_nb, trick_points_nb, winning_position_nb
@@ -133,6 +134,8 @@ def play_out_nb(
             note_plays_nb(cut.position[0], plays, noted, players, leader)
             noted = 0
         leader, drawn = end_trick_nb(plays, players, trump, leader, points, hands, n_hand, stock, drawn, n_stock)
+        if cut.tricks > 0:
+            cut.position[0].trick_winners[view.trick + tricks] = leader  # the winner leads the next trick
         n_table = 0
         tricks += 1
         if players == 2 and tricks == PLAYOUT_TRICKS and drawn < n_stock and cut.tricks == 0:
@@ -176,16 +179,18 @@ def cut_score_nb(cut, hands, n_hand, plays, n_table, leader, points, drawn, n_st
     me, players = v.seat, v.players
     note_plays_nb(v, plays, noted, n_table, leader)
     v.n_hand = n_hand[me]
-    for k in range(n_hand[me]):
-        v.hand[k] = hands[me, k]
+    for k in range(MAX_HAND):
+        v.hand[k] = hands[me, k] if k < n_hand[me] else -1
     v.n_table = n_table
-    for j in range(n_table):
-        v.table[j] = plays[j]
+    for j in range(MAX_TABLE):
+        v.table[j] = plays[j] if j < n_table else -1
     v.leader = leader
     v.trick += tricks
     v.stock_size = n_stock - drawn
     for seat in range(players):
         v.points[seat] = points[seat]
+        if v.partner_trumps[seat] >= 0:  # signals=trumps: what the partner holds now
+            v.partner_trumps[seat] = trump_honours_nb(hands, n_hand, seat, v.trump_suit)
     return 1.0 / (1.0 + np.exp(-value_nb(v, cut.data, cut.work)))
 
 
