@@ -33,6 +33,7 @@ import functools
 import hashlib
 import inspect
 import os
+import pickle
 import sys
 import sysconfig
 import types
@@ -249,8 +250,22 @@ _LOCATORS = [
 ]
 
 
+def _load_index_or_nothing(self):
+    """Numba's ``IndexDataCacheFile._load_index``, for which an index that cannot be read
+    back is stale, not an error: Numba unpickles an index's entries before it compares
+    their stamp, and an index written by an older library names the types of its
+    signatures then (a namedtuple since renamed raises AttributeError)."""
+    try:
+        return _numba_load_index(self)
+    except (AttributeError, ImportError, EOFError, pickle.UnpicklingError):
+        return {}
+
+
+_numba_load_index = caching.IndexDataCacheFile._load_index
+
+
 def install() -> None:
-    """Puts the dependency-keyed locators first (once)."""
+    """Puts the dependency-keyed locators first, and reads a stale index as empty (once)."""
     if config.CACHE_LOCATOR_CLASSES:
         warnings.warn(
             "NUMBA_CACHE_LOCATOR_CLASSES is set: Numba's cache may serve stale code after an edit", stacklevel=2
@@ -258,3 +273,4 @@ def install() -> None:
     locators = caching.CacheImpl._locator_classes
     if _LOCATORS[0] not in locators:
         locators[:0] = _LOCATORS
+    caching.IndexDataCacheFile._load_index = _load_index_or_nothing

@@ -173,3 +173,26 @@ def test_the_frozen_digest_follows_called_functions_and_modules(tmp_path, monkey
     changed = frozen_digest(deep.outer_nb.py_func)
     tables.LIMIT = 3
     assert len({before, changed, frozen_digest(deep.outer_nb.py_func)}) == 3
+
+
+class Renamed:
+    """A type a cached signature named, later renamed away (as a namedtuple of a kernel's)."""
+
+
+def test_an_index_naming_a_type_since_gone_is_stale_not_an_error(tmp_path):
+    """Numba unpickles an index's entries before it compares their stamp: an index an older
+    library wrote, whose signatures name a type renamed since, is read as empty (the
+    function is compiled again), where it stopped the run."""
+    import pickle
+
+    from numba.core import caching
+
+    index = caching.IndexDataCacheFile(str(tmp_path), "f-1.py311", "stamp")
+    with open(index._index_path, "wb") as handle:
+        pickle.dump(index._version, handle)
+        handle.write(pickle.dumps(("old stamp", {("signature", Renamed()): "f-1.py311.1.nbc"})))
+    del globals()["Renamed"]
+    try:
+        assert index._load_index() == {}
+    finally:
+        globals()["Renamed"] = type("Renamed", (), {})
