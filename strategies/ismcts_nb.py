@@ -24,7 +24,7 @@ from kernels.rng_nb import rng_below_nb
 from kernels.rules_nb import take_nb
 from strategies.auction_nb import bid_at_threshold_nb
 from strategies.expert_nb import expert_play_nb, forget_partner_hands_nb, throw_cost_nb
-from strategies.playout_nb import end_trick_nb, no_cut_nb, play_out_nb, reset_playout_nb, score_points_nb
+from strategies.playout_nb import end_trick_nb, no_learning_nb, play_out_nb, reset_playout_nb, score_points_nb
 from strategies.worlds_nb import deal_next_nb, start_search_nb
 
 ITERATIONS, EXPLORATION, POINTS_WEIGHT, OPPONENT_RANDOM, INFERENCE, ADAPT, SIGNALS, PARTNER_VIEW, BID_THRESHOLD = range(
@@ -51,10 +51,10 @@ def ismcts_nb(view, params, rng):
     search = start_search_nb(view, use_signals, params[INFERENCE], adapt, min(iterations, MAX_WORLDS), rng)
     tree = _new_tree_nb(iterations + 1)
     links, stats = tree.links, tree.stats
-    no_cut = no_cut_nb()  # playouts go on
+    by_rules = no_learning_nb()  # playouts by the hand-written rules
     for iteration in range(iterations):
         n_stock = deal_next_nb(view, search, iteration, use_signals, adapt, params[OPPONENT_RANDOM], rng)
-        _iterate_nb(view, params, search, n_stock, tree, iteration + 1, rng, no_cut)
+        _iterate_nb(view, params, search, n_stock, tree, iteration + 1, rng, by_rules)
     best, best_key = -1, -np.inf
     child = links[0, CHILD]
     while child >= 0:
@@ -73,7 +73,7 @@ def _new_tree_nb(nodes):
 
 
 @njit(cache=True)
-def _iterate_nb(view, params, search, n_stock, tree, new_node, rng, no_cut):
+def _iterate_nb(view, params, search, n_stock, tree, new_node, rng, by_rules):
     """One iteration on the search's sampled deal: selection, one expansion (node
     ``new_node``), playout, and the result credited along the path."""
     players, trump, me = view.players, view.trump_suit, view.seat
@@ -112,7 +112,7 @@ def _iterate_nb(view, params, search, n_stock, tree, new_node, rng, no_cut):
     else:
         result = play_out_nb(
             view, w_hands, w_n_hand, plays, n_table, leader, search.stock, drawn, n_stock, points,
-            params[POINTS_WEIGHT], playout.stack, playout.sides, playout.search_sides, search.randomness, rng, no_cut,
+            params[POINTS_WEIGHT], playout.stack, playout.sides, playout.search_sides, search.randomness, rng, by_rules,
         )  # fmt: skip
     for j in range(depth):
         on_my_side = playout.search_sides[links[path[j], MOVER]] == 0

@@ -88,6 +88,8 @@ PIMC = Strategy(
         Param("value_tricks", int, 0, 0, 20, "cut each playout short after this many tricks, at this seat's next "
               "turn while the stock lasts, with the learned value network's estimate (net's weights); 0: play on "
               "by the hand-written rules"),
+        Param("playout_policy", bool, False, None, None, "play the playouts by the learned policy (net's) instead of "
+              "the hand-written rules (not at Briscola Chiamata)"),
     ),
     bid=pimc_bid_nb,
     call=pimc_call_nb,

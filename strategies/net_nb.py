@@ -125,6 +125,12 @@ def policy_logits_nb(view, data, logits, work):
 
 
 @njit(cache=True, inline="always")
+def has_policy_nb(data):
+    """Whether ``data`` holds a policy network (an empty vector: no networks at this table)."""
+    return data.shape[0] > HEAD_POLICY and data[HEAD_POLICY] >= 0
+
+
+@njit(cache=True, inline="always")
 def has_value_nb(data):
     """Whether ``data`` holds a value network (an empty vector: no networks at this table)."""
     return data.shape[0] > HEAD_VALUE and data[HEAD_VALUE] >= 0

@@ -27,16 +27,16 @@ card is inferred from its own plays instead.
 import numpy as np
 from numba import njit
 
-from kernels.enums import MAX_HAND, VIEW_DTYPE
+from kernels.enums import CHIAMATA_PLAYERS, MAX_HAND, N_CARDS, VIEW_DTYPE
 from kernels.rules_nb import take_nb
 from strategies.auction_nb import bid_at_threshold_nb, expert_call_nb
 from strategies.expert_nb import expert_play_nb, forget_partner_hands_nb, throw_cost_nb
-from strategies.net_nb import has_value_nb, new_work_nb, no_work_nb
-from strategies.playout_nb import SEARCH_CARDS, ValueCut, play_out_nb, reset_playout_nb
+from strategies.net_nb import has_policy_nb, has_value_nb, new_work_nb, no_work_nb
+from strategies.playout_nb import SEARCH_CARDS, Learned, play_out_nb, reset_playout_nb
 from strategies.worlds_nb import deal_next_nb, shuffle_nb, start_search_nb
 
 SAMPLES, ROLLOUTS, POINTS_WEIGHT, OPPONENT_RANDOM, SIGNALS, PARTNER_VIEW, INFERENCE, ADAPT, BID_THRESHOLD = range(9)
-VALUE_TRICKS = 9  # parameters
+VALUE_TRICKS, PLAYOUT_POLICY = 9, 10  # parameters
 # The search stops early once one card is clearly best: looked at after FIRST_LOOK sampled
 # deals, then every LOOK_EVERY, it must lead every other card by CLEAR_Z standard errors,
 # a difference smaller than INDIFFERENT a playout not counting (0.0125 of a win; 0.05 on a
@@ -56,9 +56,9 @@ def pimc_nb(view, params, rng, data):
     if view.players == 2 and view.stock_size <= 2 and (adapt or params[OPPONENT_RANDOM] <= 0.0):
         return expert_play_nb(view, use_signals)  # exact from the last draw on
     search = start_search_nb(view, use_signals, params[INFERENCE], adapt, samples, rng)
-    cut = value_cut_nb(view, params, data)
-    if cut.tricks > 0:
-        points_weight = 0.0  # every playout scored alike: by the win (ValueCut)
+    learned = learned_playouts_nb(view, params, data)
+    if learned.cut_tricks > 0:
+        points_weight = 0.0  # every playout scored alike: by the win (Learned)
     results = np.zeros((samples, MAX_HAND), dtype=np.float64)  # per sampled deal and card
     dealt = 0
     while dealt < samples:
@@ -68,7 +68,7 @@ def pimc_nb(view, params, rng, data):
             if rollout > 0:
                 shuffle_nb(search.stock, n_stock - 1, rng)  # another order of the face-down stock
             for k in range(view.n_hand):
-                results[dealt, k] += _try_card_nb(view, k, search, n_stock, points_weight, rng, cut) * (
+                results[dealt, k] += _try_card_nb(view, k, search, n_stock, points_weight, rng, learned) * (
                     rollouts / orders
                 )
         dealt += 1
@@ -87,15 +87,25 @@ def pimc_nb(view, params, rng, data):
 
 
 @njit(cache=True)
-def value_cut_nb(view, params, data):
-    """The ValueCut of this decision: after ``value_tricks`` tricks where the data holds a
-    value network and the stock lasts that long (a playout cuts only while it lasts:
-    each trick draws a card a seat), else never."""
+def learned_playouts_nb(view, params, data):
+    """What the learned networks do in this decision's playouts (playout_nb.Learned): cut
+    them after ``value_tricks`` tricks where the data holds a value network and the stock
+    lasts that long (a playout cuts only while it lasts: each trick draws a card a seat);
+    play the learned policy with ``playout_policy`` where it holds one (not at Briscola
+    Chiamata, whose views of the auction the playouts do not keep)."""
     tricks = int(params[VALUE_TRICKS]) if has_value_nb(data) else 0
     if tricks * view.players >= view.stock_size:
         tricks = 0
-    work = new_work_nb(data) if tricks > 0 else no_work_nb()
-    return ValueCut(tricks, np.empty(1, dtype=VIEW_DTYPE), data, work)
+    policy = params[PLAYOUT_POLICY] != 0.0 and has_policy_nb(data) and view.players != CHIAMATA_PLAYERS
+    if tricks == 0 and not policy:  # (the data itself, as the type of a Learned has it: read-only)
+        return Learned(0, False, np.empty(1, dtype=VIEW_DTYPE), data, no_work_nb(), np.empty(0, dtype=np.float64),
+                       False, False)  # fmt: skip
+    signals, partner_hands = False, False
+    for seat in range(view.players):
+        signals |= view.partner_trumps[seat] >= 0
+        partner_hands |= view.partner_hands[seat, 0] >= 0
+    return Learned(tricks, policy, np.empty(1, dtype=VIEW_DTYPE), data, new_work_nb(data),
+                   np.empty(N_CARDS, dtype=np.float64), signals, partner_hands)  # fmt: skip
 
 
 @njit(cache=True, inline="always")
@@ -138,7 +148,7 @@ def _clearly_best_nb(results, n, n_cards, rollouts):
 
 
 @njit(cache=True)
-def _try_card_nb(view, k, search, n_stock, points_weight, rng, cut):
+def _try_card_nb(view, k, search, n_stock, points_weight, rng, learned):
     """The result for this seat's side of playing its k-th card on the search's sampled deal."""
     reset_playout_nb(view, search)
     playout = search.playout
@@ -146,7 +156,7 @@ def _try_card_nb(view, k, search, n_stock, points_weight, rng, cut):
     playout.plays[view.n_table] = take_nb(hands, n_hand, view.seat, k)
     return play_out_nb(
         view, hands, n_hand, playout.plays, view.n_table + 1, view.leader, search.stock, 0, n_stock, playout.points,
-        points_weight, playout.stack, playout.sides, playout.search_sides, search.randomness, rng, cut,
+        points_weight, playout.stack, playout.sides, playout.search_sides, search.randomness, rng, learned,
     )  # fmt: skip
 
 

@@ -1,11 +1,12 @@
 """Playouts of a sampled deal (jitted code only), shared by the search strategies: every
-seat plays by the policy (``policy_nb``), or at random with its own probability, until
-the stock is empty and at most SEARCH_CARDS cards are left (at 2 players, for at most
-PLAYOUT_TRICKS tricks while the stock lasts); exact search (``endgame_nb``) then plays
-the rest, the side of the view's seat against the others. A playout is scored for the
-view's seat: win 1, draw 1/2, loss 0, plus ``points_weight`` times the point margin over
-120; one cut short is scored as expected (``expected_score_2p_nb``), or, with a
-``ValueCut``, by the learned value network from the view the seat would have there.
+seat plays by the policy (``policy_nb``, or with ``Learned.policy`` the learned policy
+network), or at random with its own probability, until the stock is empty and at most
+SEARCH_CARDS cards are left (at 2 players, for at most PLAYOUT_TRICKS tricks while the
+stock lasts); exact search (``endgame_nb``) then plays the rest, the side of the view's
+seat against the others. A playout is scored for the view's seat: win 1, draw 1/2, loss
+0, plus ``points_weight`` times the point margin over 120; one cut short is scored as
+expected (``expected_score_2p_nb``), or, with ``Learned.cut_tricks``, by the learned
+value network from the view the seat would have there.
 """
 
 from collections import namedtuple
@@ -18,7 +19,7 @@ from kernels.enums import CHIAMATA_PLAYERS, MAX_HAND, MAX_PLAYERS, MAX_TABLE, N_
 from kernels.rng_nb import rng_below_nb, rng_uniform_nb
 from kernels.rules_nb import take_nb, trick_points_nb, winning_position_nb
 from strategies.endgame_nb import new_stack_nb, search_nb
-from strategies.net_nb import no_work_nb, value_nb
+from strategies.net_nb import no_work_nb, policy_logits_nb, value_nb
 from strategies.policy_nb import policy_choice_nb
 
 # The work arrays of one playout: hands ``hands[seat, :n_hand[seat]]``, the cards played
@@ -27,20 +28,28 @@ from strategies.policy_nb import policy_choice_nb
 # the exact search (0: on the side of this seat, 1: against it).
 Playout = namedtuple("Playout", ["hands", "n_hand", "plays", "points", "stack", "sides", "search_sides"])
 
-# A playout cut short by the learned value network (strategies/net_nb.py): once ``tricks``
-# tricks are played (0: never), at the view's seat's next turn while the stock lasts, the
-# network's estimate from the view that seat would then have replaces the rest of the
-# deal. The estimate is of a decision's view, as the network was trained: a seat to play.
-# ``position`` is a one-element VIEW_DTYPE array to build that view in; ``data`` net's
-# vector, ``work`` its NetWork. Such playouts are scored by the chance to win alone: the
-# network sees the points taken, so a margin added to it would count them twice.
-ValueCut = namedtuple("ValueCut", ["tricks", "position", "data", "work"])
+# What the learned networks (strategies/net_nb.py) do in a playout:
+# - ``cut_tricks`` (0: never): once that many tricks are played, at the view's seat's next
+#   turn while the stock lasts, the value network's estimate from the view that seat would
+#   then have replaces the rest of the deal (an estimate of a seat to play, as the network
+#   was trained). Such playouts are scored by the chance to win alone: the network sees
+#   the points taken, so a margin added to it would count them twice.
+# - ``policy``: every seat plays the learned policy's card (while the playout's policy
+#   plays), from the view it would have: its hand in the sampled deal and the public play.
+# ``position``: a one-element VIEW_DTYPE array, the view kept up to date as the playout
+# goes; ``data``: the networks' vector; ``work`` its NetWork; ``logits`` the policy's.
+# ``signals``, ``partner_hands``: whether a seat's views show its partners' trump signals
+# and hands, as the decision's view showed them (the rules are not in a view).
+Learned = namedtuple(
+    "Learned", ["cut_tricks", "policy", "position", "data", "work", "logits", "signals", "partner_hands"]
+)
 
 
 @njit(cache=True)
-def no_cut_nb():
-    """A ValueCut that never cuts."""
-    return ValueCut(0, np.empty(1, dtype=VIEW_DTYPE), np.empty(0, dtype=np.float32), no_work_nb())
+def no_learning_nb():
+    """Playouts by the hand-written rules alone."""
+    return Learned(0, False, np.empty(1, dtype=VIEW_DTYPE), np.empty(0, dtype=np.float32), no_work_nb(),
+                   np.empty(0, dtype=np.float64), False, False)  # fmt: skip
 
 
 SEARCH_CARDS = 12  # exact search takes over once the hands hold this many cards or fewer
@@ -110,35 +119,41 @@ def end_trick_nb(plays, players, trump, leader, points, hands, n_hand, stock, dr
 @njit(cache=True)
 def play_out_nb(
     view, hands, n_hand, plays, n_table, leader, stock, drawn, n_stock, points, points_weight, stack, sides,
-    search_sides, randomness, rng, cut,
+    search_sides, randomness, rng, learned,
 ):  # fmt: skip
     """Plays the deal on from a trick ``leader`` led, ``plays[:n_table]`` on the table (the
     policy, then exact search), and scores it for the seat of the view. A seat plays a
-    card at random with probability ``randomness[seat]``. ``cut``: a ValueCut."""
+    card at random with probability ``randomness[seat]``. ``learned``: a Learned."""
     players, trump, me = view.players, view.trump_suit, view.seat
     tricks = 0
-    if cut.tricks > 0:
-        cut.position[0] = view  # the view, to bring up to date as the playout goes
-    noted = view.n_table  # the cards of the trick the view holds already
+    tracked = learned.cut_tricks > 0 or learned.policy
+    if tracked:
+        learned.position[0] = view  # the view, to bring up to date as the playout goes
+    trick_start = view.n_played - view.n_table  # where the trick's cards lie in the history
     while True:
         while n_table < players:  # the rest of the trick
             seat = (leader + n_table) % players
-            if seat == me and 0 < cut.tricks <= tricks and drawn < n_stock:
-                return cut_score_nb(cut, hands, n_hand, plays, n_table, leader, points, drawn, n_stock, noted, tricks)
+            if seat == me and 0 < learned.cut_tricks <= tricks and drawn < n_stock:
+                show_seat_nb(learned, me, hands, n_hand, plays, n_table, leader, trick_start, points, n_stock - drawn)
+                return 1.0 / (1.0 + np.exp(-value_nb(learned.position[0], learned.data, learned.work)))
             if randomness[seat] > 0.0 and rng_uniform_nb(rng) < randomness[seat]:
                 plays[n_table] = take_nb(hands, n_hand, seat, rng_below_nb(rng, n_hand[seat]))
+            elif learned.policy:
+                show_seat_nb(learned, seat, hands, n_hand, plays, n_table, leader, trick_start, points, n_stock - drawn)
+                plays[n_table] = take_nb(hands, n_hand, seat, learned_choice_nb(learned))
             else:
                 plays[n_table] = _rollout_take_nb(hands, n_hand, seat, plays, n_table, trump, players, leader, sides)
             n_table += 1
-        if cut.tricks > 0:
-            note_plays_nb(cut.position[0], plays, noted, players, leader)
-            noted = 0
+        if tracked:
+            note_trick_nb(learned.position[0], plays, players, leader, trick_start)
         leader, drawn = end_trick_nb(plays, players, trump, leader, points, hands, n_hand, stock, drawn, n_stock)
-        if cut.tricks > 0:
-            cut.position[0].trick_winners[view.trick + tricks] = leader  # the winner leads the next trick
+        if tracked:
+            learned.position[0].trick_winners[view.trick + tricks] = leader  # the winner leads the next trick
+            learned.position[0].trick = view.trick + tricks + 1
+        trick_start += players
         n_table = 0
         tricks += 1
-        if players == 2 and tricks == PLAYOUT_TRICKS and drawn < n_stock and cut.tricks == 0:
+        if players == 2 and tricks == PLAYOUT_TRICKS and drawn < n_stock and learned.cut_tricks == 0:
             return expected_score_2p_nb(points, me, points_weight)
         left = 0
         for seat in range(players):
@@ -160,38 +175,58 @@ def play_out_nb(
 
 
 @njit(cache=True, inline="always")
-def note_plays_nb(cut_view, plays, first, last, leader):
-    """Adds ``plays[first:last]`` of a trick ``leader`` led to the cut's view's history."""
-    players = cut_view.players
-    for j in range(first, last):
+def note_trick_nb(v, plays, n_table, leader, trick_start):
+    """Writes the trick's cards ``plays[:n_table]`` into the view's public play, at their
+    places in the history (written again, a card lands where it was: no count is kept)."""
+    players = v.players
+    for j in range(n_table):
         card = plays[j]
-        cut_view.history[cut_view.n_played] = card
-        cut_view.played_by[card] = (leader + j) % players
-        cut_view.n_played += 1
+        v.history[trick_start + j] = card
+        v.played_by[card] = (leader + j) % players
+    v.n_played = trick_start + n_table
 
 
-# 11 arguments: the playout's state as its loop holds it.
+# 10 arguments: the playout's state as its loop holds it.
 @njit(cache=True)
-def cut_score_nb(cut, hands, n_hand, plays, n_table, leader, points, drawn, n_stock, noted, tricks):
-    """The value network's score of the view's seat to play now: its chance to win (a
-    logistic of the network's output)."""
-    v = cut.position[0]
-    me, players = v.seat, v.players
-    note_plays_nb(v, plays, noted, n_table, leader)
-    v.n_hand = n_hand[me]
+def show_seat_nb(learned, seat, hands, n_hand, plays, n_table, leader, trick_start, points, stock_size):
+    """Makes ``learned.position`` the view ``seat`` has now in the playout: its hand, the
+    trick, the public play, the points and the stock (the trick index and the trick
+    winners are kept by the playout as tricks end)."""
+    v = learned.position[0]
+    players = v.players
+    note_trick_nb(v, plays, n_table, leader, trick_start)
+    v.seat = seat
+    v.n_hand = n_hand[seat]
     for k in range(MAX_HAND):
-        v.hand[k] = hands[me, k] if k < n_hand[me] else -1
+        v.hand[k] = hands[seat, k] if k < n_hand[seat] else -1
     v.n_table = n_table
     for j in range(MAX_TABLE):
         v.table[j] = plays[j] if j < n_table else -1
     v.leader = leader
-    v.trick += tricks
-    v.stock_size = n_stock - drawn
-    for seat in range(players):
-        v.points[seat] = points[seat]
-        if v.partner_trumps[seat] >= 0:  # signals=trumps: what the partner holds now
-            v.partner_trumps[seat] = trump_honours_nb(hands, n_hand, seat, v.trump_suit)
-    return 1.0 / (1.0 + np.exp(-value_nb(v, cut.data, cut.work)))
+    v.stock_size = stock_size
+    for other in range(players):
+        v.points[other] = points[other]
+        partner = players in (4, 6) and other != seat and other % 2 == seat % 2
+        v.partner_trumps[other] = (
+            trump_honours_nb(hands, n_hand, other, v.trump_suit) if partner and learned.signals else -1
+        )
+        for k in range(v.partner_hands.shape[1]):
+            shown = partner and learned.partner_hands and k < n_hand[other]
+            v.partner_hands[other, k] = hands[other, k] if shown else -1
+
+
+@njit(cache=True)
+def learned_choice_nb(learned):
+    """Index in its hand of the learned policy's card for the seat of ``learned.position``."""
+    v = learned.position[0]
+    if v.n_hand == 1:
+        return 0
+    policy_logits_nb(v, learned.data, learned.logits, learned.work)
+    best = 0
+    for k in range(1, v.n_hand):
+        if learned.logits[k] > learned.logits[best]:
+            best = k
+    return best
 
 
 # 9 arguments: the trick as the playouts hold it, inlined in their inner loop.

@@ -314,7 +314,7 @@ def test_a_playout_cut_short_values_the_view_its_seat_would_have(players):
     from kernels.enums import MAX_HAND, MAX_PLAYERS, VIEW_DTYPE
     from sim.reference import Game, views_along
     from strategies.net_nb import new_work_nb
-    from strategies.playout_nb import ValueCut, new_playout_nb, play_out_nb
+    from strategies.playout_nb import Learned, new_playout_nb, play_out_nb
 
     cfg = RunConfig(players=players, strategies=("greedy",) * players, deals=3, seed=8, threads=1)
     for row in trace_rows(play_batch(cfg, 0, 3, trace=True)):
@@ -342,7 +342,7 @@ def test_a_playout_cut_short_values_the_view_its_seat_would_have(players):
         sides = np.arange(MAX_PLAYERS) % (2 if players != 3 else MAX_PLAYERS)
         playout.sides[:], playout.search_sides[:] = sides, (sides != sides[view.seat]).astype(np.int64)
         data = net_data(players)
-        cut = ValueCut(1, np.empty(1, dtype=VIEW_DTYPE), data, new_work_nb(data))
+        cut = Learned(1, False, np.empty(1, dtype=VIEW_DTYPE), data, new_work_nb(data), np.empty(40), False, False)
         stock = np.array(game.draw_pile, dtype=np.int64)
         rng = np.array([1, 2, 3, 4], dtype=np.uint64)
         score = play_out_nb(view, playout.hands, playout.n_hand, playout.plays, len(table), game.leader, stock, 0,
