@@ -36,7 +36,7 @@ from sim.env import BriscolaVectorEnv
 from sim.learn import MLP, commit
 from strategies.nets import WEIGHTS, layers, provenance, save_networks, weights_path, with_layers
 
-TABLES = (2, 3, 4, 6)  # (at 5 players the learner's bids would be its opponents')
+TABLES = (2, 3, 4, 5, 6)  # at 5 players the learner plays the cards; its bids and calls are its opponents'
 POOL = ("random", "greedy", "hoarder", "expert", "net")
 RATE = 2e-4  # Adam's, for the policy; the critic's is CRITIC_RATE
 CRITIC_RATE = 1e-3
