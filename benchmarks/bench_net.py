@@ -28,7 +28,9 @@ SEED = 20261203
 
 def timed(spec: str, players: int, deals: int) -> tuple[float, float]:
     """(deals/s the command reported, deals/s over its whole wall time)."""
-    seats = ",".join([spec] + ["random"] * (players - 1)) if players % 2 else ",".join([spec, "random"] * (players // 2))
+    seats = (
+        ",".join([spec] + ["random"] * (players - 1)) if players % 2 else ",".join([spec, "random"] * (players // 2))
+    )
     started = time.perf_counter()
     done = subprocess.run([sys.executable, "-m", "sim", "simulate", "--players", str(players), "--strategies", seats,
                            "--deals", str(deals), "--seed", str(SEED), "--threads", "1", "--summary-only", "--json"],
