@@ -90,6 +90,8 @@ PIMC = Strategy(
               "by the hand-written rules"),
         Param("playout_policy", bool, False, None, None, "play the playouts by the learned policy (net's) instead of "
               "the hand-written rules (not at Briscola Chiamata)"),
+        Param("policy_prior", float, 0.0, 0.0, 10.0, "add this times the learned policy's probability of each card "
+              "(net's) to its mean playout result: the search overrules the policy only by a clear margin; 0: off"),
     ),
     bid=pimc_bid_nb,
     call=pimc_call_nb,

@@ -31,12 +31,12 @@ from kernels.enums import CHIAMATA_PLAYERS, MAX_HAND, N_CARDS, VIEW_DTYPE
 from kernels.rules_nb import take_nb
 from strategies.auction_nb import bid_at_threshold_nb, expert_call_nb
 from strategies.expert_nb import expert_play_nb, forget_partner_hands_nb, throw_cost_nb
-from strategies.net_nb import has_policy_nb, has_value_nb, new_work_nb, no_work_nb
+from strategies.net_nb import has_policy_nb, has_value_nb, new_work_nb, no_work_nb, policy_logits_nb
 from strategies.playout_nb import SEARCH_CARDS, Learned, play_out_nb, reset_playout_nb
 from strategies.worlds_nb import deal_next_nb, shuffle_nb, start_search_nb
 
 SAMPLES, ROLLOUTS, POINTS_WEIGHT, OPPONENT_RANDOM, SIGNALS, PARTNER_VIEW, INFERENCE, ADAPT, BID_THRESHOLD = range(9)
-VALUE_TRICKS, PLAYOUT_POLICY = 9, 10  # parameters
+VALUE_TRICKS, PLAYOUT_POLICY, POLICY_PRIOR = 9, 10, 11  # parameters
 # The search stops early once one card is clearly best: looked at after FIRST_LOOK sampled
 # deals, then every LOOK_EVERY, it must lead every other card by CLEAR_Z standard errors,
 # a difference smaller than INDIFFERENT a playout not counting (0.0125 of a win; 0.05 on a
@@ -74,16 +74,37 @@ def pimc_nb(view, params, rng, data):
         dealt += 1
         if dealt >= FIRST_LOOK and dealt % LOOK_EVERY == 0 and _clearly_best_nb(results, dealt, view.n_hand, rollouts):
             break
-    totals = np.zeros(MAX_HAND, dtype=np.float64)
+    means = np.zeros(MAX_HAND, dtype=np.float64)  # a playout's mean result, per card
     for k in range(view.n_hand):
         for sample in range(dealt):
-            totals[k] += results[sample, k]
+            means[k] += results[sample, k] / (dealt * rollouts)
+    prior = params[POLICY_PRIOR] if has_policy_nb(data) else 0.0
+    if prior > 0.0:
+        add_policy_prior_nb(view, data, prior, means)
     best, best_key = 0, -1e300
     for k in range(view.n_hand):
-        key = totals[k] - 1e-9 * throw_cost_nb(view.hand[k], view.trump_suit)  # ties: the cheapest
+        key = means[k] - 1e-9 * throw_cost_nb(view.hand[k], view.trump_suit)  # ties: the cheapest
         if key > best_key:
             best, best_key = k, key
     return view.hand[best]
+
+
+@njit(cache=True)
+def add_policy_prior_nb(view, data, prior, means):
+    """Adds to each card's mean result ``prior`` times the learned policy's probability of
+    it: the search overrules the policy only where its playouts find a card better by more
+    than the policy's preference (few samples leave the means noisy; the policy is not)."""
+    logits = np.empty(N_CARDS, dtype=np.float64)
+    policy_logits_nb(view, data, logits, new_work_nb(data))
+    top = logits[0]
+    for k in range(1, view.n_hand):
+        top = max(top, logits[k])
+    total = 0.0
+    for k in range(view.n_hand):
+        logits[k] = np.exp(logits[k] - top)
+        total += logits[k]
+    for k in range(view.n_hand):
+        means[k] += prior * logits[k] / total
 
 
 @njit(cache=True)

@@ -405,3 +405,37 @@ def test_the_kernels_value_a_view_as_the_trained_value_network_does(players):
     data = net_data(players)
     got = [value_nb(view, data, new_work_nb(data)) for view in views]
     np.testing.assert_allclose(got, expected, rtol=1e-4, atol=1e-4)
+
+
+def test_the_policy_prior_makes_the_search_play_the_policys_card_where_it_is_sure():
+    """pimc:policy_prior: 10 times the policy's probabilities outweighs any gap of the
+    playouts' mean results (a win and the points: at most 3) where the policy's first card
+    leads its second by more than 0.3; without it the search plays otherwise somewhere."""
+    from strategies.api import parse_spec
+    from strategies.net_nb import net_nb
+    from strategies.pimc_nb import pimc_nb
+    from strategies.registry import builtin_strategies
+
+    cfg = RunConfig(players=2, strategies=("greedy", "greedy"), deals=6, seed=11, threads=1)
+    batch = play_batch(cfg, 0, 6, trace=True)
+    views = []
+    for i in range(6):
+        plays = batch.records[i]["plays"]
+        views += [view_record(v, 2, batch.deals[i]) for v in views_along_plays(cfg, batch.deals[i], plays[plays >= 0])]
+    views = [v for v in np.concatenate(views) if v["stock_size"] > 2 and v["n_hand"] > 1]  # pimc searches these
+    data, strategies, seed = net_data(2), builtin_strategies(), np.array([1, 2, 3, 4], dtype=np.uint64)
+
+    def choices(spec):
+        params = parse_spec(spec, strategies).param_vector()
+        return [pimc_nb(view.copy(), params, seed.copy(), data) for view in views]
+
+    logits, sure = np.empty(40), []
+    for view in views:
+        policy_logits_nb(view, data, logits, new_work_nb(data))
+        odds = np.sort(np.exp(logits[: view["n_hand"]] - logits[: view["n_hand"]].max()))
+        sure.append((odds[-1] - odds[-2]) / odds.sum() > 0.3)
+    policy = [net_nb(view.copy(), np.zeros(16), seed.copy(), data) for view in views]
+    prior, searched = choices("pimc:samples=2:policy_prior=10"), choices("pimc:samples=2")
+    assert sum(sure) >= 10
+    assert all(card == wanted for card, wanted, is_sure in zip(prior, policy, sure) if is_sure)
+    assert any(card != wanted for card, wanted in zip(searched, policy))
