@@ -19,10 +19,10 @@ import os
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
+from simulate_timing import REPO, timed_simulate
+
 SEED = 20261201  # scores are measured on a seed no tuning used (seed 77 chose the search's defaults)
 
 
@@ -45,18 +45,10 @@ def speed(tree: Path, spec: str, players: int, seconds: float) -> float:
     a short run gauges the rate, then a run of about ``seconds`` is timed."""
     deals = 4
     while True:
-        rate = _timed_simulate(tree, spec, players, deals)
+        rate = timed_simulate(spec, "expert", players, deals, SEED, tree).whole
         if deals / rate >= seconds / 4:
-            return _timed_simulate(tree, spec, players, max(deals, int(rate * seconds)))
+            return timed_simulate(spec, "expert", players, max(deals, int(rate * seconds)), SEED, tree).whole
         deals *= 4
-
-
-def _timed_simulate(tree: Path, spec: str, players: int, deals: int) -> float:
-    table = ",".join([spec, "expert"] * (players // 2) if players % 2 == 0 else [spec] + ["expert"] * (players - 1))
-    started = time.perf_counter()
-    briscola(tree, "simulate", "--players", str(players), "--strategies", table, "--deals", str(deals), "--seed",
-             str(SEED), "--threads", "1", "--summary-only")  # fmt: skip
-    return deals / (time.perf_counter() - started)
 
 
 def main() -> None:
@@ -96,7 +88,7 @@ def main() -> None:
             base_tree = Path(folder) / "baseline"
             subprocess.run(["git", "-C", str(REPO), "worktree", "add", "--detach", "-f", str(base_tree),
                             args.baseline[0]], check=True, capture_output=True)  # fmt: skip
-            _timed_simulate(base_tree, args.baseline[1], args.players, 2)  # compiled into its cache
+            timed_simulate(args.baseline[1], "expert", args.players, 2, SEED, base_tree)  # compiled, cached
         try:
             rows = []
             for spec in args.points:

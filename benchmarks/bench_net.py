@@ -14,29 +14,18 @@ and compiled-code loading included), and net's ratio to expert.
 from __future__ import annotations
 
 import argparse
-import json
 import statistics
-import subprocess
-import sys
-import time
-from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
+from simulate_timing import timed_simulate
+
 TARGET = 20_000  # deals/s, net on one thread at 2 players
 SEED = 20261203
 
 
 def timed(spec: str, players: int, deals: int) -> tuple[float, float]:
-    """(deals/s the command reported, deals/s over its whole wall time)."""
-    seats = (
-        ",".join([spec] + ["random"] * (players - 1)) if players % 2 else ",".join([spec, "random"] * (players // 2))
-    )
-    started = time.perf_counter()
-    done = subprocess.run([sys.executable, "-m", "sim", "simulate", "--players", str(players), "--strategies", seats,
-                           "--deals", str(deals), "--seed", str(SEED), "--threads", "1", "--summary-only", "--json"],
-                          cwd=REPO, capture_output=True, text=True, check=True)  # fmt: skip
-    wall = time.perf_counter() - started
-    return json.loads(done.stdout)["deals_per_second"], deals / wall
+    """(deals/s the command reported, deals/s over its whole wall time), against ``random``."""
+    timing = timed_simulate(spec, "random", players, deals, SEED)
+    return timing.reported, timing.whole
 
 
 def main() -> None:
