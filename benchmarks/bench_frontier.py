@@ -81,7 +81,7 @@ def main() -> None:
         parser.error("give the points to measure (--points SPEC ...), or --replot")
     kept = json.loads(figures.read_text()) if args.add and figures.exists() else None
     if kept is not None:
-        args.seed, args.baseline, args.baseline_score = kept["seed"], None, kept.get("baseline_score")
+        args.seed, args.baseline, args.baseline_score = kept["seed"], kept.get("baseline"), kept.get("baseline_score")
     with tempfile.TemporaryDirectory() as folder:
         base_tree = None
         if args.baseline:
@@ -113,11 +113,15 @@ def main() -> None:
     plot(run, args.players)
 
 
+LEARNED_PARTS = {"value_tricks": "value network", "policy_prior": "policy prior", "playout_policy": "policy playouts"}
+
+
 def family(spec: str) -> str:
-    """A point's line on the plot: the strategy, the search's learned form apart."""
-    name = spec.split(":")[0]
-    learned = any(item.startswith("value_tricks=") and item != "value_tricks=0" for item in spec.split(":")[1:])
-    return f"{name} + value network" if learned else name
+    """A point's line on the plot: the strategy, its forms with learned networks apart."""
+    name, *items = spec.split(":")
+    used = [LEARNED_PARTS[key] for key, _, value in (item.partition("=") for item in items)
+            if key in LEARNED_PARTS and value not in ("0", "0.0", "false")]  # fmt: skip
+    return " + ".join([name, *used])
 
 
 def plot(run: dict, players: int) -> None:
@@ -147,7 +151,7 @@ def plot(run: dict, players: int) -> None:
     axes.axhline(0.5, color="grey", linewidth=0.8, linestyle=":")
     axes.set_xscale("log")
     axes.xaxis.set_major_formatter(matplotlib.ticker.ScalarFormatter())
-    axes.xaxis.set_minor_formatter(matplotlib.ticker.ScalarFormatter())
+    axes.xaxis.set_minor_formatter(matplotlib.ticker.FuncFormatter(_two_and_five))  # more would overlap
     axes.tick_params(axis="x", which="minor", labelsize=7)
     axes.set_xlabel("deals/s on one thread (whole simulate command, against expert)")
     axes.set_ylabel("score against expert (95% interval)")
@@ -159,6 +163,10 @@ def plot(run: dict, players: int) -> None:
     out = REPO / "docs" / "images" / f"frontier_{players}p.png"
     figure.savefig(out, dpi=110)
     print(f"wrote {out.relative_to(REPO)}")
+
+
+def _two_and_five(value: float, _position) -> str:
+    return f"{value:g}" if f"{value:.0e}"[0] in "25" else ""
 
 
 if __name__ == "__main__":
