@@ -14,6 +14,7 @@ import os
 import shlex
 import signal
 import sys
+import time
 import traceback
 from pathlib import Path
 from typing import Annotated
@@ -433,7 +434,7 @@ def _run_study(folder, study_plan, resume, backend, scheduler, workers, chunk_de
     try:
         with (
             deferred_interrupt(STUDY_STOPPING) as stop,
-            _progress(total, not quiet and sys.stderr.isatty(), done, quiet=quiet) as progress,
+            _progress(total, not quiet and sys.stderr.isatty(), done, quiet=quiet, lines=True) as progress,
         ):
             if backend == "dask":
                 _dask_runner()(study, stop, progress, scheduler=scheduler, workers=workers, threads=threads,
@@ -781,14 +782,16 @@ def _print_notes(outcome) -> None:
 class _progress:
     """A rich progress bar on stderr, or nothing; yields a Progress: called with a count it
     advances the bar, ``status(text)`` shows what the run waits for beside it (None clears
-    it), ``note(text)`` prints a line above it (on stderr, unless quiet)."""
+    it), ``note(text)`` prints a line above it (on stderr, unless quiet). With ``lines``,
+    and no bar (stderr is not a terminal: a batch job's log), a line at every tenth done."""
 
-    def __init__(self, total: int, enabled: bool, done: int = 0, quiet: bool = False):
+    def __init__(self, total: int, enabled: bool, done: int = 0, quiet: bool = False, lines: bool = False):
         self.total, self.enabled, self.done, self.quiet = total, enabled, done, quiet
+        self.lines = lines and not enabled and not quiet
 
     def __enter__(self) -> Progress:
         if not self.enabled:
-            return Progress(None, None, self.quiet)
+            return Progress(None, None, self.quiet, _Tenths(self.total, self.done) if self.lines else None)
         from rich.console import Console
         from rich.progress import BarColumn, TextColumn, TimeRemainingColumn
         from rich.progress import Progress as Bar
@@ -819,12 +822,14 @@ def _say_if_first_run(quiet: bool) -> None:
 class Progress:
     """What a run reports as it goes (see ``_progress``)."""
 
-    def __init__(self, bar, task, quiet: bool):
-        self._bar, self._task, self._quiet = bar, task, quiet
+    def __init__(self, bar, task, quiet: bool, tenths: _Tenths | None = None):
+        self._bar, self._task, self._quiet, self._tenths = bar, task, quiet, tenths
 
     def __call__(self, n: int) -> None:
         if self._bar is not None:
             self._bar.advance(self._task, n)
+        elif self._tenths is not None:
+            self._tenths.advance(n)
 
     def status(self, text: str | None) -> None:
         if self._bar is not None:
@@ -839,6 +844,25 @@ class Progress:
             self._bar.console.print(f"briscola: {text}", highlight=False)
         else:
             print(f"briscola: {text}", file=sys.stderr)
+
+
+class _Tenths:
+    """Progress as lines on stderr, one each time another tenth of the deals is done."""
+
+    def __init__(self, total: int, done: int):
+        self.total, self.done, self.started = total, done, time.monotonic()
+        self.said = self._tenth()
+
+    def _tenth(self) -> int:
+        return 10 * self.done // max(self.total, 1)
+
+    def advance(self, n: int) -> None:
+        self.done += n
+        if self._tenth() > self.said:
+            self.said = self._tenth()
+            minutes = (time.monotonic() - self.started) / 60
+            print(f"briscola: {self.done:,}/{self.total:,} deals done ({10 * self.said}%), {minutes:.1f} min",
+                  file=sys.stderr, flush=True)  # fmt: skip
 
 
 def main(argv: list[str] | None = None) -> int:

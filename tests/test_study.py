@@ -541,3 +541,16 @@ def test_a_resumed_study_runs_on_the_threads_asked_now_not_those_of_its_first_ru
     again = Study.open(tmp_path / "study", plan, True, True, None, 1)
     assert {s.experiment.config.threads for s in again.states} == {1}
     again.close()
+
+
+def test_a_batch_without_a_terminal_says_its_progress_in_lines(tmp_path):
+    """A batch job's log (stderr not a terminal: no bar) gets a line at every tenth of the
+    deals done, in order; --quiet, none."""
+    write_plan(tmp_path, "seed = 3\n[[simulate]]\nname = 's'\nplayers = 2\nstrategies = ['greedy', 'random']\n"
+               "deals = 5000\n")  # fmt: skip
+    done = batch(tmp_path, "--out", "study", "--chunk-deals", "500")
+    assert done.returncode == 0, done.stderr
+    said = [int(line.split("(")[1].split("%")[0]) for line in done.stderr.splitlines() if "deals done" in line]
+    assert said == list(range(10, 101, 10)), done.stderr
+    quiet = batch(tmp_path, "--out", "quiet", "--chunk-deals", "500", "--quiet")
+    assert quiet.returncode == 0 and "deals done" not in quiet.stderr
