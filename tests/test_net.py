@@ -39,6 +39,18 @@ def played(strategies, players=2):
     return play_batch(config(strategies, players), 0, 300, trace=True).records["plays"]
 
 
+def decision_views(cfg: RunConfig) -> list:
+    """The view of every card played in ``cfg``'s deals (not Briscola Chiamata's), as the
+    reference engine rebuilds them: a view record each."""
+    batch = play_batch(cfg, 0, cfg.deals, trace=True)
+    views = []
+    for i in range(cfg.deals):
+        plays = batch.records[i]["plays"]
+        plays = plays[plays >= 0]
+        views += [view_record(v, cfg.players, batch.deals[i]) for v in views_along_plays(cfg, batch.deals[i], plays)]
+    return views
+
+
 def test_data_reaches_the_decision_and_new_data_does_not_recompile():
     by_data = played(["ranked-lowest", "random"])
     compiled = len(simulate_nb.overloads)
@@ -66,17 +78,15 @@ def test_the_kernels_run_the_trained_network(players):
     """The jitted policy's logits, against numpy's forward pass over the npz's layers, on
     the views of real deals."""
     cfg = RunConfig(players=players, strategies=("greedy",) * players, deals=5, seed=3, threads=1)
-    batch = play_batch(cfg, 0, 5, trace=True)
-    views = []
     if players == 5:  # the views of the cards played, as the reference engine rebuilds them after the auction
-        for row in trace_rows(batch):
-            views += [
-                view_record(v, 5, {"removed": [-1]}) for phase, v, _ in chiamata_decisions(row) if phase == "play"
-            ]
-    for i in range(5 if players != 5 else 0):
-        plays = batch.records[i]["plays"]
-        plays = plays[plays >= 0]
-        views += [view_record(v, players, batch.deals[i]) for v in views_along_plays(cfg, batch.deals[i], plays)]
+        views = [
+            view_record(v, 5, {"removed": [-1]})
+            for row in trace_rows(play_batch(cfg, 0, 5, trace=True))
+            for phase, v, _ in chiamata_decisions(row)
+            if phase == "play"
+        ]
+    else:
+        views = decision_views(cfg)
     views = np.concatenate(views)
     with np.load(weights_path(players)) as weights:
         network = layers(weights, "policy")
@@ -392,14 +402,7 @@ def test_the_kernels_value_a_view_as_the_trained_value_network_does(players):
     from strategies.net_nb import value_nb
 
     cfg = RunConfig(players=players, strategies=("greedy",) * players, deals=3, seed=6, threads=1)
-    batch = play_batch(cfg, 0, 3, trace=True)
-    views = []
-    for i in range(3):
-        plays = batch.records[i]["plays"]
-        views += [
-            view_record(v, players, batch.deals[i]) for v in views_along_plays(cfg, batch.deals[i], plays[plays >= 0])
-        ]
-    views = np.concatenate(views)
+    views = np.concatenate(decision_views(cfg))
     with np.load(weights_path(players)) as weights:
         expected = forward(layers(weights, "value"), encode_flat(views).astype(np.float64))[:, 0]
     data = net_data(players)
@@ -417,12 +420,7 @@ def test_the_policy_prior_makes_the_search_play_the_policys_card_where_it_is_sur
     from strategies.registry import builtin_strategies
 
     cfg = RunConfig(players=2, strategies=("greedy", "greedy"), deals=6, seed=11, threads=1)
-    batch = play_batch(cfg, 0, 6, trace=True)
-    views = []
-    for i in range(6):
-        plays = batch.records[i]["plays"]
-        views += [view_record(v, 2, batch.deals[i]) for v in views_along_plays(cfg, batch.deals[i], plays[plays >= 0])]
-    views = [v for v in np.concatenate(views) if v["stock_size"] > 2 and v["n_hand"] > 1]  # pimc searches these
+    views = [v for v in np.concatenate(decision_views(cfg)) if v["stock_size"] > 2 and v["n_hand"] > 1]  # searched
     data, strategies, seed = net_data(2), builtin_strategies(), np.array([1, 2, 3, 4], dtype=np.uint64)
 
     def choices(spec):
