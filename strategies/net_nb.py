@@ -166,10 +166,16 @@ def net_nb(view, params, rng, data):
     return view.hand[best]
 
 
+@njit(cache=True, inline="always")
+def softmax_weights_nb(logits, n, temperature):
+    """The softmax of ``logits[:n]`` at ``temperature``, not yet divided by its sum."""
+    top = logits[:n].max()
+    return np.exp((logits[:n] - top) / temperature)
+
+
 @njit(cache=True)
 def _sample_nb(logits, n, temperature, rng):
-    top = logits[:n].max()
-    weights = np.exp((logits[:n] - top) / temperature)
+    weights = softmax_weights_nb(logits, n, temperature)
     draw = rng_uniform_nb(rng) * weights.sum()
     for k in range(n - 1):
         draw -= weights[k]

@@ -31,7 +31,14 @@ from kernels.enums import CHIAMATA_PLAYERS, MAX_HAND, N_CARDS, VIEW_DTYPE
 from kernels.rules_nb import take_nb
 from strategies.auction_nb import bid_at_threshold_nb, expert_call_nb
 from strategies.expert_nb import expert_play_nb, forget_partner_hands_nb, throw_cost_nb
-from strategies.net_nb import has_policy_nb, has_value_nb, new_work_nb, no_work_nb, policy_logits_nb
+from strategies.net_nb import (
+    has_policy_nb,
+    has_value_nb,
+    new_work_nb,
+    no_work_nb,
+    policy_logits_nb,
+    softmax_weights_nb,
+)
 from strategies.playout_nb import SEARCH_CARDS, Learned, play_out_nb, reset_playout_nb
 from strategies.worlds_nb import deal_next_nb, shuffle_nb, start_search_nb
 
@@ -96,15 +103,10 @@ def add_policy_prior_nb(view, data, prior, means):
     than the policy's preference (few samples leave the means noisy; the policy is not)."""
     logits = np.empty(N_CARDS, dtype=np.float64)
     policy_logits_nb(view, data, logits, new_work_nb(data))
-    top = logits[0]
-    for k in range(1, view.n_hand):
-        top = max(top, logits[k])
-    total = 0.0
+    weights = softmax_weights_nb(logits, view.n_hand, 1.0)
+    total = weights.sum()
     for k in range(view.n_hand):
-        logits[k] = np.exp(logits[k] - top)
-        total += logits[k]
-    for k in range(view.n_hand):
-        means[k] += prior * logits[k] / total
+        means[k] += prior * weights[k] / total
 
 
 @njit(cache=True)
