@@ -27,18 +27,23 @@ def seating(spec: str, opponent: str, players: int) -> str:
     return ",".join([spec, opponent] * (players // 2))
 
 
-def timed_simulate(spec: str, opponent: str, players: int, deals: int, seed: int, tree: Path = REPO) -> Timing:
-    """Runs ``briscola simulate`` of ``tree`` (a checkout: this one, or a worktree of
-    another revision), ``spec`` against ``opponent``, and times it."""
+def briscola(tree: Path, *args: str) -> str:
+    """Runs the ``briscola`` command of ``tree`` (a checkout: this one, or a worktree of
+    another revision) in a fresh process; returns its stdout."""
     env = {**os.environ, "PYTHONPATH": str(tree)}
-    command = [sys.executable, "-m", "sim", "simulate", "--players", str(players), "--strategies",
-               seating(spec, opponent, players), "--deals", str(deals), "--seed", str(seed), "--threads", "1",
-               "--summary-only", "--json"]  # fmt: skip
+    done = subprocess.run([sys.executable, "-m", "sim", *args], cwd=tree, env=env, check=True, capture_output=True,
+                          text=True)  # fmt: skip
+    return done.stdout
+
+
+def timed_simulate(spec: str, opponent: str, players: int, deals: int, seed: int, tree: Path = REPO) -> Timing:
+    """Runs ``briscola simulate`` of ``tree``, ``spec`` against ``opponent``, and times it."""
     started = time.perf_counter()
-    done = subprocess.run(command, cwd=tree, env=env, check=True, capture_output=True, text=True)
+    out = briscola(tree, "simulate", "--players", str(players), "--strategies", seating(spec, opponent, players),
+                   "--deals", str(deals), "--seed", str(seed), "--threads", "1", "--summary-only", "--json")  # fmt: skip
     whole = deals / (time.perf_counter() - started)
     try:
-        reported = json.loads(done.stdout).get("deals_per_second")
+        reported = json.loads(out).get("deals_per_second")
     except json.JSONDecodeError:
         reported = None
     return Timing(whole, reported)
