@@ -11,40 +11,71 @@ all draw orders: so the weight is the probability of the plays along one random 
 history, and its mean over histories is the world's likelihood. Resampling worlds in
 proportion to their weights then draws them from the posterior given the plays.
 
+The model is the hand-written policy's softmax (``policy_nb.model_share_nb``), or, with a
+``Weighing`` whose ``learned`` is on, the learned policy network's (``net_nb``) from the
+view the seat had when it played (``past_view_nb``): its hand then, as the draw history
+makes it, and the public play up to then. Those views show no partner's hand or signal
+(the sampled world does not say what they were), and no face-up briscola once the view
+no longer shows it (a view does not keep which card it was).
+
 How far a seat follows the policy (its trust, from 0: at random, to 1: always the
 policy's best card) can itself be inferred: each trust of ``TRUST_GRID`` is as likely as
 the mean weight it gives the worlds dealt (``trust_posterior_nb``), and a seat is
 modelled as playing at random as often as its trust is likely to be low.
 """
 
+from collections import namedtuple
+
 import numpy as np
 from numba import njit
 
-from kernels.enums import MAX_HAND
+from kernels.enums import CHIAMATA_PLAYERS, MAX_HAND, MAX_TABLE, N_CARDS, VIEW_DTYPE
 from kernels.rng_nb import rng_below_nb, rng_uniform_nb
-from kernels.rules_nb import hand_size_nb
+from kernels.rules_nb import hand_size_nb, trick_points_nb
 from strategies.knowledge_nb import pack_size_nb
+from strategies.net_nb import has_policy_nb, new_work_nb, no_work_nb, policy_logits_nb, softmax_weights_nb
 from strategies.policy_nb import model_share_nb
+
+# How the plays seen are weighed: with ``trust`` in the model (0: uniform), by the
+# learned policy in ``data`` if ``learned``, else by the hand-written one. The rest are
+# work arrays: the network's (``work``, its ``logits``), the view rebuilt for a past play
+# (``position``, one VIEW_DTYPE element) and the hand it was made from (``past``).
+Weighing = namedtuple("Weighing", ["trust", "learned", "data", "work", "position", "logits", "past"])
 
 
 @njit(cache=True)
-def world_log_weights_nb(view, hands, n_hand, sides, trusts, log_weights, rng, past):
+def weighing_nb(trust, data, learned):
+    """A ``Weighing`` (made once per decision): by the learned policy if ``learned`` and
+    ``data`` holds one, else by the hand-written rules."""
+    learned = learned and has_policy_nb(data)
+    work = new_work_nb(data) if learned else no_work_nb()
+    return Weighing(trust, learned, data, work, np.empty(1, dtype=VIEW_DTYPE), np.empty(N_CARDS, dtype=np.float64),
+                    np.empty(PAST_HAND, dtype=np.int64))  # fmt: skip
+
+
+@njit(cache=True)
+def by_rules_nb(trust):
+    """A ``Weighing`` by the hand-written policy, for searches without networks."""
+    return weighing_nb(trust, np.empty(0, dtype=np.float32), False)
+
+
+@njit(cache=True)
+def world_log_weights_nb(view, hands, n_hand, sides, trusts, log_weights, rng, weighing):
     """``log_weights[seat, j]``: the log-probability of ``seat``'s plays so far in the
-    world ``hands[seat, :n_hand[seat]]`` (sides ``sides``) under the model with trust
-    ``trusts[j]``, for every seat but this one (0 for this one). ``past``: a work array
-    of PAST_HAND cards."""
+    world ``hands[seat, :n_hand[seat]]`` (sides ``sides``) under the model of
+    ``weighing`` with trust ``trusts[j]``, for every seat but this one (0 for this one)."""
     log_weights[:, :] = 0.0
     for seat in range(view.players):
         if seat != view.seat:
-            _seat_log_weights_nb(view, seat, hands[seat], n_hand[seat], sides, trusts, rng, past, log_weights[seat])
+            _seat_log_weights_nb(view, seat, hands[seat], n_hand[seat], sides, trusts, rng, weighing, log_weights[seat])
 
 
-# 9 arguments: one seat's row of world_log_weights_nb's arrays, and its work array.
+# 9 arguments: one seat's row of world_log_weights_nb's arrays, and the weighing.
 @njit(cache=True)
-def _seat_log_weights_nb(view, seat, hand, n, sides, trusts, rng, past, log_weights):
+def _seat_log_weights_nb(view, seat, hand, n, sides, trusts, rng, weighing, log_weights):
     """The log-probabilities of ``seat``'s plays, for each trust, going back trick by
     trick from its hand now (``hand[:n]``) along one random draw history."""
-    players = view.players
+    players, past = view.players, weighing.past
     for k in range(n):
         past[k] = hand[k]
     likelihoods = log_weights  # products of the probabilities first, one log at the end
@@ -63,12 +94,62 @@ def _seat_log_weights_nb(view, seat, hand, n, sides, trusts, rng, past, log_weig
         card = view.history[start + position]
         past[n] = card
         n += 1
-        table = view.history[start : start + position]
-        share = model_share_nb(past, n, card, table, position, view.trump_suit, players, leader, seat, sides)
+        if weighing.learned:
+            share = learned_share_nb(view, seat, trick, position, n, weighing)
+        else:
+            table = view.history[start : start + position]
+            share = model_share_nb(past, n, card, table, position, view.trump_suit, players, leader, seat, sides)
         for j in range(trusts.shape[0]):
             likelihoods[j] *= trusts[j] * share + (1.0 - trusts[j]) / n
     for j in range(trusts.shape[0]):
         log_weights[j] = np.log(likelihoods[j])  # trust <= 0.99: at least 0.01 / 8 a play, no underflow
+
+
+@njit(cache=True)
+def learned_share_nb(view, seat, trick, position, n, weighing):
+    """The learned policy's probability of the card ``seat`` played ``position``-th in
+    ``trick``, from the view it had then, holding ``weighing.past[:n]`` (that card last)."""
+    past_view_nb(view, seat, trick, position, weighing.past, n, weighing.position)
+    policy_logits_nb(weighing.position[0], weighing.data, weighing.logits, weighing.work)
+    weights = softmax_weights_nb(weighing.logits, n, 1.0)
+    return weights[n - 1] / weights.sum()
+
+
+@njit(cache=True)
+def past_view_nb(view, seat, trick, position, hand, n, out):
+    """Makes ``out[0]`` the view ``seat`` had when it played ``position``-th in ``trick``
+    (of this deal, up to ``view``), holding ``hand[:n]``: the public play up to then, the
+    points and the stock then; no partner's hand or signal. At Briscola Chiamata it knows
+    its partner if the called card was played by then, or is in its hand."""
+    out[0] = view
+    v = out[0]
+    players = view.players
+    start = trick * players
+    v.seat, v.trick, v.leader, v.n_table, v.n_hand = seat, trick, trick_leader_nb(view, trick), position, n
+    for j in range(MAX_TABLE):
+        v.table[j] = view.history[start + j] if j < position else -1
+    for k in range(MAX_HAND):
+        v.hand[k] = hand[k] if k < n else -1
+    for k in range(start + position, view.n_played):
+        v.played_by[view.history[k]] = -1
+        v.history[k] = -1
+    v.n_played = start + position
+    v.points[:] = 0
+    for t in range(view.trick):
+        if t < trick:
+            v.points[view.trick_winners[t]] += trick_points_nb(view.history[t * players : (t + 1) * players], players)
+        else:
+            v.trick_winners[t] = -1
+    v.stock_size = max(0, pack_size_nb(players) - hand_size_nb(players) * players - trick * players)
+    if v.stock_size == 0:
+        v.briscola = -1
+    v.partner_hands[:, :] = -1
+    v.partner_trumps[:] = -1
+    if players == CHIAMATA_PLAYERS and view.called >= 0:
+        v.partner = v.played_by[view.called]
+        for k in range(n):
+            if hand[k] == view.called:
+                v.partner = seat
 
 
 @njit(cache=True)
@@ -136,7 +217,7 @@ def resample_nb(log_weights, n, chosen, m, rng):
         point += step
 
 
-PAST_HAND = MAX_HAND  # the work array ``past`` of world_log_weights_nb: cards of one hand
+PAST_HAND = MAX_HAND  # the work array ``Weighing.past``: cards of one hand
 # The trusts an opponent's play is judged against when its trust is inferred too: from a
 # player at random (0) to one that nearly always plays as the policy.
 TRUST_GRID = np.array([0.0, 0.25, 0.5, 0.75, 0.95])

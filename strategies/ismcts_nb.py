@@ -24,6 +24,7 @@ from kernels.rng_nb import rng_below_nb
 from kernels.rules_nb import take_nb
 from strategies.auction_nb import bid_at_threshold_nb
 from strategies.expert_nb import expert_play_nb, forget_partner_hands_nb, throw_cost_nb
+from strategies.inference_nb import by_rules_nb
 from strategies.playout_nb import end_trick_nb, no_learning_nb, play_out_nb, reset_playout_nb, score_points_nb
 from strategies.worlds_nb import deal_next_nb, start_search_nb
 
@@ -48,7 +49,7 @@ def ismcts_nb(view, params, rng):
         forget_partner_hands_nb(view)
     if view.players == 2 and view.stock_size <= 2 and (adapt or params[OPPONENT_RANDOM] <= 0.0):
         return expert_play_nb(view, use_signals)  # exact from the last draw on
-    search = start_search_nb(view, use_signals, params[INFERENCE], adapt, min(iterations, MAX_WORLDS), rng)
+    search = start_search_nb(view, use_signals, by_rules_nb(params[INFERENCE]), adapt, min(iterations, MAX_WORLDS), rng)
     tree = _new_tree_nb(iterations + 1)
     links, stats = tree.links, tree.stats
     by_rules = no_learning_nb()  # playouts by the hand-written rules

@@ -92,6 +92,8 @@ PIMC = Strategy(
               "the hand-written rules (not at Briscola Chiamata)"),
         Param("policy_prior", float, 0.0, 0.0, 10.0, "add this times the learned policy's probability of each card "
               "(net's) to its mean playout result: the search overrules the policy only by a clear margin; 0: off"),
+        Param("policy_inference", bool, False, None, None, "weigh the hidden hands by the learned policy's (net's) "
+              "probability of the plays seen, from each player's view then, instead of the hand-written rules'"),
     ),
     bid=pimc_bid_nb,
     call=pimc_call_nb,

@@ -13,7 +13,8 @@ playing at random (``opponent_random`` > 0 with ``adapt`` off).
 
 Which deals are sampled: uniformly among those consistent with the view, or, with
 ``inference`` > 0, weighed by how likely the opponent model makes the plays seen so far
-(``inference_nb``). Under signals=trumps (unless ``signals`` is off) each signalling
+(``inference_nb``): the hand-written policy's rules, or with ``policy_inference`` the
+learned policy (net's). Under signals=trumps (unless ``signals`` is off) each signalling
 partner holds exactly the trump honours it shows. At Briscola Chiamata a sampled deal
 also says who holds the called card, and so who the caller's partner is: each playout is
 scored for the sides of its own deal (the caller's side wins with its target).
@@ -31,6 +32,7 @@ from kernels.enums import CHIAMATA_PLAYERS, MAX_HAND, N_CARDS, VIEW_DTYPE
 from kernels.rules_nb import take_nb
 from strategies.auction_nb import bid_at_threshold_nb, expert_call_nb
 from strategies.expert_nb import expert_play_nb, forget_partner_hands_nb, throw_cost_nb
+from strategies.inference_nb import weighing_nb
 from strategies.net_nb import (
     has_policy_nb,
     has_value_nb,
@@ -43,7 +45,7 @@ from strategies.playout_nb import SEARCH_CARDS, Learned, play_out_nb, reset_play
 from strategies.worlds_nb import deal_next_nb, shuffle_nb, start_search_nb
 
 SAMPLES, ROLLOUTS, POINTS_WEIGHT, OPPONENT_RANDOM, SIGNALS, PARTNER_VIEW, INFERENCE, ADAPT, BID_THRESHOLD = range(9)
-VALUE_TRICKS, PLAYOUT_POLICY, POLICY_PRIOR = 9, 10, 11  # parameters
+VALUE_TRICKS, PLAYOUT_POLICY, POLICY_PRIOR, POLICY_INFERENCE = 9, 10, 11, 12  # parameters
 # The search stops early once one card is clearly best: looked at after FIRST_LOOK sampled
 # deals, then every LOOK_EVERY, it must lead every other card by CLEAR_Z standard errors,
 # a difference smaller than INDIFFERENT a playout not counting (0.0125 of a win; 0.05 on a
@@ -62,7 +64,8 @@ def pimc_nb(view, params, rng, data):
         forget_partner_hands_nb(view)
     if view.players == 2 and view.stock_size <= 2 and (adapt or params[OPPONENT_RANDOM] <= 0.0):
         return expert_play_nb(view, use_signals)  # exact from the last draw on
-    search = start_search_nb(view, use_signals, params[INFERENCE], adapt, samples, rng)
+    weighing = weighing_nb(params[INFERENCE], data, params[POLICY_INFERENCE] != 0.0)
+    search = start_search_nb(view, use_signals, weighing, adapt, samples, rng)
     learned = learned_playouts_nb(view, params, data)
     if learned.cut_tricks > 0:
         points_weight = 0.0  # every playout scored alike: by the win (Learned)

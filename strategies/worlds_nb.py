@@ -15,7 +15,6 @@ from kernels.enums import CHIAMATA_PLAYERS, MAX_PLAYERS, N_CARDS
 from kernels.rng_nb import rng_below_nb
 from strategies.endgame_nb import new_hands_nb
 from strategies.inference_nb import (
-    PAST_HAND,
     RANDOM_TRUST,
     TRUST_GRID,
     resample_nb,
@@ -44,11 +43,12 @@ Search = namedtuple(
 
 
 @njit(cache=True)
-def start_search_nb(view, use_signals, inference, adapt, n_worlds, rng):
+def start_search_nb(view, use_signals, weighing, adapt, n_worlds, rng):
     """What a search needs before its first sampled deal: where each card may be, each
     hand's size, the arrays of a deal and of a playout, each seat's chance of a random
     card in playouts, and (when the plays seen are weighed) the random states of
-    ``n_worlds`` inferred deals. ``deal_next_nb`` deals from it."""
+    ``n_worlds`` inferred deals, weighed by ``weighing`` (an ``inference_nb.Weighing``).
+    ``deal_next_nb`` deals from it."""
     places = np.empty(N_CARDS, dtype=np.int64)
     card_places_nb(view, places)
     if use_signals:
@@ -60,10 +60,10 @@ def start_search_nb(view, use_signals, inference, adapt, n_worlds, rng):
     playout = new_playout_nb()
     randomness = np.zeros(MAX_PLAYERS, dtype=np.float64)
     worlds = np.empty(n_worlds, dtype=np.uint64)
-    inferred = view.n_played > 0 and (adapt or inference > 0.0)
+    inferred = view.n_played > 0 and (adapt or weighing.trust > 0.0)
     if inferred:
         infer_worlds_nb(
-            view, places, sizes, rng, hands, n_hand, stock, use_signals, playout.sides, inference, adapt, worlds, randomness
+            view, places, sizes, rng, hands, n_hand, stock, use_signals, playout.sides, weighing, adapt, worlds, randomness
         )  # fmt: skip
     elif adapt:
         randomness[:] = (TRUST_GRID <= RANDOM_TRUST).mean()  # nothing seen yet: every trust alike
@@ -95,31 +95,30 @@ def deal_next_nb(view, search, k, use_signals, adapt, opponent_random, rng):
 # 13 arguments: the tests drive it on hand-made arrays, as the searches hold them.
 @njit(cache=True)
 def infer_worlds_nb(
-    view, places, sizes, rng, hands, n_hand, stock, use_signals, sides, inference, adapt, worlds, randomness
+    view, places, sizes, rng, hands, n_hand, stock, use_signals, sides, weighing, adapt, worlds, randomness
 ):
     """Fills ``worlds`` with the random states that deal the sampled deals: of
     CANDIDATES per sample dealt uniformly, each is kept in proportion to how likely the
-    opponent model makes the plays seen so far (``inference_nb``). With ``adapt`` on,
-    each other seat's trust in the model is inferred first: the chance that it is low
-    sets the seat's ``randomness`` in playouts, and the weights use the likeliest trust, capped
-    at ``inference``; without, every seat is weighed with trust ``inference``."""
+    opponent model of ``weighing`` makes the plays seen so far (``inference_nb``). With
+    ``adapt`` on, each other seat's trust in the model is inferred first: the chance that
+    it is low sets the seat's ``randomness`` in playouts, and the weights use the likeliest
+    trust, capped at ``weighing.trust``; without, every seat is weighed with that trust."""
     n_candidates = CANDIDATES * worlds.shape[0]
-    trusts = TRUST_GRID if adapt else np.full(1, inference)
+    trusts = TRUST_GRID if adapt else np.full(1, weighing.trust)
     states = np.empty(n_candidates, dtype=np.uint64)
     seat_weights = np.empty((n_candidates, MAX_PLAYERS, trusts.shape[0]), dtype=np.float64)
-    past = np.empty(PAST_HAND, dtype=np.int64)
     for i in range(n_candidates):
         states[i] = rng[0]
         deal_world_nb(view, places, sizes, rng, hands, n_hand, stock, use_signals)
         world_sides_nb(view, hands, n_hand, sides)
-        world_log_weights_nb(view, hands, n_hand, sides, trusts, seat_weights[i], rng, past)
+        world_log_weights_nb(view, hands, n_hand, sides, trusts, seat_weights[i], rng, weighing)
     used = np.zeros(MAX_PLAYERS, dtype=np.int64)  # the trust each seat is weighed with
     if adapt:
         posterior = np.empty(trusts.shape[0], dtype=np.float64)
         for seat in range(view.players):
             if seat != view.seat:
                 randomness[seat] = trust_posterior_nb(seat_weights, n_candidates, seat, trusts, posterior)
-                used[seat] = min(np.argmax(posterior), _last_at_most_nb(trusts, inference))
+                used[seat] = min(np.argmax(posterior), _last_at_most_nb(trusts, weighing.trust))
     log_weights = np.zeros(n_candidates, dtype=np.float64)
     for i in range(n_candidates):
         for seat in range(view.players):

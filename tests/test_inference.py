@@ -12,11 +12,14 @@ import math
 import numpy as np
 import pytest
 
+from kernels.enums import VIEW_DTYPE
 from sim.check import view_record
 from sim.config import Rules, RunConfig
-from sim.play import play_batch, view_after_plays
+from sim.play import play_batch, view_after_plays, views_along_plays
 from strategies.endgame_nb import new_hands_nb
+from strategies.inference_nb import by_rules_nb, past_view_nb, weighing_nb
 from strategies.knowledge_nb import UNSEEN, card_places_nb, hand_sizes_nb
+from strategies.nets import search_data
 from strategies.policy_nb import play_probability_nb
 from strategies.worlds_nb import deal_world_nb, infer_worlds_nb
 from tests.test_knowledge import chi_square_critical, consistent_deals, late_position, positions
@@ -35,7 +38,8 @@ def sampled_worlds(view, trust, batches, per_batch, seed=4242):
     rng = np.array([seed], dtype=np.uint64)
     worlds, randomness = np.empty(per_batch, dtype=np.uint64), np.zeros(6)
     for _ in range(batches):
-        infer_worlds_nb(view, places, sizes, rng, hands, n_hand, stock, False, sides, trust, False, worlds, randomness)
+        infer_worlds_nb(view, places, sizes, rng, hands, n_hand, stock, False, sides, by_rules_nb(trust), False, worlds,
+                        randomness)  # fmt: skip
         for state in worlds:
             deal_world_nb(view, places, sizes, np.array([state]), hands, n_hand, stock, False)
             yield [hands[s, : n_hand[s]].tolist() for s in range(int(view["players"]))]
@@ -136,9 +140,11 @@ def test_with_the_models_weights_sampled_hands_follow_the_exact_posterior():
         assert abs(sampled - exact) < 4 * math.sqrt(exact * (1 - exact) / 5000), (card, sampled, exact)
 
 
-def inferred_randomness(opponent: str) -> float:
+def inferred_randomness(opponent: str, learned: bool = False) -> float:
     """The mean randomness ``pimc`` (adapt on) infers for its 2-player opponent from the
-    opponent's plays, at the decisions of tricks 6 to 12 of deals against ``opponent``."""
+    opponent's plays, at the decisions of tricks 6 to 12 of deals against ``opponent``;
+    the plays weighed by the hand-written policy, or by the learned one (``learned``)."""
+    weighing = weighing_nb(0.6, search_data(2), learned)
     config = RunConfig(players=2, strategies=("expert", opponent), deals=6, seed=8, threads=1)
     batch = play_batch(config, 0, 6, trace=True)
     estimates = []
@@ -153,7 +159,7 @@ def inferred_randomness(opponent: str) -> float:
                 hands, n_hand = new_hands_nb()
                 randomness = np.zeros(6)
                 infer_worlds_nb(view, places, sizes, np.array([play], dtype=np.uint64), hands, n_hand,
-                                 np.empty(40, dtype=np.int64), False, np.zeros(6, dtype=np.int64), 0.6, True,
+                                 np.empty(40, dtype=np.int64), False, np.zeros(6, dtype=np.int64), weighing, True,
                                  np.empty(32, dtype=np.uint64), randomness)  # fmt: skip
                 estimates.append(randomness[1])
     return float(np.mean(estimates))
@@ -164,3 +170,62 @@ def test_the_inferred_randomness_tells_a_random_player_from_a_good_one():
     player at random than for ``expert``, whose plays the model follows."""
     at_random, good = inferred_randomness("random"), inferred_randomness("expert")
     assert at_random > 0.4 and good < 0.2, (at_random, good)
+
+
+def test_the_learned_policy_explains_net_s_plays_better_than_the_hand_written_one():
+    """``net`` plays the learned policy's card: weighed by that policy, its plays look
+    less random than weighed by the hand-written rules, and a player at random still
+    looks random."""
+    by_policy, by_rules = inferred_randomness("net", learned=True), inferred_randomness("net")
+    assert by_policy < by_rules and by_policy < 0.2, (by_policy, by_rules)
+    assert inferred_randomness("random", learned=True) > 0.4
+
+
+# What a rebuilt past view leaves out: what the sampled world does not say.
+NOT_REBUILT = ("partner_hands", "partner_trumps")
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 6])  # Chiamata: the test after this one
+def test_a_past_view_rebuilt_from_today_s_view_is_the_view_that_seat_had(players):
+    """The learned opponent model weighs each play from the view its seat had then:
+    rebuilt from the present view and the hand, it equals the engine's view of the time,
+    field by field (the face-up briscola too while the present view still shows it)."""
+    config = RunConfig(players=players, strategies=("expert",) * players, deals=4, seed=11, threads=1)
+    batch = play_batch(config, 0, 4, trace=True)
+    rebuilt = np.empty(1, dtype=VIEW_DTYPE)
+    checked = 0
+    for deal, record in zip(batch.deals, batch.records):
+        plays = [int(c) for c in record["plays"] if c >= 0]
+        for cut in (players + 1, len(plays) // 2, len(plays) - 1):
+            views = [view_record(v, players, deal) for v in views_along_plays(config, deal, plays[:cut] + [None])]
+            now = views[-1][0]
+            for then, card in zip(views[:-1], plays[:cut]):
+                then = then[0]
+                hand = [c for c in then["hand"][: then["n_hand"]] if c != card] + [card]
+                past_view_nb(now, then["seat"], then["trick"], then["n_table"], np.array(hand), len(hand), rebuilt)
+                for name in VIEW_DTYPE.names:
+                    expected = then[name] if name != "hand" else np.array(hand + [-1] * (len(then["hand"]) - len(hand)))
+                    if name in NOT_REBUILT or (name == "briscola" and now["briscola"] < 0):
+                        continue
+                    assert np.array_equal(rebuilt[0][name], expected), (players, cut, name)
+                checked += 1
+    assert checked > 30 * players
+
+
+def test_at_briscola_chiamata_a_past_view_knows_the_partner_once_the_called_card_is_out():
+    """Seat 2 plays the called card in trick 1: before that only seat 2 itself, holding
+    it, knows its partner; from then on every seat does."""
+    now = np.zeros(1, dtype=VIEW_DTYPE)[0]
+    now["players"], now["trick"], now["n_played"], now["called"] = 5, 3, 15, 7
+    now["history"], now["played_by"], now["trick_winners"] = -1, -1, -1
+    plays = [c for c in range(20, 35)]
+    plays[5 + 2] = 7  # trick 1, seat 2 (each trick led by seat 0)
+    for k, card in enumerate(plays):
+        now["history"][k], now["played_by"][card] = card, k % 5
+    now["trick_winners"][:3] = 0
+    rebuilt = np.empty(1, dtype=VIEW_DTYPE)
+    partners = {}
+    for seat, trick, hand in ((4, 0, [1, 2, 20 + 4]), (2, 0, [7, 3, 22]), (4, 1, [1, 2, 25 + 4]), (4, 2, [1, 2, 34])):
+        past_view_nb(now, seat, trick, seat, np.array(hand), len(hand), rebuilt)
+        partners[seat, trick] = int(rebuilt[0]["partner"])
+    assert partners == {(4, 0): -1, (2, 0): 2, (4, 1): 2, (4, 2): 2}
