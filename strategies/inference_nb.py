@@ -31,16 +31,17 @@ from numba import njit
 
 from kernels.enums import CHIAMATA_PLAYERS, MAX_HAND, MAX_TABLE, N_CARDS, VIEW_DTYPE
 from kernels.rng_nb import rng_below_nb, rng_uniform_nb
-from kernels.rules_nb import hand_size_nb, trick_points_nb
-from strategies.knowledge_nb import pack_size_nb
-from strategies.net_nb import has_policy_nb, new_work_nb, no_work_nb, policy_logits_nb, softmax_weights_nb
+from kernels.rules_nb import trick_points_nb
+from strategies.knowledge_nb import first_stock_nb
+from strategies.net_nb import has_policy_nb, new_work_nb, no_work_nb, policy_logits_nb
 from strategies.policy_nb import model_share_nb
 
+PAST_HAND = MAX_HAND  # the work array ``Weighing.past``: cards of one hand
 # How the plays seen are weighed: with ``trust`` in the model (0: uniform), by the
 # learned policy in ``data`` if ``learned``, else by the hand-written one. The rest are
 # work arrays: the network's (``work``, its ``logits``), the view rebuilt for a past play
-# (``position``, one VIEW_DTYPE element) and the hand it was made from (``past``).
-Weighing = namedtuple("Weighing", ["trust", "learned", "data", "work", "position", "logits", "past"])
+# (``then``, one VIEW_DTYPE element) and the hand it was made from (``past``).
+Weighing = namedtuple("Weighing", ["trust", "learned", "data", "work", "then", "logits", "past"])
 
 
 @njit(cache=True)
@@ -95,7 +96,7 @@ def _seat_log_weights_nb(view, seat, hand, n, sides, trusts, rng, weighing, log_
         past[n] = card
         n += 1
         if weighing.learned:
-            share = learned_share_nb(view, seat, trick, position, n, weighing)
+            share = _learned_share_nb(view, seat, trick, position, n, weighing)
         else:
             table = view.history[start : start + position]
             share = model_share_nb(past, n, card, table, position, view.trump_suit, players, leader, seat, sides)
@@ -106,21 +107,27 @@ def _seat_log_weights_nb(view, seat, hand, n, sides, trusts, rng, weighing, log_
 
 
 @njit(cache=True)
-def learned_share_nb(view, seat, trick, position, n, weighing):
+def _learned_share_nb(view, seat, trick, position, n, weighing):
     """The learned policy's probability of the card ``seat`` played ``position``-th in
     ``trick``, from the view it had then, holding ``weighing.past[:n]`` (that card last)."""
-    past_view_nb(view, seat, trick, position, weighing.past, n, weighing.position)
-    policy_logits_nb(weighing.position[0], weighing.data, weighing.logits, weighing.work)
-    weights = softmax_weights_nb(weighing.logits, n, 1.0)
-    return weights[n - 1] / weights.sum()
+    past_view_nb(view, seat, trick, position, weighing.past, n, weighing.then)
+    logits = weighing.logits
+    policy_logits_nb(weighing.then[0], weighing.data, logits, weighing.work)
+    top = logits[:n].max()
+    total = 0.0
+    for k in range(n):
+        total += np.exp(logits[k] - top)
+    return np.exp(logits[n - 1] - top) / total
 
 
 @njit(cache=True)
 def past_view_nb(view, seat, trick, position, hand, n, out):
     """Makes ``out[0]`` the view ``seat`` had when it played ``position``-th in ``trick``
     (of this deal, up to ``view``), holding ``hand[:n]``: the public play up to then, the
-    points and the stock then; no partner's hand or signal. At Briscola Chiamata it knows
-    its partner if the called card was played by then, or is in its hand."""
+    points and the stock then; no partner's hand or signal. The face-up briscola is as
+    ``view`` shows it: while it does, the stock lasted at every earlier play too; once it
+    does not, no past view shows it either. At Briscola Chiamata the seat knows its
+    partner if the called card was played by then, or is in its hand."""
     out[0] = view
     v = out[0]
     players = view.players
@@ -140,9 +147,7 @@ def past_view_nb(view, seat, trick, position, hand, n, out):
             v.points[view.trick_winners[t]] += trick_points_nb(view.history[t * players : (t + 1) * players], players)
         else:
             v.trick_winners[t] = -1
-    v.stock_size = max(0, pack_size_nb(players) - hand_size_nb(players) * players - trick * players)
-    if v.stock_size == 0:
-        v.briscola = -1
+    v.stock_size = max(0, first_stock_nb(players) - trick * players)  # (the briscola: as the view shows it)
     v.partner_hands[:, :] = -1
     v.partner_trumps[:] = -1
     if players == CHIAMATA_PLAYERS and view.called >= 0:
@@ -189,7 +194,7 @@ def trick_leader_nb(view, trick):
 @njit(cache=True, inline="always")
 def draw_rounds_nb(players):
     """How many tricks are followed by a draw: the stock dealt out, a card to each seat."""
-    return (pack_size_nb(players) - hand_size_nb(players) * players) // players
+    return first_stock_nb(players) // players
 
 
 @njit(cache=True)
@@ -217,7 +222,6 @@ def resample_nb(log_weights, n, chosen, m, rng):
         point += step
 
 
-PAST_HAND = MAX_HAND  # the work array ``Weighing.past``: cards of one hand
 # The trusts an opponent's play is judged against when its trust is inferred too: from a
 # player at random (0) to one that nearly always plays as the policy.
 TRUST_GRID = np.array([0.0, 0.25, 0.5, 0.75, 0.95])

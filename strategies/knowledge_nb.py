@@ -101,14 +101,18 @@ def pack_size_nb(players):
 
 
 @njit(cache=True)
+def first_stock_nb(players):
+    """Cards left to draw once the hands are dealt, the face-up briscola included."""
+    return pack_size_nb(players) - hand_size_nb(players) * players
+
+
+@njit(cache=True)
 def hand_sizes_nb(view, sizes):
     """``sizes[seat]``: cards each seat holds now: 3 dealt (8 at Briscola Chiamata), plus
     one per draw (every seat draws alike), less those it played."""
-    dealt = hand_size_nb(view.players)
-    first_stock = pack_size_nb(view.players) - dealt * view.players
-    draws = (first_stock - view.stock_size) // view.players
+    draws = (first_stock_nb(view.players) - view.stock_size) // view.players
     for seat in range(view.players):
-        sizes[seat] = dealt + draws
+        sizes[seat] = hand_size_nb(view.players) + draws
     for card in range(N_CARDS):
         if view.played_by[card] >= 0:
             sizes[view.played_by[card]] -= 1

@@ -93,7 +93,8 @@ PIMC = Strategy(
         Param("policy_prior", float, 0.0, 0.0, 10.0, "add this times the learned policy's probability of each card "
               "(net's) to its mean playout result: the search overrules the policy only by a clear margin; 0: off"),
         Param("policy_inference", bool, False, None, None, "weigh the hidden hands by the learned policy's (net's) "
-              "probability of the plays seen, from each player's view then, instead of the hand-written rules'"),
+              "probability of the plays seen, from each player's view then, instead of the hand-written rules' (where "
+              "the table has a policy network; like those, only with inference > 0 or adapt)"),
     ),
     bid=pimc_bid_nb,
     call=pimc_call_nb,
