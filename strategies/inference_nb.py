@@ -33,7 +33,7 @@ from kernels.enums import CHIAMATA_PLAYERS, MAX_HAND, MAX_TABLE, N_CARDS, VIEW_D
 from kernels.rng_nb import rng_below_nb, rng_uniform_nb
 from kernels.rules_nb import trick_points_nb
 from strategies.knowledge_nb import first_stock_nb
-from strategies.net_nb import has_policy_nb, new_work_nb, no_work_nb, policy_logits_nb
+from strategies.net_nb import has_policy_nb, new_work_nb, no_work_nb, policy_logits_nb, softmax_weights_nb
 from strategies.policy_nb import model_share_nb
 
 PAST_HAND = MAX_HAND  # the work array ``Weighing.past``: cards of one hand
@@ -111,13 +111,9 @@ def _learned_share_nb(view, seat, trick, position, n, weighing):
     """The learned policy's probability of the card ``seat`` played ``position``-th in
     ``trick``, from the view it had then, holding ``weighing.past[:n]`` (that card last)."""
     past_view_nb(view, seat, trick, position, weighing.past, n, weighing.then)
-    logits = weighing.logits
-    policy_logits_nb(weighing.then[0], weighing.data, logits, weighing.work)
-    top = logits[:n].max()
-    total = 0.0
-    for k in range(n):
-        total += np.exp(logits[k] - top)
-    return np.exp(logits[n - 1] - top) / total
+    policy_logits_nb(weighing.then[0], weighing.data, weighing.logits, weighing.work)
+    weights = softmax_weights_nb(weighing.logits, n, 1.0)
+    return weights[n - 1] / weights.sum()
 
 
 @njit(cache=True)
