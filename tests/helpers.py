@@ -14,10 +14,11 @@ from pathlib import Path
 import numpy as np
 
 from sim import reference
+from sim.check import view_record
 from sim.cli import main
 from sim.config import RunConfig
 from sim.kinds.compare import seating_config
-from sim.play import play_batch
+from sim.play import play_batch, views_along_plays
 from sim.stats import CompareTally, deal_games, game_scores, seatings
 from sim.trace import trace_rows
 
@@ -139,3 +140,21 @@ OUTSIDER = textwrap.dedent(
                     params=(Param("first", bool, False),))
     """
 )
+
+
+def deal_views(cfg: RunConfig) -> list[list[np.ndarray]]:
+    """Per deal of ``cfg``, the view of every card played, in playing order, as the
+    reference engine rebuilds them (at Briscola Chiamata, after the auction): a view
+    record each."""
+    batch = play_batch(cfg, 0, cfg.deals, trace=True)
+    if cfg.players == 5:
+        return [[view_record(v, 5, {"removed": [-1]}) for phase, v, _ in reference.chiamata_decisions(row)
+                 if phase == "play"] for row in trace_rows(batch)]  # fmt: skip
+    deals = []
+    for i in range(cfg.deals):
+        plays = batch.records[i]["plays"]
+        plays = plays[plays >= 0]
+        deals.append(
+            [view_record(v, cfg.players, batch.deals[i]) for v in views_along_plays(cfg, batch.deals[i], plays)]
+        )
+    return deals

@@ -18,14 +18,13 @@ from sim.check import view_record
 from sim.config import RunConfig
 from sim.learn import forward
 from sim.play import play_batch, views_along_plays
-from sim.reference import chiamata_decisions
 from sim.trace import trace_rows
 from strategies.errors import StrategyError
 from strategies.library import NET
 from strategies.net_nb import new_work_nb, policy_logits_nb
 from strategies.nets import layers, net_data, pack, shipped_tables, weights_path
 from strategies.observation import encode_flat
-from tests.helpers import REPO, run_here
+from tests.helpers import REPO, deal_views, run_here
 
 DATA_FILE = str(REPO / "tests" / "data_strategies.py")
 
@@ -40,15 +39,8 @@ def played(strategies, players=2):
 
 
 def decision_views(cfg: RunConfig) -> list:
-    """The view of every card played in ``cfg``'s deals (not Briscola Chiamata's), as the
-    reference engine rebuilds them: a view record each."""
-    batch = play_batch(cfg, 0, cfg.deals, trace=True)
-    views = []
-    for i in range(cfg.deals):
-        plays = batch.records[i]["plays"]
-        plays = plays[plays >= 0]
-        views += [view_record(v, cfg.players, batch.deals[i]) for v in views_along_plays(cfg, batch.deals[i], plays)]
-    return views
+    """The view of every card played in ``cfg``'s deals (``deal_views``), one list."""
+    return [view for deal in deal_views(cfg) for view in deal]
 
 
 def test_data_reaches_the_decision_and_new_data_does_not_recompile():
@@ -78,16 +70,7 @@ def test_the_kernels_run_the_trained_network(players):
     """The jitted policy's logits, against numpy's forward pass over the npz's layers, on
     the views of real deals."""
     cfg = RunConfig(players=players, strategies=("greedy",) * players, deals=5, seed=3, threads=1)
-    if players == 5:  # the views of the cards played, as the reference engine rebuilds them after the auction
-        views = [
-            view_record(v, 5, {"removed": [-1]})
-            for row in trace_rows(play_batch(cfg, 0, 5, trace=True))
-            for phase, v, _ in chiamata_decisions(row)
-            if phase == "play"
-        ]
-    else:
-        views = decision_views(cfg)
-    views = np.concatenate(views)
+    views = np.concatenate(decision_views(cfg))
     with np.load(weights_path(players)) as weights:
         network = layers(weights, "policy")
     hidden = encode_flat(views).astype(np.float64)
