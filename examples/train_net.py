@@ -67,6 +67,26 @@ def read_study(folder: Path, players: int) -> tuple[list[dict], dict]:
     return rows, {**experiment.config, "plan": str(folder / "_plan.toml")}
 
 
+def teachers_networks(meta: dict, players: int) -> dict:
+    """The networks the data's strategies played with (a second round's teacher, such as
+    ``pimc:policy_prior``, reads the shipped ones): per strategy that reads networks, the
+    fingerprint the study recorded, and those networks' provenance where the shipped
+    strategy still has that fingerprint (its weights unchanged since the data was made)."""
+    from strategies.registry import builtin_strategies
+
+    found = {}
+    for name, recorded in meta["fingerprints"].items():
+        strategy = builtin_strategies().get(name)
+        if strategy is None or not strategy.provenance:
+            continue
+        found[name] = {"fingerprint": recorded}
+        if strategy.fingerprint() == recorded:
+            found[name]["provenance"] = strategy.provenance(players)
+        else:
+            print(f"train_net: {name}'s networks changed since the data was made; only its fingerprint is recorded")
+    return found
+
+
 def decisions(row: dict, players: int, rules: Rules):
     """(view as a dict, card chosen) for every card a seat chose with two or more in hand."""
     if players == CHIAMATA_PLAYERS:
@@ -247,10 +267,12 @@ def main() -> None:
     policy, value, quality = train(obs, mask, cards, values, deals, args)
     kept, kept_facts = kept_networks(args.weights, args.players)
     weights = with_layers(with_layers(kept, "policy", policy.layers), "value", value.layers)
+    teachers = teachers_networks(meta, args.players)
     facts = {
         "table": f"{args.players} players", "flat_encoding_width": flat_size(args.players),
         "data": {"strategies": sorted(set(meta["strategies"])), "plan": meta["plan"], "experiment": meta["experiment"],
                  "seed": meta["seed"], "rules": meta["rules"], "deals": len(rows), "decisions": n_decisions,
+                 **({"networks": teachers} if teachers else {}),
                  "deals_sha256": data_hash(rows)},
         "training": {"script": "examples/train_net.py", "seed": args.seed, "epochs": args.epochs,
                      "batch": args.batch, "rate": args.rate, "augment": args.augment, "library": f"numpy {np.__version__}", "policy": [int(obs.shape[1]), *POLICY_HIDDEN, 40],

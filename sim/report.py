@@ -285,8 +285,7 @@ def _provenance_line(facts: dict) -> str:
     and from what (the whole record: ``briscola strategies --json``)."""
     data, training = facts.get("data", {}), facts.get("training", {})
     shape = "-".join(map(str, training.get("policy", [])))
-    parts = [f"policy {shape} imitates {', '.join(data.get('strategies', []))} ({data.get('decisions', 0):,} "
-             f"decisions, seed {data.get('seed')}, data {data.get('deals_sha256') or data.get('sha256')})"]  # fmt: skip
+    parts = [f"policy {shape} {_imitation(data)}"]
     tuned = facts.get("tuning", [])
     if tuned:
         pool = ", ".join(tuned[-1].get("pool", []))
@@ -295,7 +294,16 @@ def _provenance_line(facts: dict) -> str:
         parts.append(f"value from {facts['value_training'].get('deals', 0):,} deals of self-play")
     if "auction_training" in facts:
         parts.append(f"auction from {facts['auction_training']['data'].get('contracts', 0):,} contracts")
+    for name, teacher in data.get("networks", {}).items():  # a later round: the data's search read networks
+        earlier = teacher.get("provenance", {}).get("data")
+        parts.append(f"the data's {name} read networks {teacher['fingerprint']}"
+                     + (f", whose policy {_imitation(earlier)}" if earlier else ""))  # fmt: skip
     return "; ".join(parts) + f"; commit {facts.get('commit')}"
+
+
+def _imitation(data: dict) -> str:
+    return (f"imitates {', '.join(data.get('strategies', []))} ({data.get('decisions', 0):,} decisions, "
+            f"seed {data.get('seed')}, data {data.get('deals_sha256') or data.get('sha256')})")  # fmt: skip
 
 
 def _range(param: dict) -> str:

@@ -148,6 +148,31 @@ def test_training_from_a_studys_traces_writes_weights_the_kernels_take(tmp_path,
     )
     wrong = subprocess.run(train[:3] + ["3"] + train[4:], capture_output=True, text=True, cwd=REPO, timeout=600)
     assert wrong.returncode != 0 and "one experiment at 3 players with trace = true" in wrong.stderr
+    assert "networks" not in data  # greedy reads none
+
+
+def test_a_second_rounds_networks_name_the_networks_their_data_was_played_with(tmp_path):
+    """Expert iteration's provenance: data made by a strategy that reads networks (here
+    net, as pimc:policy_prior does) records them, by fingerprint and provenance, and the
+    one-line provenance of the networks trained on it names them."""
+    from sim.report import _provenance_line
+    from strategies.nets import provenance
+
+    plan = tmp_path / "plan.toml"
+    plan.write_text(
+        "[[simulate]]\nname = 'data'\nplayers = 2\nstrategies = ['net']\ndeals = 30\nseed = 9\ntrace = true\n"
+    )
+    made = run_here("batch", plan, "--out", tmp_path / "study", "--quiet")
+    assert made.returncode == 0, made.stderr
+    train = [sys.executable, str(REPO / "examples" / "train_net.py"), "--players", "2", "--study",
+             str(tmp_path / "study"), "--epochs", "1", "--out", str(tmp_path / "w")]  # fmt: skip
+    done = subprocess.run(train, capture_output=True, text=True, cwd=REPO, timeout=600)
+    assert done.returncode == 0, done.stderr
+    facts = json.loads((tmp_path / "w" / "net-2p.json").read_text())
+    teacher = facts["data"]["networks"]["net"]
+    assert teacher == {"fingerprint": NET.fingerprint(), "provenance": provenance(2)}
+    line = _provenance_line(facts)
+    assert f"the data's net read networks {NET.fingerprint()}, whose policy imitates" in line
 
 
 def test_renamed_suits_keep_every_decision_true():
