@@ -105,12 +105,18 @@ def main() -> None:
 
 
 LEARNED_PARTS = {"value_tricks": "value network", "policy_prior": "policy prior", "playout_policy": "policy playouts"}
+WEIGHTS = ("policy_prior",)  # a line per weight: along a line only the budget changes
 
 
 def family(spec: str) -> str:
-    """A point's line on the plot: the strategy, its forms with learned networks apart."""
+    """A point's line on the plot: the strategy, its forms with learned networks apart.
+
+    >>> family("pimc:samples=4:policy_prior=0.6"), family("pimc:value_tricks=2:samples=8")
+    ('pimc + policy prior 0.6', 'pimc + value network')
+    """
     name, *items = spec.split(":")
-    used = [LEARNED_PARTS[key] for key, _, value in (item.partition("=") for item in items)
+    used = [LEARNED_PARTS[key] + (f" {value}" if key in WEIGHTS else "")
+            for key, _, value in (item.partition("=") for item in items)
             if key in LEARNED_PARTS and value not in ("0", "0.0", "false")]  # fmt: skip
     return " + ".join([name, *used])
 

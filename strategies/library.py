@@ -120,7 +120,7 @@ ISMCTS = Strategy(
 
 NET = Strategy(
     "net", 1,
-    "A learned policy played alone, no search: a small network that learnt to play as pimc plays, then by "
+    "A learned policy played alone, no search: a small network that learnt to play as the search plays, then by "
     "playing a pool of opponents (strategies/weights, one per table); at Briscola Chiamata it bids and calls by "
     "a learned network's chance of making each contract.",
     net_nb,
