@@ -105,7 +105,7 @@ def main() -> None:
 
 
 LEARNED_PARTS = {"value_tricks": "value network", "policy_prior": "policy prior", "playout_policy": "policy playouts"}
-WEIGHTS = ("policy_prior",)  # a line per weight: along a line only the budget changes
+LINE_PER_VALUE = ("policy_prior",)  # a line per weight: along a line only the budget changes
 
 
 def family(spec: str) -> str:
@@ -115,7 +115,7 @@ def family(spec: str) -> str:
     ('pimc + policy prior 0.6', 'pimc + value network')
     """
     name, *items = spec.split(":")
-    used = [LEARNED_PARTS[key] + (f" {value}" if key in WEIGHTS else "")
+    used = [LEARNED_PARTS[key] + (f" {value}" if key in LINE_PER_VALUE else "")
             for key, _, value in (item.partition("=") for item in items)
             if key in LEARNED_PARTS and value not in ("0", "0.0", "false")]  # fmt: skip
     return " + ".join([name, *used])

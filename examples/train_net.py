@@ -74,9 +74,9 @@ def teachers_networks(meta: dict, players: int) -> dict:
     strategy still has that fingerprint (its weights unchanged since the data was made)."""
     from strategies.registry import builtin_strategies
 
-    found = {}
+    builtins, found = builtin_strategies(), {}
     for name, recorded in meta["fingerprints"].items():
-        strategy = builtin_strategies().get(name)
+        strategy = builtins.get(name)
         if strategy is None or not strategy.provenance:
             continue
         found[name] = {"fingerprint": recorded}
