@@ -70,20 +70,24 @@ def read_study(folder: Path, players: int) -> tuple[list[dict], dict]:
 def teachers_networks(meta: dict, players: int) -> dict:
     """The networks the data's strategies played with (a second round's teacher, such as
     ``pimc:policy_prior``, reads the shipped ones): per strategy that reads networks, the
-    fingerprint the study recorded, and those networks' provenance where the shipped
-    strategy still has that fingerprint (its weights unchanged since the data was made)."""
+    fingerprint the study recorded and the provenance it recorded beside it (a study
+    made before it recorded them: the shipped strategy's, if its fingerprint is still the
+    recorded one)."""
     from strategies.registry import builtin_strategies
 
     builtins, found = builtin_strategies(), {}
     for name, recorded in meta["fingerprints"].items():
+        facts = meta.get("provenance", {}).get(name)
         strategy = builtins.get(name)
-        if strategy is None or not strategy.provenance:
+        if facts is None and (strategy is None or not strategy.provenance):
             continue
         found[name] = {"fingerprint": recorded}
-        if strategy.fingerprint() == recorded:
-            found[name]["provenance"] = strategy.provenance(players)
-        else:
+        if facts is None and strategy.fingerprint() == recorded:
+            facts = strategy.provenance(players)
+        if facts is None:
             print(f"train_net: {name}'s networks changed since the data was made; only its fingerprint is recorded")
+        else:
+            found[name]["provenance"] = facts
     return found
 
 

@@ -187,7 +187,8 @@ class StudyResults(Results):
         summary = outcome["summary"] or {}
         config = {"players": print_["players"], "seed": print_["seed"], "rules": print_["rules"], "match": print_["match"],
                   "deals": print_["deals"], "strategies": print_["strategies"], "versions": print_.get("versions", {}),
-                  "fingerprints": print_["fingerprints"], "version": __version__, "status": outcome["status"],
+                  "fingerprints": print_["fingerprints"], "provenance": state.networks,
+                  "version": __version__, "status": outcome["status"],
                   "summary": summary, "study": str(self.folder), "experiment": name}  # fmt: skip
         if kind == "compare":
             config["compare"] = {

@@ -329,11 +329,9 @@ def fingerprint(experiment: Experiment) -> dict:
     version and its fingerprint (the code and data it plays with), a plug-in file by its
     contents."""
     config = experiment.config
-    versions, prints = {}, {}
-    for label in experiment.strategies:
-        spec = seat_specs(replace(config, strategies=(label,) * config.players))[0]
-        versions[spec.strategy.name] = spec.strategy.version
-        prints[spec.strategy.name] = spec.strategy.fingerprint()
+    strategies = _strategies(experiment)
+    versions = {strategy.name: strategy.version for strategy in strategies}
+    prints = {strategy.name: strategy.fingerprint() for strategy in strategies}
     return {
         "kind": experiment.kind, "strategies": list(experiment.strategies), "players": config.players,
         "deals": config.deals, "seed": config.seed, "rules": config.rules.for_table(config.players),
@@ -344,6 +342,23 @@ def fingerprint(experiment: Experiment) -> dict:
         "versions": dict(sorted(versions.items())), "fingerprints": dict(sorted(prints.items())),
         **({"trace": True} if experiment.trace else {}),  # what is kept, not what is played: absent when off
     }  # fmt: skip
+
+
+def networks_provenance(experiment: Experiment) -> dict:
+    """Where the trained networks each strategy plays with at the experiment's table come
+    from (strategy name -> its provenance there), as a command's result file records them
+    per seat: a study records them beside its fingerprint, which covers their files."""
+    players = experiment.config.players
+    found = {s.name: s.provenance(players) for s in _strategies(experiment) if s.provenance}
+    return {name: facts for name, facts in found.items() if facts}
+
+
+def _strategies(experiment: Experiment) -> list:
+    """The experiment's strategies (each ``Strategy`` once, in its order)."""
+    config = experiment.config
+    found = [seat_specs(replace(config, strategies=(label,) * config.players))[0].strategy
+             for label in experiment.strategies]  # fmt: skip
+    return list({strategy.name: strategy for strategy in found}.values())
 
 
 def plan_hash(fingerprints) -> str:

@@ -50,7 +50,7 @@ from sim.files import (
     write_json,
 )  # fmt: skip
 from sim.kinds import kind_of
-from sim.plan import Plan, experiment_folder, fingerprint, plan_hash
+from sim.plan import Plan, experiment_folder, fingerprint, networks_provenance, plan_hash
 from sim.results import RESULT_ROW_GROUP
 from sim.stats import Sprt
 from sim.version import __version__
@@ -174,6 +174,7 @@ class ExperimentState:
     units_per_chunk: int
     directory: Path
     fingerprint: dict  # what decides its results, as the study began
+    networks: dict = field(default_factory=dict)  # its networks' provenance (their files: in the fingerprint)
     records: dict = field(default_factory=dict)  # Chunk -> its record, for the chunks done
     sprt_stop: int | None = None  # the deal count where its SPRT decided
 
@@ -364,7 +365,9 @@ class Study:
             on_sizing()
         experiments = [e if threads is None else with_threads(e, threads) for e in plan.experiments]
         states = [
-            ExperimentState(e, chunk_units or calibrate(e), experiment_dir(folder, e.name), fingerprint(e))
+            ExperimentState(
+                e, chunk_units or calibrate(e), experiment_dir(folder, e.name), fingerprint(e), networks_provenance(e)
+            )
             for e in experiments
         ]
         _check_size(states)
@@ -418,7 +421,13 @@ class Study:
             entry = recorded[experiment.name]
             experiment = experiment if threads is None else with_threads(experiment, threads)  # this machine's
             states.append(
-                ExperimentState(experiment, entry["units_per_chunk"], folder / entry["directory"], entry["fingerprint"])
+                ExperimentState(
+                    experiment,
+                    entry["units_per_chunk"],
+                    folder / entry["directory"],
+                    entry["fingerprint"],
+                    networks_provenance(experiment),
+                )
             )
         return cls._opened(folder, plan, rows, states)
 
@@ -442,7 +451,9 @@ class Study:
                 raise ConfigError(f"{folder} is cut in chunks of {recorded_units}: --chunk-deals cannot change "
                                   "when a study resumes")  # fmt: skip
             units = recorded_units or chunk_units or calibrate(experiment)
-            states.append(ExperimentState(experiment, units, directory, fingerprint(experiment)))
+            states.append(
+                ExperimentState(experiment, units, directory, fingerprint(experiment), networks_provenance(experiment))
+            )
         _check_size(states)
         study = cls._opened(folder, plan, rows, states)
         study.notes.append(f"{folder / STUDY_FILE} was missing: rebuilt from {PLAN_FILE} and the chunks' records")
@@ -469,7 +480,7 @@ class Study:
         status = read_status(folder)
         states = [
             ExperimentState(experiment_of(entry), entry["units_per_chunk"], folder / entry["directory"],
-                            entry["fingerprint"])
+                            entry["fingerprint"], entry.get("provenance", {}))
             for entry in status["experiments"]
         ]  # fmt: skip
         study = cls(folder, None, status["rows"], states)
@@ -729,6 +740,7 @@ def _experiment_status(state: ExperimentState) -> dict:
         "units_per_chunk": state.units_per_chunk, "chunks": len(state.needed()),
         "chunks_done": sum(c in state.records for c in state.needed()), "units": experiment.units,
         "units_done": state.units_done(), "seconds": round(state.seconds(), 3), "sprt_stop": state.sprt_stop,
+        **({"provenance": state.networks} if state.networks else {}),
     }  # fmt: skip
 
 

@@ -152,25 +152,38 @@ def test_training_from_a_studys_traces_writes_weights_the_kernels_take(tmp_path,
 
 
 def test_a_second_rounds_networks_name_the_networks_their_data_was_played_with(tmp_path):
-    """Expert iteration's provenance: data made by a strategy that reads networks (here
-    net, as pimc:policy_prior does) records them, by fingerprint and provenance, and the
-    one-line provenance of the networks trained on it names them."""
-    from sim.report import _provenance_line
-    from strategies.nets import provenance
+    """Expert iteration's provenance: a study of strategies that read networks (net, as
+    pimc:policy_prior does, and a plug-in's copy of them with its own record) records
+    their provenance beside their fingerprints; the networks trained on it name them, and
+    their one-line provenance names the shipped ones'."""
+    import shutil
 
-    plan = tmp_path / "plan.toml"
-    plan.write_text(
-        "[[simulate]]\nname = 'data'\nplayers = 2\nstrategies = ['net']\ndeals = 30\nseed = 9\ntrace = true\n"
+    from sim.report import _provenance_line
+    from strategies.nets import provenance, provenance_path
+
+    copy = tmp_path / "copy"
+    copy.mkdir()
+    shutil.copy(weights_path(2), copy / weights_path(2).name)
+    provenance_path(2, copy).write_text(json.dumps({"table": "2 players", "note": "a copy"}))
+    (tmp_path / "mine.py").write_text(
+        f"from strategies.library import net_from\nMINE = net_from({str(copy)!r}, 'mine')\n"
     )
+    plan = tmp_path / "plan.toml"
+    plan.write_text(f"strategy_files = [{str(tmp_path / 'mine.py')!r}]\n[[simulate]]\nname = 'data'\nplayers = 2\n"
+                    "strategies = ['net', 'mine']\ndeals = 30\nseed = 9\ntrace = true\n")  # fmt: skip
     made = run_here("batch", plan, "--out", tmp_path / "study", "--quiet")
     assert made.returncode == 0, made.stderr
+    recorded = json.loads((tmp_path / "study" / "_study.json").read_text())["experiments"][0]["provenance"]
+    assert recorded == {"net": provenance(2), "mine": {"table": "2 players", "note": "a copy"}}
     train = [sys.executable, str(REPO / "examples" / "train_net.py"), "--players", "2", "--study",
              str(tmp_path / "study"), "--epochs", "1", "--out", str(tmp_path / "w")]  # fmt: skip
     done = subprocess.run(train, capture_output=True, text=True, cwd=REPO, timeout=600)
     assert done.returncode == 0, done.stderr
     facts = json.loads((tmp_path / "w" / "net-2p.json").read_text())
-    teacher = facts["data"]["networks"]["net"]
-    assert teacher == {"fingerprint": NET.fingerprint(), "provenance": provenance(2)}
+    teachers = facts["data"]["networks"]
+    assert teachers["net"] == {"fingerprint": NET.fingerprint(), "provenance": provenance(2)}
+    assert teachers["mine"]["provenance"] == {"table": "2 players", "note": "a copy"}
+    assert teachers["mine"]["fingerprint"] != NET.fingerprint()
     line = _provenance_line(facts)
     assert f"the data's net read networks {NET.fingerprint()}, whose policy imitates" in line
 
