@@ -31,6 +31,12 @@ def score(spec: str, players: int, deals: int, seed: int) -> dict:
     return json.loads(out)
 
 
+def fingerprints() -> dict:
+    """Strategy name -> the fingerprint of the code and data it plays with here: a point
+    keeps its strategy's, so a point measured before its networks changed shows it."""
+    return {found["name"]: found["fingerprint"] for found in json.loads(briscola(REPO, "strategies", "--json"))}
+
+
 def speed(tree: Path, spec: str, players: int, seconds: float) -> float:
     """Deals/s of the whole simulate command on one thread, ``spec`` against ``expert``:
     a short run gauges the rate, then a run of about ``seconds`` is timed."""
@@ -81,13 +87,14 @@ def main() -> None:
                             args.baseline[0]], check=True, capture_output=True)  # fmt: skip
             timed_simulate(args.baseline[1], "expert", args.players, 2, SEED, base_tree)  # compiled, cached
         try:
-            rows = []
+            rows, prints = [], fingerprints()
             for spec in args.points:
                 result = score(spec, args.players, args.deals, args.seed)
                 mine = speed(REPO, spec, args.players, args.speed_seconds)
                 base = speed(base_tree, args.baseline[1], args.players, args.speed_seconds) if base_tree else None
-                rows.append({"spec": spec, "score": result["score"], "score_ci95": result["score_ci95"],
-                             "deals": args.deals, "deals_per_s": mine, "baseline_deals_per_s": base})  # fmt: skip
+                rows.append({"spec": spec, "fingerprint": prints[spec.split(":")[0]], "score": result["score"],
+                             "score_ci95": result["score_ci95"], "deals": args.deals, "deals_per_s": mine,
+                             "baseline_deals_per_s": base})  # fmt: skip
                 low, high = result["score_ci95"]
                 ratio = f"{mine / base:.2f}x" if base else "-"
                 print(f"| {spec} | {result['score']:.3f} ({low:.3f}-{high:.3f}) | {mine:.2f} | {ratio} |", flush=True)
