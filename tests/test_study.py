@@ -375,7 +375,6 @@ def test_the_documented_study_plan_reads_as_the_docs_say():
     assert all(f"| {name} |" in docs for name in names)
 
 
-
 @pytest.mark.parametrize("plan_file", sorted((REPO / "examples").glob("*.toml")) + sorted((REPO / "benchmarks").glob("*.toml")),
                          ids=lambda path: f"{path.parent.name}/{path.name}")  # fmt: skip
 def test_every_shipped_plan_reads(plan_file):
@@ -385,6 +384,7 @@ def test_every_shipped_plan_reads(plan_file):
 
     plan = read_plan(plan_file)
     assert plan.experiments and all(experiment.config.deals > 0 for experiment in plan.experiments)
+
 
 def wait_for_records(folder: Path, process: subprocess.Popen, at_least: int) -> None:
     deadline = time.monotonic() + 120
