@@ -18,7 +18,8 @@ alone for the first WARM_UP rounds, so that the first policy steps follow real
 advantages. The value network ``pimc:value_tricks`` uses is kept as it was.
 
 It rewrites ``strategies/weights/net-{P}p.npz`` (``--out`` for another folder) and adds
-the tuning (seed, rounds, pool, settings, the deals played) to the list of tunings in its
+the tuning (seed, rounds, pool, settings, the deals played, and the fingerprint of the
+networks each learned opponent in the pool played with) to the list of tunings in its
 ``.json`` (``--weights`` may hold weights tuned before: the run goes on from them).
 Reproducible from ``--rounds`` and ``--seed`` with the same BLAS and thread count; with
 ``--minutes`` alone, how far it gets depends on the machine.
@@ -60,6 +61,20 @@ def ppo_gradient(logits, mask, actions, old_logp, advantage):
     entropy = -(probs * logp).sum(axis=1, keepdims=True)
     d_logits += ENTROPY * probs * (logp + entropy) / k
     return d_logits.astype(np.float32)
+
+
+def pool_networks(opponents) -> dict:
+    """The fingerprint of each learned opponent in the pool (``net`` plays the networks in
+    ``strategies/weights``, whatever ``--weights`` says): which networks the policy was
+    tuned against."""
+    from strategies.registry import builtin_strategies
+
+    builtins, found = builtin_strategies(), {}
+    for spec in opponents:
+        strategy = builtins.get(spec.split(":")[0])
+        if strategy is not None and strategy.provenance:
+            found[strategy.name] = strategy.fingerprint()
+    return found
 
 
 def sample(policy: MLP, obs, mask, rng):
@@ -192,7 +207,7 @@ def main() -> None:
                        "pool": args.pool, "deals": rounds * args.lanes * len(args.pool), "rate": RATE,
                        "clip": CLIP, "entropy": ENTROPY, "epochs": EPOCHS, "warm_up": args.warm_up,
                        "won_last_rounds": dict(zip(args.pool, np.round(np.mean(won[-10:], axis=0), 3).tolist())),
-                        "commit": commit()}]  # fmt: skip
+                       "pool_networks": pool_networks(args.pool), "commit": commit()}]  # fmt: skip
     save_networks(args.out, players, with_layers(weights, "policy", policy.layers), facts)
     print(f"wrote {args.out}/net-{players}p.npz and .json after {rounds} rounds")
 

@@ -247,7 +247,7 @@ def run_example(script, *args):
 
 
 def test_tuning_by_play_changes_the_policy_alone_reproducibly(tmp_path):
-    tune = ["--players", 2, "--rounds", 3, "--warm-up", 1, "--lanes", 16, "--pool", "random", "greedy"]
+    tune = ["--players", 2, "--rounds", 3, "--warm-up", 1, "--lanes", 16, "--pool", "random", "net"]
     for out in ("a", "b"):
         done = run_example("tune_net.py", *tune, "--out", tmp_path / out)
         assert done.returncode == 0, done.stderr
@@ -258,7 +258,8 @@ def test_tuning_by_play_changes_the_policy_alone_reproducibly(tmp_path):
     shipped_tuning = json.loads(weights_path(2).with_suffix(".json").read_text()).get("tuning", [])
     *earlier, tuning = json.loads((tmp_path / "a" / "net-2p.json").read_text())["tuning"]
     assert earlier == shipped_tuning  # this tuning is added to the record, the earlier ones kept
-    assert tuning["rounds"] == 3 and tuning["deals"] == 3 * 16 * 2 and tuning["pool"] == ["random", "greedy"]
+    assert tuning["rounds"] == 3 and tuning["deals"] == 3 * 16 * 2 and tuning["pool"] == ["random", "net"]
+    assert tuning["pool_networks"] == {"net": NET.fingerprint()}  # which networks the pool's net played
 
 
 def test_value_training_from_self_play_changes_the_value_alone(tmp_path):
