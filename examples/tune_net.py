@@ -35,7 +35,9 @@ import numpy as np
 
 from sim.env import BriscolaVectorEnv
 from sim.learn import MLP, commit
+from strategies.api import parse_spec
 from strategies.nets import WEIGHTS, layers, provenance, save_networks, weights_path, with_layers
+from strategies.registry import builtin_strategies
 
 TABLES = (2, 3, 4, 5, 6)  # at 5 players the learner plays the cards; its bids and calls are its opponents'
 POOL = ("random", "greedy", "hoarder", "expert", "net")
@@ -67,14 +69,8 @@ def pool_networks(opponents) -> dict:
     """The fingerprint of each learned opponent in the pool (``net`` plays the networks in
     ``strategies/weights``, whatever ``--weights`` says): which networks the policy was
     tuned against."""
-    from strategies.registry import builtin_strategies
-
-    builtins, found = builtin_strategies(), {}
-    for spec in opponents:
-        strategy = builtins.get(spec.split(":")[0])
-        if strategy is not None and strategy.provenance:
-            found[strategy.name] = strategy.fingerprint()
-    return found
+    strategies = [parse_spec(spec, builtin_strategies()).strategy for spec in opponents]
+    return {strategy.name: strategy.fingerprint() for strategy in strategies if strategy.provenance}
 
 
 def sample(policy: MLP, obs, mask, rng):
