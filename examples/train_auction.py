@@ -32,9 +32,9 @@ from pathlib import Path
 import numpy as np
 
 from kernels.enums import CHIAMATA_PLAYERS, N_CARDS, N_FACES, N_SUITS
-from sim.learn import MLP, commit, logistic_loss
+from sim.learn import MLP, commit, logistic_loss, save_networks
 from strategies.net_nb import CONTRACT_INPUTS, FIRST_TARGET, N_TARGETS
-from strategies.nets import WEIGHTS, provenance, save_networks, weights_path, with_layers
+from strategies.nets import WEIGHTS, provenance, weights_path, with_layers
 
 HIDDEN = (64, 32)
 HAND = 8

@@ -35,9 +35,9 @@ import pyarrow as pa
 from kernels.enums import CHIAMATA_PLAYERS, N_CARDS, N_FACES, N_SUITS
 from sim.check import view_record
 from sim.config import Rules, side_of_seat
-from sim.learn import MLP, commit, cross_entropy, logistic_loss
+from sim.learn import MLP, commit, cross_entropy, logistic_loss, save_networks
 from sim.reference import chiamata_decisions, views_along
-from strategies.nets import WEIGHTS, provenance, save_networks, weights_path, with_layers
+from strategies.nets import WEIGHTS, provenance, weights_path, with_layers
 from strategies.observation import encode_flat, flat_size, legal_mask
 
 POLICY_HIDDEN = (128, 64)  # two ReLU layers: small enough for 20k deals/s on one thread at 2 players

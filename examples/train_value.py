@@ -29,8 +29,8 @@ from pathlib import Path
 import numpy as np
 
 from sim.env import BriscolaVectorEnv
-from sim.learn import MLP, commit, forward, logistic_loss
-from strategies.nets import WEIGHTS, layers, provenance, save_networks, weights_path, with_layers
+from sim.learn import MLP, commit, forward, logistic_loss, save_networks
+from strategies.nets import WEIGHTS, layers, provenance, weights_path, with_layers
 
 VALUE_HIDDEN = (128, 64)
 RATE, MINIBATCH = 1e-3, 4096

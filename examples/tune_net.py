@@ -34,9 +34,9 @@ from pathlib import Path
 import numpy as np
 
 from sim.env import BriscolaVectorEnv
-from sim.learn import MLP, commit
+from sim.learn import MLP, commit, save_networks
 from strategies.api import parse_spec
-from strategies.nets import WEIGHTS, layers, provenance, save_networks, weights_path, with_layers
+from strategies.nets import WEIGHTS, layers, provenance, weights_path, with_layers
 from strategies.registry import builtin_strategies
 
 TABLES = (2, 3, 4, 5, 6)  # at 5 players the learner plays the cards; its bids and calls are its opponents'

@@ -20,7 +20,13 @@ True
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import numpy as np
+
+from sim.files import write_atomically
+from strategies.nets import pack_file, provenance_path, weights_path
 
 BETA1, BETA2, EPSILON = 0.9, 0.999, 1e-8  # Adam's
 
@@ -114,3 +120,18 @@ def commit() -> str:
                               cwd=Path(__file__).resolve().parent, check=True).stdout.strip()  # fmt: skip
     except (OSError, subprocess.CalledProcessError):
         return "unknown"
+
+
+def save_networks(folder: Path, players: int, weights: dict, facts: dict) -> None:
+    """Writes a table's networks and their provenance into ``folder``, once the kernels
+    are known to take them (``pack_file`` checks every shape); each file appears whole or
+    not at all, so a run killed while saving leaves the weights it would have replaced."""
+    pack_file(weights, players)
+
+    def write_weights(temporary: Path) -> None:
+        with open(temporary, "wb") as file:  # a file object: np.savez would add ".npz" to a name
+            np.savez(file, **weights)
+
+    write_atomically(weights_path(players, Path(folder)), write_weights)
+    write_atomically(provenance_path(players, Path(folder)),
+                     lambda temporary: temporary.write_text(json.dumps(facts, indent=1) + "\n"))  # fmt: skip

@@ -130,13 +130,3 @@ def with_layers(weights: dict, name: str, network) -> dict:
     for k, (weight, bias) in enumerate(network):
         kept[f"{name}.{k}.weight"], kept[f"{name}.{k}.bias"] = weight, bias
     return kept
-
-
-def save_networks(folder: Path, players: int, weights: dict, facts: dict) -> None:
-    """Writes a table's networks and their provenance into ``folder``, once the kernels
-    are known to take them (``pack_file`` checks every shape)."""
-    pack_file(weights, players)
-    folder = Path(folder)
-    folder.mkdir(parents=True, exist_ok=True)
-    np.savez(weights_path(players, folder), **weights)
-    provenance_path(players, folder).write_text(json.dumps(facts, indent=1) + "\n")

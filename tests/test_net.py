@@ -16,7 +16,7 @@ import pytest
 from kernels.engine_nb import simulate_nb
 from sim.check import view_record
 from sim.config import RunConfig
-from sim.learn import forward
+from sim.learn import forward, save_networks
 from sim.play import play_batch, views_along_plays
 from sim.trace import trace_rows
 from strategies.errors import StrategyError
@@ -260,6 +260,26 @@ def test_tuning_by_play_changes_the_policy_alone_reproducibly(tmp_path):
     assert earlier == shipped_tuning  # this tuning is added to the record, the earlier ones kept
     assert tuning["rounds"] == 3 and tuning["deals"] == 3 * 16 * 2 and tuning["pool"] == ["random", "net"]
     assert tuning["pool_networks"] == {"net": NET.fingerprint()}  # which networks the pool's net played
+
+
+def test_saving_networks_is_whole_or_not_at_all(tmp_path, monkeypatch):
+    """A save that fails part-way (a full disk, a kill) leaves the weights it would have
+    replaced, and no half-written file beside them."""
+    with np.load(weights_path(2)) as shipped:
+        weights = dict(shipped)
+    save_networks(tmp_path, 2, weights, {"note": "before"})
+    before = weights_path(2, tmp_path).read_bytes()
+
+    def savez_then_fail(file, **arrays):
+        file.write(b"half a file")
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(np, "savez", savez_then_fail)
+    with pytest.raises(OSError, match="No space left"):
+        save_networks(tmp_path, 2, weights, {"note": "after"})
+    assert weights_path(2, tmp_path).read_bytes() == before
+    assert json.loads(weights_path(2, tmp_path).with_suffix(".json").read_text()) == {"note": "before"}
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["net-2p.json", "net-2p.npz"]
 
 
 def test_value_training_from_self_play_changes_the_value_alone(tmp_path):
