@@ -124,11 +124,17 @@ def default_call_nb(view, params, rng):
 
 @njit(cache=True, inline="always")
 def suit_value_nb(view, suit):
-    """What a hand is worth with ``suit`` as trump: its card points, plus 6 and the
+    """What the view's hand is worth with ``suit`` as trump (``hand_suit_value_nb``)."""
+    return hand_suit_value_nb(view.hand, view.n_hand, suit)
+
+
+@njit(cache=True, inline="always")
+def hand_suit_value_nb(hand, n, suit):
+    """What ``hand[:n]`` is worth with ``suit`` as trump: its card points, plus 6 and the
     strength (0-9) of each card of that suit."""
     value = 0
-    for k in range(view.n_hand):
-        card = view.hand[k]
+    for k in range(n):
+        card = hand[k]
         value += CARD_POINTS[card]
         if CARD_SUIT[card] == suit:
             value += 6 + CARD_STRENGTH[card]
@@ -137,8 +143,13 @@ def suit_value_nb(view, suit):
 
 @njit(cache=True, inline="always")
 def holds_nb(view, card):
-    for k in range(view.n_hand):
-        if view.hand[k] == card:
+    return hand_holds_nb(view.hand, view.n_hand, card)
+
+
+@njit(cache=True, inline="always")
+def hand_holds_nb(hand, n, card):
+    for k in range(n):
+        if hand[k] == card:
             return True
     return False
 

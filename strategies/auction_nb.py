@@ -21,7 +21,7 @@ import numpy as np
 from numba import njit
 
 from kernels.enums import N_FACES, N_SUITS, PASS
-from kernels.inlined_strategies_nb import holds_nb, suit_value_nb
+from kernels.inlined_strategies_nb import hand_holds_nb, hand_suit_value_nb
 from kernels.rules_nb import bid_face_nb, bid_target_nb
 from strategies.expert_nb import BID_THRESHOLD
 
@@ -57,14 +57,20 @@ def best_call_nb(view, bid):
     """The card to call at ``bid`` and the caller's expected game points with it: of the
     four cards of the bid's face, the one whose suit (as trump) and holder (a partner,
     or the caller alone) give the most."""
+    gains = np.empty(N_SUITS, dtype=np.float64)
+    call_gains_nb(view.hand, view.n_hand, bid, gains)
+    suit = np.argmax(gains)
+    return suit * N_FACES + bid_face_nb(bid), gains[suit]
+
+
+@njit(cache=True)
+def call_gains_nb(hand, n, bid, gains):
+    """``gains[suit]``: the expected game points of a caller holding ``hand[:n]`` that
+    calls the card of ``bid``'s face in ``suit``."""
     face, target = bid_face_nb(bid), bid_target_nb(bid)
-    best, best_gain = face, -1e9
     for suit in range(N_SUITS):
-        card = suit * N_FACES + face
-        gain = expected_gain_nb(suit_value_nb(view, suit), face, target, holds_nb(view, card))
-        if gain > best_gain:
-            best, best_gain = card, gain
-    return best, best_gain
+        alone = hand_holds_nb(hand, n, suit * N_FACES + face)
+        gains[suit] = expected_gain_nb(hand_suit_value_nb(hand, n, suit), face, target, alone)
 
 
 @njit(cache=True, inline="always")

@@ -11,7 +11,9 @@ all draw orders: so the weight is the probability of the plays along one random 
 history, and its mean over histories is the world's likelihood. Resampling worlds in
 proportion to their weights then draws them from the posterior given the plays.
 
-The model is the hand-written policy's softmax (``policy_nb.model_share_nb``), or, with a
+The model is the hand-written policy's softmax (``policy_nb.model_share_nb``; at Briscola
+Chiamata each play made before the called card was out, by a seat not holding it, as by
+a seat that knew no partner), or, with a
 ``Weighing`` whose ``learned`` is on, the learned policy network's (``net_nb``) from the
 view the seat had when it played (``past_view_nb``): its hand then, as the draw history
 makes it, and the public play up to then. Those views show no partner's hand or signal
@@ -22,6 +24,10 @@ How far a seat follows the policy (its trust, from 0: at random, to 1: always th
 policy's best card) can itself be inferred: each trust of ``TRUST_GRID`` is as likely as
 the mean weight it gives the worlds dealt (``trust_posterior_nb``), and a seat is
 modelled as playing at random as often as its trust is likely to be low.
+
+At Briscola Chiamata the auction can be weighed too (``auction_log_weight_nb``): each
+other seat modelled as bidding by ``auction_nb``'s model, the caller's hand then leans
+to its called suit, and the hands of those who passed away from strength.
 """
 
 from collections import namedtuple
@@ -29,10 +35,11 @@ from collections import namedtuple
 import numpy as np
 from numba import njit
 
-from kernels.enums import CHIAMATA_PLAYERS, MAX_HAND, MAX_TABLE, N_CARDS, VIEW_DTYPE
+from kernels.enums import CARD_SUIT, CHIAMATA_PLAYERS, MAX_HAND, MAX_PLAYERS, MAX_TABLE, N_CARDS, N_SUITS, VIEW_DTYPE
 from kernels.rng_nb import rng_below_nb, rng_uniform_nb
 from kernels.rules_nb import trick_points_nb
-from strategies.knowledge_nb import first_stock_nb
+from strategies.auction_nb import call_gains_nb
+from strategies.knowledge_nb import called_card_at_nb, first_stock_nb, sides_known_nb
 from strategies.net_nb import has_policy_nb, new_work_nb, no_work_nb, policy_logits_nb, softmax_weights_nb
 from strategies.policy_nb import model_share_nb
 
@@ -41,23 +48,99 @@ PAST_HAND = MAX_HAND  # the work array ``Weighing.past``: cards of one hand
 # learned policy in ``data`` if ``learned``, else by the hand-written one. The rest are
 # work arrays: the network's (``work``, its ``logits``), the view rebuilt for a past play
 # (``then``, one VIEW_DTYPE element) and the hand it was made from (``past``).
-Weighing = namedtuple("Weighing", ["trust", "learned", "data", "work", "then", "logits", "past"])
+# At Briscola Chiamata, with ``auction`` on, the auction seen is weighed too, each seat
+# modelled as bidding by ``auction_nb``'s model at ``bid_threshold`` (auction_log_weight_nb).
+Weighing = namedtuple(
+    "Weighing", ["trust", "learned", "data", "work", "then", "logits", "past", "auction", "bid_threshold"]
+)
 
 
 @njit(cache=True)
-def weighing_nb(trust, data, learned):
+def weighing_nb(trust, data, learned, auction, bid_threshold):
     """A ``Weighing`` (made once per decision): by the learned policy if ``learned`` and
-    ``data`` holds one, else by the hand-written rules."""
+    ``data`` holds one, else by the hand-written rules; the auction too if ``auction``."""
     learned = learned and has_policy_nb(data)
     work = new_work_nb(data) if learned else no_work_nb()
     return Weighing(trust, learned, data, work, np.empty(1, dtype=VIEW_DTYPE), np.empty(N_CARDS, dtype=np.float64),
-                    np.empty(PAST_HAND, dtype=np.int64))  # fmt: skip
+                    np.empty(PAST_HAND, dtype=np.int64), auction, bid_threshold)  # fmt: skip
 
 
 @njit(cache=True)
 def by_rules_nb(trust):
     """A ``Weighing`` by the hand-written policy, for searches without networks."""
-    return weighing_nb(trust, np.empty(0, dtype=np.float32), False)
+    return weighing_nb(trust, np.empty(0, dtype=np.float32), False, False, 0.0)
+
+
+@njit(cache=True, inline="always")
+def weighs_auction_nb(view, weighing):
+    """Whether ``weighing`` weighs this view's auction: Briscola Chiamata, a call made."""
+    return weighing.auction and view.players == CHIAMATA_PLAYERS and view.caller >= 0
+
+
+@njit(cache=True)
+def auction_log_weight_nb(view, hands, n_hand, weighing):
+    """The log-probability of the auction seen (at Briscola Chiamata) in the world
+    ``hands``, every other seat modelled as bidding as ``auction_nb`` does at
+    ``weighing.bid_threshold``, with ``weighing.trust`` in that model (else a bid or a
+    pass is a coin's toss and a call any suit's). From the hand each seat bid from (its
+    hand now and the cards it has played: nothing is drawn), the view shows: the caller
+    called the card it did at the final bid, its best call, worth bidding; each other
+    seat's last bid was worth bidding; and no seat but the caller found the level above
+    the final bid worth bidding (a seat passes where the next level is not; a call's
+    worth falls as the level rises). ``AUCTION_SOFTNESS`` makes each a soft threshold."""
+    players, trust, threshold = view.players, weighing.trust, weighing.bid_threshold
+    hand, gains = weighing.past, np.empty(N_SUITS, dtype=np.float64)
+    above = view.bid + 1 if view.bid < view.max_bid else -1  # the level nobody else would bid
+    log_weight = 0.0
+    for seat in range(players):
+        if seat == view.seat:
+            continue
+        n = dealt_hand_nb(view, seat, hands[seat], n_hand[seat], hand)
+        if seat == view.caller:
+            call_gains_nb(hand, n, view.bid, gains)
+            called = CARD_SUIT[view.called]
+            log_weight += np.log(trust * _call_share_nb(gains, called) + (1.0 - trust) / N_SUITS)
+            log_weight += np.log(trust * _worth_bidding_nb(gains[called], threshold) + (1.0 - trust) * 0.5)
+            continue
+        if view.seat_bids[seat] >= 0:
+            call_gains_nb(hand, n, view.seat_bids[seat], gains)
+            log_weight += np.log(trust * _worth_bidding_nb(gains.max(), threshold) + (1.0 - trust) * 0.5)
+        if above >= 0:
+            call_gains_nb(hand, n, above, gains)
+            log_weight += np.log(trust * (1.0 - _worth_bidding_nb(gains.max(), threshold)) + (1.0 - trust) * 0.5)
+    return log_weight
+
+
+@njit(cache=True)
+def dealt_hand_nb(view, seat, hand_now, n_now, out):
+    """Fills ``out`` with the hand ``seat`` was dealt at Briscola Chiamata (where nothing
+    is drawn): ``hand_now[:n_now]`` and every card it has played. Returns its size."""
+    n = 0
+    for k in range(n_now):
+        out[n] = hand_now[k]
+        n += 1
+    for k in range(view.n_played):
+        card = view.history[k]
+        if view.played_by[card] == seat:
+            out[n] = card
+            n += 1
+    return n
+
+
+@njit(cache=True, inline="always")
+def _worth_bidding_nb(gain, threshold):
+    """How likely a call expected to gain ``gain`` game points is bid at ``threshold``."""
+    return 1.0 / (1.0 + np.exp(-(gain - threshold) / AUCTION_SOFTNESS))
+
+
+@njit(cache=True, inline="always")
+def _call_share_nb(gains, suit):
+    """How likely the caller calls in ``suit``: a softmax of the calls' expected gains."""
+    top = gains.max()
+    total = 0.0
+    for s in range(N_SUITS):
+        total += np.exp((gains[s] - top) / AUCTION_SOFTNESS)
+    return np.exp((gains[suit] - top) / AUCTION_SOFTNESS) / total
 
 
 @njit(cache=True)
@@ -82,6 +165,8 @@ def _seat_log_weights_nb(view, seat, hand, n, sides, trusts, rng, weighing, log_
     likelihoods = log_weights  # products of the probabilities first, one log at the end
     likelihoods[:] = 1.0
     drawing_tricks = draw_rounds_nb(players)  # tricks 0 .. drawing_tricks - 1 end with a draw
+    called_at = called_card_at_nb(view)  # before it, a seat not holding the called card plays alone
+    alone = np.arange(MAX_PLAYERS) if called_at >= 0 else sides
     for trick in range(view.trick, -1, -1):
         if trick < view.trick and trick < drawing_tricks:  # before the draw after this trick
             k = rng_below_nb(rng, n)
@@ -99,7 +184,8 @@ def _seat_log_weights_nb(view, seat, hand, n, sides, trusts, rng, weighing, log_
             share = _learned_share_nb(view, seat, trick, position, n, weighing)
         else:
             table = view.history[start : start + position]
-            share = model_share_nb(past, n, card, table, position, view.trump_suit, players, leader, seat, sides)
+            known = sides_known_nb(start + position < called_at, past, n, view.called, sides, alone)
+            share = model_share_nb(past, n, card, table, position, view.trump_suit, players, leader, seat, known)
         for j in range(trusts.shape[0]):
             likelihoods[j] *= trusts[j] * share + (1.0 - trusts[j]) / n
     for j in range(trusts.shape[0]):
@@ -222,3 +308,7 @@ def resample_nb(log_weights, n, chosen, m, rng):
 # player at random (0) to one that nearly always plays as the policy.
 TRUST_GRID = np.array([0.0, 0.25, 0.5, 0.75, 0.95])
 RANDOM_TRUST = 0.25  # a seat whose trust is this or less is modelled as playing at random
+# How sharply the auction is read, in game points: a call expected to gain this much
+# above the bidding threshold is bid 73% of the time, and a call this much better than
+# another is made e (2.7) times as often.
+AUCTION_SOFTNESS = 0.25

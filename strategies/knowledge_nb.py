@@ -16,6 +16,7 @@ from kernels.enums import (
     N_FACES,
     N_SUITS,
 )
+from kernels.inlined_strategies_nb import hand_holds_nb
 from kernels.rules_nb import hand_size_nb
 from strategies.endgame_nb import card_values_nb, new_hands_nb
 
@@ -92,6 +93,29 @@ def same_side_nb(view, seat, other):
     if view.players == CHIAMATA_PLAYERS and view.partner >= 0:
         return (seat == view.caller or seat == view.partner) == (other == view.caller or other == view.partner)
     return False
+
+
+@njit(cache=True, inline="always")
+def called_card_at_nb(view):
+    """At Briscola Chiamata, where the called card lies in the history: until that play
+    only its holder knows who the caller's partner is (``same_side_nb``); ``n_played``
+    while it is still in a hand, and -1 at the other tables (where nothing is hidden)."""
+    if view.players != CHIAMATA_PLAYERS or view.called < 0:
+        return -1
+    if view.played_by[view.called] < 0:
+        return view.n_played
+    for k in range(view.n_played):
+        if view.history[k] == view.called:
+            return k
+    return -1
+
+
+@njit(cache=True, inline="always")
+def sides_known_nb(hidden, hand, n, called, sides, alone):
+    """The sides a seat holding ``hand[:n]`` plays by: the deal's (``sides``) once the
+    called card is out (``hidden`` off) or to its holder, who knows it is the partner;
+    else each seat on its own (``alone``), as ``same_side_nb`` has it."""
+    return alone if hidden and not hand_holds_nb(hand, n, called) else sides
 
 
 @njit(cache=True)

@@ -74,7 +74,7 @@ def opponent_random(default: float) -> Param:
 
 
 PIMC = Strategy(
-    "pimc", 6,
+    "pimc", 7,
     "Determinized Monte Carlo search: samples the hidden cards consistently with all it has seen, "
     "weighed by how likely the plays seen make them; plays each card out (expert's rules, each other "
     "player at random as often as its plays suggest, then exact search of the last tricks; at 2 players "
@@ -95,6 +95,8 @@ PIMC = Strategy(
         Param("policy_inference", bool, False, None, None, "weigh the hidden hands by the learned policy's (net's) "
               "probability of the plays seen, from each player's view then, instead of the hand-written rules' (where "
               "the table has a policy network; like those, only with inference > 0 or adapt)"),
+        Param("auction_inference", bool, False, None, None, "Briscola Chiamata: weigh the hidden hands by the auction "
+              "too, every other player modelled as bidding and calling as this one does (at inference's trust)"),
     ),
     bid=pimc_bid_nb,
     call=pimc_call_nb,
@@ -104,7 +106,7 @@ PIMC = Strategy(
 )  # fmt: skip
 
 ISMCTS = Strategy(
-    "ismcts", 3,
+    "ismcts", 4,
     "Information-set Monte Carlo tree search: one tree of the cards played from here on, shared by "
     "a new deal of the hidden cards each iteration; UCB among the cards each deal allows, playouts "
     "as pimc's; plays the most visited card.",

@@ -17,7 +17,11 @@ Which deals are sampled: uniformly among those consistent with the view, or, wit
 learned policy (net's). Under signals=trumps (unless ``signals`` is off) each signalling
 partner holds exactly the trump honours it shows. At Briscola Chiamata a sampled deal
 also says who holds the called card, and so who the caller's partner is: each playout is
-scored for the sides of its own deal (the caller's side wins with its target).
+scored for the sides of its own deal (the caller's side wins with its target), but until
+the called card is played every seat other than its holder plays, in playouts and in the
+opponent model, as one that knows no partner (as ``expert`` does, ``same_side_nb``). With
+``auction_inference`` the deals are weighed by the auction too: the caller called its
+best suit, worth bidding, and the others found the next level not worth it.
 
 How the others play in playouts: by the policy, except that an opponent plays a card at
 random with probability ``opponent_random`` (a model of a good opponent shies away from
@@ -45,7 +49,7 @@ from strategies.playout_nb import SEARCH_CARDS, Learned, play_out_nb, reset_play
 from strategies.worlds_nb import deal_next_nb, shuffle_nb, start_search_nb
 
 SAMPLES, ROLLOUTS, POINTS_WEIGHT, OPPONENT_RANDOM, SIGNALS, PARTNER_VIEW, INFERENCE, ADAPT, BID_THRESHOLD = range(9)
-VALUE_TRICKS, PLAYOUT_POLICY, POLICY_PRIOR, POLICY_INFERENCE = 9, 10, 11, 12  # parameters
+VALUE_TRICKS, PLAYOUT_POLICY, POLICY_PRIOR, POLICY_INFERENCE, AUCTION_INFERENCE = 9, 10, 11, 12, 13  # parameters
 # The search stops early once one card is clearly best: looked at after FIRST_LOOK sampled
 # deals, then every LOOK_EVERY, it must lead every other card by CLEAR_Z standard errors,
 # a difference smaller than INDIFFERENT a playout not counting (0.0125 of a win; 0.05 on a
@@ -64,7 +68,13 @@ def pimc_nb(view, params, rng, data):
         forget_partner_hands_nb(view)
     if view.players == 2 and view.stock_size <= 2 and (adapt or params[OPPONENT_RANDOM] <= 0.0):
         return expert_play_nb(view, use_signals)  # exact from the last draw on
-    weighing = weighing_nb(params[INFERENCE], data, params[POLICY_INFERENCE] != 0.0)
+    weighing = weighing_nb(
+        params[INFERENCE],
+        data,
+        params[POLICY_INFERENCE] != 0.0,
+        params[AUCTION_INFERENCE] != 0.0,
+        params[BID_THRESHOLD],
+    )
     search = start_search_nb(view, use_signals, weighing, adapt, samples, rng)
     learned = learned_playouts_nb(view, params, data)
     if learned.cut_tricks > 0:

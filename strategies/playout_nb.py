@@ -6,7 +6,9 @@ stock lasts); exact search (``endgame_nb``) then plays the rest, the side of the
 seat against the others. A playout is scored for the view's seat: win 1, draw 1/2, loss
 0, plus ``points_weight`` times the point margin over 120; one cut short is scored as
 expected (``expected_score_2p_nb``), or, with ``Learned.cut_tricks``, by the learned
-value network from the view the seat would have there.
+value network from the view the seat would have there. At Briscola Chiamata the policy
+plays each seat by the sides it knows: until the called card is played, only its holder
+knows who the caller's partner is (exact search, at the end, sees every side).
 """
 
 from collections import namedtuple
@@ -16,9 +18,11 @@ from numba import njit
 
 from kernels.engine_nb import trump_honours_nb
 from kernels.enums import CHIAMATA_PLAYERS, MAX_HAND, MAX_PLAYERS, MAX_TABLE, N_CARDS, TOTAL_POINTS, VIEW_DTYPE
+from kernels.inlined_strategies_nb import hand_holds_nb
 from kernels.rng_nb import rng_below_nb, rng_uniform_nb
 from kernels.rules_nb import take_nb, trick_points_nb, winning_position_nb
 from strategies.endgame_nb import new_stack_nb, search_nb
+from strategies.knowledge_nb import sides_known_nb
 from strategies.net_nb import no_work_nb, policy_logits_nb, value_nb
 from strategies.policy_nb import policy_choice_nb
 
@@ -125,6 +129,10 @@ def play_out_nb(
     policy, then exact search), and scores it for the seat of the view. A seat plays a
     card at random with probability ``randomness[seat]``. ``learned``: a Learned."""
     players, trump, me = view.players, view.trump_suit, view.seat
+    # At Briscola Chiamata, until the called card is played, a seat other than its holder
+    # knows no partner: it plays as if on its own (each seat its own side in ``alone``).
+    hidden = _called_in_hand_nb(view, hands, n_hand)  # (a card tried, or a tree's, may be it)
+    alone = np.arange(MAX_PLAYERS) if hidden else sides
     tricks = 0
     tracked = learned.cut_tricks > 0 or learned.policy
     if tracked:
@@ -142,7 +150,9 @@ def play_out_nb(
                 show_seat_nb(learned, seat, hands, n_hand, plays, n_table, leader, trick_start, points, n_stock - drawn)
                 plays[n_table] = take_nb(hands, n_hand, seat, learned_choice_nb(learned))
             else:
-                plays[n_table] = _rollout_take_nb(hands, n_hand, seat, plays, n_table, trump, players, leader, sides)
+                known = sides_known_nb(hidden, hands[seat], n_hand[seat], view.called, sides, alone)
+                plays[n_table] = _rollout_take_nb(hands, n_hand, seat, plays, n_table, trump, players, leader, known)
+            hidden = hidden and plays[n_table] != view.called
             n_table += 1
         if tracked:
             note_trick_nb(learned.position[0], plays, players, leader, trick_start)
@@ -235,6 +245,17 @@ def _rollout_take_nb(hands, n_hand, seat, table, n_table, trump, players, leader
     """The playout policy's card for ``seat`` (``policy_nb``), taken out of its hand."""
     k = policy_choice_nb(hands[seat], n_hand[seat], table, n_table, trump, players, leader, seat, sides)
     return take_nb(hands, n_hand, seat, k)
+
+
+@njit(cache=True, inline="always")
+def _called_in_hand_nb(view, hands, n_hand):
+    """At Briscola Chiamata, whether the called card is still in a hand; False elsewhere."""
+    if view.players != CHIAMATA_PLAYERS or view.called < 0:
+        return False
+    for seat in range(view.players):
+        if hand_holds_nb(hands[seat], n_hand[seat], view.called):
+            return True
+    return False
 
 
 @njit(cache=True, inline="always")

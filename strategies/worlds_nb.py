@@ -17,8 +17,10 @@ from strategies.endgame_nb import new_hands_nb
 from strategies.inference_nb import (
     RANDOM_TRUST,
     TRUST_GRID,
+    auction_log_weight_nb,
     resample_nb,
     trust_posterior_nb,
+    weighs_auction_nb,
     world_log_weights_nb,
 )
 from strategies.knowledge_nb import (
@@ -60,7 +62,8 @@ def start_search_nb(view, use_signals, weighing, adapt, n_worlds, rng):
     playout = new_playout_nb()
     randomness = np.zeros(MAX_PLAYERS, dtype=np.float64)
     worlds = np.empty(n_worlds, dtype=np.uint64)
-    inferred = view.n_played > 0 and (adapt or weighing.trust > 0.0)
+    seen = view.n_played > 0 or weighs_auction_nb(view, weighing)
+    inferred = seen and (adapt or weighing.trust > 0.0)
     if inferred:
         infer_worlds_nb(
             view, places, sizes, rng, hands, n_hand, stock, use_signals, playout.sides, weighing, adapt, worlds, randomness
@@ -99,7 +102,8 @@ def infer_worlds_nb(
 ):
     """Fills ``worlds`` with the random states that deal the sampled deals: of
     CANDIDATES per sample dealt uniformly, each is kept in proportion to how likely the
-    opponent model of ``weighing`` makes the plays seen so far (``inference_nb``). With
+    opponent model of ``weighing`` makes the plays seen so far (``inference_nb``), and
+    the auction at Briscola Chiamata when it weighs that. With
     ``adapt`` on, each other seat's trust in the model is inferred first: the chance that
     it is low sets the seat's ``randomness`` in playouts, and the weights use the likeliest
     trust, capped at ``weighing.trust``; without, every seat is weighed with that trust."""
@@ -107,11 +111,15 @@ def infer_worlds_nb(
     trusts = TRUST_GRID if adapt else np.full(1, weighing.trust)
     states = np.empty(n_candidates, dtype=np.uint64)
     seat_weights = np.empty((n_candidates, MAX_PLAYERS, trusts.shape[0]), dtype=np.float64)
+    log_weights = np.zeros(n_candidates, dtype=np.float64)  # the auction's first, then the plays'
+    auction = weighs_auction_nb(view, weighing)
     for i in range(n_candidates):
         states[i] = rng[0]
         deal_world_nb(view, places, sizes, rng, hands, n_hand, stock, use_signals)
         world_sides_nb(view, hands, n_hand, sides)
         world_log_weights_nb(view, hands, n_hand, sides, trusts, seat_weights[i], rng, weighing)
+        if auction:
+            log_weights[i] = auction_log_weight_nb(view, hands, n_hand, weighing)
     used = np.zeros(MAX_PLAYERS, dtype=np.int64)  # the trust each seat is weighed with
     if adapt:
         posterior = np.empty(trusts.shape[0], dtype=np.float64)
@@ -119,7 +127,6 @@ def infer_worlds_nb(
             if seat != view.seat:
                 randomness[seat] = trust_posterior_nb(seat_weights, n_candidates, seat, trusts, posterior)
                 used[seat] = min(np.argmax(posterior), _last_at_most_nb(trusts, weighing.trust))
-    log_weights = np.zeros(n_candidates, dtype=np.float64)
     for i in range(n_candidates):
         for seat in range(view.players):
             log_weights[i] += seat_weights[i, seat, used[seat]]

@@ -13,15 +13,16 @@ import numpy as np
 import pytest
 
 from kernels.enums import VIEW_DTYPE
+from kernels.inlined_strategies_nb import hand_suit_value_nb
 from sim.check import view_record
 from sim.config import Rules, RunConfig
 from sim.play import play_batch, view_after_plays
 from strategies.endgame_nb import new_hands_nb
-from strategies.inference_nb import by_rules_nb, past_view_nb, weighing_nb
+from strategies.inference_nb import by_rules_nb, past_view_nb, weighing_nb, world_log_weights_nb
 from strategies.knowledge_nb import UNSEEN, card_places_nb, hand_sizes_nb
 from strategies.nets import search_data
-from strategies.policy_nb import play_probability_nb
-from strategies.worlds_nb import deal_world_nb, infer_worlds_nb
+from strategies.policy_nb import model_share_nb, play_probability_nb
+from strategies.worlds_nb import deal_world_nb, infer_worlds_nb, world_sides_nb
 from tests.helpers import deal_views
 from tests.test_knowledge import chi_square_critical, consistent_deals, late_position, positions
 
@@ -145,7 +146,7 @@ def inferred_randomness(opponent: str, learned: bool = False) -> float:
     """The mean randomness ``pimc`` (adapt on) infers for its 2-player opponent from the
     opponent's plays, at the decisions of tricks 6 to 12 of deals against ``opponent``;
     the plays weighed by the hand-written policy, or by the learned one (``learned``)."""
-    weighing = weighing_nb(0.6, search_data(2), learned)
+    weighing = weighing_nb(0.6, search_data(2), learned, False, 0.0)
     config = RunConfig(players=2, strategies=("expert", opponent), deals=6, seed=8, threads=1)
     batch = play_batch(config, 0, 6, trace=True)
     estimates = []
@@ -228,3 +229,115 @@ def test_at_briscola_chiamata_a_past_view_knows_the_partner_once_the_called_card
         past_view_nb(now, seat, trick, seat, np.array(hand), len(hand), rebuilt)
         partners[seat, trick] = int(rebuilt[0]["partner"])
     assert partners == {(4, 0): -1, (2, 0): 2, (4, 1): 2, (4, 2): 2}
+
+
+def sampled_caller_values(auction: bool, deals: int = 24) -> tuple[float, float]:
+    """At Briscola Chiamata with ``expert`` at every seat, at the first card played by a
+    seat that is not the caller: the mean worth of the caller's dealt hand with the trump
+    suit as trump (``hand_suit_value_nb``, what the bidding model reads) over the deals
+    the search samples, weighed by the auction (``auction``) or not; and its true worth."""
+    config = RunConfig(players=5, strategies=("expert",) * 5, deals=deals, seed=5, threads=1)
+    weighing = weighing_nb(0.6, np.empty(0, dtype=np.float32), False, auction, -0.6)
+    sampled, true = [], []
+    for views in deal_views(config):
+        caller = int(views[0][0]["caller"])
+        view = next(v[0] for v in views if v[0]["seat"] != caller)
+        dealt_to_caller = next(v[0] for v in views if v[0]["seat"] == caller)  # its first play: 8 cards
+        trump = int(view["trump_suit"])
+        true.append(hand_suit_value_nb(dealt_to_caller["hand"].astype(np.int64), 8, trump))
+        for hands in sampled_hands_with(view, weighing, per_batch=32):
+            dealt = hands[caller] + [c for c in range(40) if view["played_by"][c] == caller]
+            sampled.append(hand_suit_value_nb(np.array(dealt), len(dealt), trump))
+    return float(np.mean(sampled)), float(np.mean(true))
+
+
+def sampled_hands_with(view, weighing, per_batch, seed=31):
+    """The hands of ``per_batch`` deals ``pimc`` would sample at ``view``, weighed by
+    ``weighing``; rows by seat."""
+    places, sizes = np.empty(40, dtype=np.int64), np.zeros(6, dtype=np.int64)
+    card_places_nb(view, places)
+    hand_sizes_nb(view, sizes)
+    hands, n_hand = new_hands_nb()
+    stock, worlds = np.empty(40, dtype=np.int64), np.empty(per_batch, dtype=np.uint64)
+    infer_worlds_nb(view, places, sizes, np.array([seed], dtype=np.uint64), hands, n_hand, stock, False,
+                    np.zeros(6, dtype=np.int64), weighing, False, worlds, np.zeros(6))  # fmt: skip
+    for state in worlds:
+        deal_world_nb(view, places, sizes, np.array([state]), hands, n_hand, stock, False)
+        yield [hands[s, : n_hand[s]].tolist() for s in range(5)]
+
+
+def test_at_briscola_chiamata_the_auction_tells_how_strong_the_caller_is_in_trumps():
+    """The caller called its best suit, worth bidding: weighed by the auction, the
+    caller's sampled hands are far stronger in trumps than uniform deals make them, and
+    nearer the hands it was really dealt (the bidding model is ``expert``'s own here)."""
+    uniform, true = sampled_caller_values(auction=False)
+    weighed, _ = sampled_caller_values(auction=True)
+    assert weighed > uniform + 8 and abs(true - weighed) < abs(true - uniform), (uniform, weighed, true)
+
+
+def test_at_briscola_chiamata_plays_before_the_called_card_is_out_are_weighed_as_made_without_knowing_the_sides():
+    """Until the called card is played only its holder knows who the caller's partner is
+    (``same_side_nb``): the model weighs every other seat's plays as made by a seat on
+    its own, so moving the called card from one hand to another changes none of their
+    weights, though the sides it sets would change the model's choice in many of them."""
+    config = RunConfig(players=5, strategies=("expert",) * 5, deals=12, seed=3, threads=1)
+    trusts = np.array([0.6])
+    checked, sides_matter = 0, 0
+    for views in deal_views(config):
+        for view in (v[0] for v in views):
+            called, seat = int(view["called"]), int(view["seat"])
+            if view["played_by"][called] >= 0 or view["n_played"] < 5:
+                continue
+            for hands, n_hand in swapped_holders(view):
+                weights = []
+                for h in hands:
+                    sides = np.zeros(6, dtype=np.int64)
+                    world_sides_nb(view, h, n_hand, sides)
+                    log_weights = np.zeros((6, 1))
+                    world_log_weights_nb(view, h, n_hand, sides, trusts, log_weights, np.array([1], np.uint64),
+                                         by_rules_nb(0.6))  # fmt: skip
+                    weights.append((log_weights, sides))
+                (first, sides_a), (second, sides_b) = weights
+                for other in range(5):
+                    if other != seat and called not in hands[0][other, : n_hand[other]] and \
+                            called not in hands[1][other, : n_hand[other]]:  # fmt: skip
+                        assert first[other, 0] == pytest.approx(second[other, 0], abs=1e-12), (other, view["n_played"])
+                        checked += 1
+                        sides_matter += known_sides_change_a_share(view, other, hands[0], n_hand, sides_a, sides_b)
+    assert checked > 200 and sides_matter > 100, (checked, sides_matter)
+
+
+def swapped_holders(view):
+    """Pairs of deals consistent with ``view`` that differ only in two other seats' hands
+    swapped, one of them holding the called card (each: hands by seat, and sizes)."""
+    places, sizes = np.empty(40, dtype=np.int64), np.zeros(6, dtype=np.int64)
+    card_places_nb(view, places)
+    hand_sizes_nb(view, sizes)
+    hands, n_hand = new_hands_nb()
+    deal_world_nb(view, places, sizes, np.array([9], dtype=np.uint64), hands, n_hand, np.empty(40, np.int64), False)
+    holder = next(s for s in range(5) if int(view["called"]) in hands[s, : n_hand[s]])
+    for other in range(5):
+        if other not in (holder, int(view["seat"])) and n_hand[other] == n_hand[holder]:
+            swapped = hands.copy()
+            swapped[[holder, other]] = swapped[[other, holder]]
+            yield (hands.copy(), swapped), n_hand.copy()
+
+
+def known_sides_change_a_share(view, seat, hands, n_hand, sides_a, sides_b) -> int:
+    """How many of ``seat``'s plays the model would weigh differently under the sides of
+    one deal and of the other, had the seat known them (its hand then: its hand now and
+    the cards it played since; nothing is drawn at 5 players)."""
+    history = [int(c) for c in view["history"][: view["n_played"]]]
+    changed = 0
+    for k, card in enumerate(history):
+        if view["played_by"][card] != seat:
+            continue
+        trick, position = divmod(k, 5)
+        leader = (seat - position) % 5
+        later = [c for c in history[k:] if view["played_by"][c] == seat]
+        hand = np.array(list(hands[seat, : n_hand[seat]]) + later, dtype=np.int64)
+        table = np.array(history[trick * 5 : k], dtype=np.int64)
+        shares = [model_share_nb(hand, len(hand), card, table, position, int(view["trump_suit"]), 5, leader, seat, s)
+                  for s in (sides_a, sides_b)]  # fmt: skip
+        changed += abs(shares[0] - shares[1]) > 1e-9
+    return changed

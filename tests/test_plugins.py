@@ -103,7 +103,7 @@ def test_builtin_list_names_every_strategy_with_versions_and_parameters():
     assert {"random", "greedy", "highest", "lowest", "hoarder", "expert", "net", "pimc", "ismcts"} <= set(listed)
     assert [p["name"] for p in listed["pimc"]["params"]] == [
         "samples", "rollouts", "points_weight", "opponent_random", "signals", "partner_view", "inference", "adapt",
-        "bid_threshold", "value_tricks", "playout_policy", "policy_prior", "policy_inference",
+        "bid_threshold", "value_tricks", "playout_policy", "policy_prior", "policy_inference", "auction_inference",
     ]  # fmt: skip
     assert listed["net"]["provenance"] == listed["pimc"]["provenance"]  # the one set of weights, per table
     assert all(s["version"] >= 1 and s["description"] for s in listed.values())

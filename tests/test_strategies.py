@@ -193,3 +193,40 @@ def test_a_playout_cut_short_is_scored_as_a_game_would_be():
         lead, rest = points[0] - points[1], 120 - points.sum()
         if abs(lead) > rest:
             assert mine - weight * lead / 120 == pytest.approx(1.0 if lead > 0 else 0.0)
+
+
+@pytest.mark.parametrize("called_card_out", [False, True])
+def test_at_briscola_chiamata_a_playout_seat_knows_its_partner_only_once_the_called_card_is_out(called_card_out):
+    """Seat 2, a defender, wins the trick with a plain 7 (no points on the table); seat 3,
+    a defender too, plays last with a plain Ace and two plain cards worth nothing. Knowing
+    seat 2 is its partner, the policy would load the Ace on it (11 points to seat 2); while
+    the called card (the King of trumps) is still in seat 4's hand nobody but seat 4
+    knows the sides, so seat 3 throws a card worth nothing. The last two tricks are then
+    searched exactly, which leaves seat 2's points as the trick left them."""
+    from kernels.enums import MAX_PLAYERS, VIEW_DTYPE
+    from strategies.playout_nb import new_playout_nb, no_learning_nb, play_out_nb
+
+    trump, called = 3, 3 * 10 + 9  # cards are suit * 10 + face: Ace 0, Two 1, Three 2, 4 .. 7 at 3 .. 6
+    view = np.zeros(1, dtype=VIEW_DTYPE)[0]
+    view["players"], view["trump_suit"], view["seat"], view["called"], view["caller"], view["target"] = (
+        5,
+        trump,
+        0,
+        called,
+        1,
+        61,
+    )
+    view["n_played"], view["n_table"] = 29, 4
+    hands = {0: [14, 15], 1: [16, 17], 2: [25, 26], 3: [10, 23, 24], 4: [38 if called_card_out else called, 13]}
+    playout = new_playout_nb()
+    for seat, cards in hands.items():
+        playout.n_hand[seat] = len(cards)
+        playout.hands[seat, : len(cards)] = cards
+    playout.plays[:4] = [3, 4, 5, 6]  # the 4, 5, 6 and 7 of suit 0, led by seat 4: seat 2's 7 wins
+    playout.points[:] = 0
+    sides = np.array([1, 0, 1, 1, 0, 1][:MAX_PLAYERS], dtype=np.int64)  # the caller 1 and the holder 4
+    playout.sides[:], playout.search_sides[:] = sides, (sides != sides[0]).astype(np.int64)
+    play_out_nb(view, playout.hands, playout.n_hand, playout.plays, 4, 4, np.empty(0, dtype=np.int64), 0, 0,
+                playout.points, 1.0, playout.stack, playout.sides, playout.search_sides, np.zeros(MAX_PLAYERS),
+                np.array([1], dtype=np.uint64), no_learning_nb())  # fmt: skip
+    assert playout.points[2] == (11 if called_card_out else 0)
