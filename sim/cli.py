@@ -16,6 +16,7 @@ import signal
 import sys
 import time
 import traceback
+import warnings
 from pathlib import Path
 from typing import Annotated
 
@@ -867,13 +868,27 @@ class _Tenths:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point: runs the app and maps known errors to one line and an exit code
-    (with ``BRISCOLA_DEBUG=1``, the traceback comes first, the exit code is the same)."""
-    from sim.config import BAD_INPUT, ChunkFailed, IllegalDecisionError
-    from sim.files import WriteFailed
+    (with ``BRISCOLA_DEBUG=1``, the traceback comes first, the exit code is the same);
+    warnings are one line on stderr too."""
     from sim.interrupt import STOPPED_BY
 
     STOPPED_BY.clear()  # what stopped an earlier command of this process is not this one's
     args = sys.argv[1:] if argv is None else list(argv)
+    with warnings.catch_warnings():
+        warnings.showwarning = _warn_in_one_line
+        return _run_app(args)
+
+
+def _warn_in_one_line(message, category, filename, lineno, file=None, line=None) -> None:
+    print(f"briscola: warning: {message}", file=sys.stderr)
+
+
+def _run_app(args: list[str]) -> int:
+    """Runs the app on ``args``; known errors become one line and an exit code."""
+    from sim.config import BAD_INPUT, ChunkFailed, IllegalDecisionError
+    from sim.files import WriteFailed
+    from sim.interrupt import STOPPED_BY
+
     command = typer.main.get_command(app)
     try:
         code = command.main(args=args, prog_name="briscola", standalone_mode=False, obj={"argv": args})

@@ -12,13 +12,18 @@ sim.config.ConfigError: a tournament takes two or more different strategies, not
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, replace
 from functools import cached_property
 
 from sim.config import ConfigError, RunConfig, check_players, default_threads, parse_rules
 from sim.kinds import KINDS, kind_of
-from sim.play import canonical_strategies
+from sim.play import canonical_strategies, idle_param_notes
 from sim.stats import Sprt
+
+
+class IdleParameter(UserWarning):
+    """A strategy parameter set away from its default at a table where it changes nothing."""
 
 
 @dataclass(frozen=True)
@@ -65,6 +70,8 @@ def make_experiment(
     check_players(players)
     files = tuple(str(path) for path in strategy_files)
     labels = canonical_strategies(run_kind.strategy_texts(strategies, players), files)
+    for note in idle_param_notes(labels, files, players):  # it runs, but says so: a plan may span tables
+        warnings.warn(note, IdleParameter, stacklevel=2)
     config = RunConfig(
         players=players, strategies=run_kind.seat_labels(labels, players), deals=deals, seed=seed,
         rules=parse_rules(list(rules), players), threads=default_threads() if threads is None else threads,

@@ -156,6 +156,15 @@ def _plugins(slots: list, players: int, chiamata: bool) -> tuple[Plugins, Plugin
     return Plugins(decide, bid, call, decide_data, bid_data, call_data), PluginData(takes_data, data, spans)
 
 
+def idle_param_notes(texts, strategy_files, players: int) -> list[str]:
+    """One line for each parameter the strategies ``texts`` set that cannot change play
+    at a table of ``players`` (``Param.tables``), each once."""
+    notes = []
+    for spec in _parsed(tuple(texts), tuple(strategy_files)):
+        notes += [note for note in spec.idle_params(players) if note not in notes]
+    return notes
+
+
 def canonical_strategies(texts, strategy_files=()) -> tuple[str, ...]:
     """Seat strategies as canonical labels (``pimc:samples=32``); checks them all."""
     strategies = loaded_strategies(tuple(strategy_files))

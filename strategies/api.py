@@ -61,7 +61,9 @@ DATA_TABLES = (2, 3, 4, 5, 6)  # the tables whose data a strategy's fingerprint 
 @dataclass(frozen=True)
 class Param:
     """A typed strategy parameter: ``kind`` is int, float or bool; ``low``/``high`` bound
-    numbers (inclusive; None for no bound)."""
+    numbers (inclusive; None for no bound); ``tables``: the numbers of players at which
+    it can change play (empty: every table), so that a run told to change it elsewhere
+    says so."""
 
     name: str
     kind: type
@@ -69,6 +71,7 @@ class Param:
     low: float | None = None
     high: float | None = None
     help: str = ""
+    tables: tuple[int, ...] = ()
 
     def __post_init__(self):
         if self.kind not in KINDS:
@@ -104,6 +107,10 @@ class Param:
                 f"parameter {strategy}:{self.name}={value} is out of range; valid: {self.describe_range()}"
             )
         return value
+
+    def acts_at(self, players: int) -> bool:
+        """Whether it can change play at a table of ``players``."""
+        return not self.tables or players in self.tables
 
     def describe_range(self) -> str:
         if self.kind is bool:
@@ -258,6 +265,13 @@ class StrategySpec:
         changed = [f"{p.name}={_format(self.values[p.name])}" for p in self.strategy.params
                    if self.values[p.name] != p.default]  # fmt: skip
         return ":".join([self.strategy.name, *changed])
+
+    def idle_params(self, players: int) -> list[str]:
+        """What this spec sets away from the defaults that cannot change play at a table of
+        ``players``: one line each, naming the tables where it would."""
+        return [f"{self.label}: {p.name} changes nothing at {players} players (only at "
+                f"{', '.join(map(str, p.tables))})" for p in self.strategy.params
+                if self.values[p.name] != p.default and not p.acts_at(players)]  # fmt: skip
 
     def param_vector(self) -> np.ndarray:
         vector = np.zeros(MAX_PARAMS, dtype=np.float64)

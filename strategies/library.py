@@ -38,7 +38,7 @@ HOARDER = Strategy(
 # -0.6 by measurement (docs/chiamata.md; benchmarks/tuning-bids.toml): it beats expert 2's
 # 0.4 and no threshold near it beats it.
 BID_THRESHOLD_PARAM = Param("bid_threshold", float, -0.6, -4.0, 4.0, "Briscola Chiamata: game points its best call at "
-                      "the next level must be expected to gain for it to bid that level")  # fmt: skip
+                      "the next level must be expected to gain for it to bid that level", tables=(5,))  # fmt: skip
 
 EXPERT = Strategy(
     "expert", 3,
@@ -87,16 +87,17 @@ PIMC = Strategy(
         POINTS_WEIGHT, opponent_random(0.75), SEARCH_SIGNALS, SEARCH_PARTNER_VIEW, INFERENCE, ADAPT, BID_THRESHOLD_PARAM,
         Param("value_tricks", int, 0, 0, 20, "cut each playout short after this many tricks, at this seat's next "
               "turn while the stock lasts, with the learned value network's estimate (net's weights); 0: play on "
-              "by the hand-written rules"),
+              "by the hand-written rules", tables=(2, 3, 4, 6)),
         Param("playout_policy", bool, False, None, None, "play the playouts by the learned policy (net's) instead of "
-              "the hand-written rules (not at Briscola Chiamata)"),
+              "the hand-written rules (not at Briscola Chiamata)", tables=(2, 3, 4, 6)),
         Param("policy_prior", float, 0.0, 0.0, 10.0, "add this times the learned policy's probability of each card "
               "(net's) to its mean playout result: the search overrules the policy only by a clear margin; 0: off"),
         Param("policy_inference", bool, False, None, None, "weigh the hidden hands by the learned policy's (net's) "
               "probability of the plays seen, from each player's view then, instead of the hand-written rules' (where "
               "the table has a policy network; like those, only with inference > 0 or adapt)"),
         Param("auction_inference", bool, False, None, None, "Briscola Chiamata: weigh the hidden hands by the auction "
-              "too, every other player modelled as bidding and calling as this one does (at inference's trust)"),
+              "too, every other player modelled as bidding and calling as this one does (at inference's trust)",
+              tables=(5,)),
     ),
     bid=pimc_bid_nb,
     call=pimc_call_nb,

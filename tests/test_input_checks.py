@@ -36,6 +36,19 @@ def test_a_parameter_that_is_not_a_number_or_given_twice_is_refused(capsys, tmp_
     assert message in err and list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.parametrize("players, warned", [(2, True), (5, False)])
+def test_a_parameter_that_changes_nothing_at_the_table_is_named_in_one_line(capsys, players, warned):
+    """bid_threshold acts only at Briscola Chiamata: elsewhere the run goes on (a plan
+    may span tables) and says, in one line on stderr, that it changes nothing there."""
+    code, out, err = command(capsys, "compare", "expert:bid_threshold=0.4", "greedy", "--players", str(players),
+                             "--deals", "4", "--seed", "1", "--summary-only", "--json", "--quiet")  # fmt: skip
+    assert code == 0 and json.loads(out)["a"] == "expert:bid_threshold=0.4"
+    note = (
+        f"briscola: warning: expert:bid_threshold=0.4: bid_threshold changes nothing at {players} players (only at 5)"
+    )
+    assert err.strip().splitlines() == ([note] if warned else []), err
+
+
 def test_a_scheduler_address_that_is_not_one_is_refused(capsys, tmp_path):
     pytest.importorskip("distributed")
     err = one_line_refusal(capsys, "simulate", "--players", "2", "--strategies", "random", "--deals", "10", "--seed",
