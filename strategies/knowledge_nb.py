@@ -96,6 +96,15 @@ def same_side_nb(view, seat, other):
 
 
 @njit(cache=True, inline="always")
+def holder_nb(hands, n_hand, players, card):
+    """The seat whose hand (``hands[seat, :n_hand[seat]]``) holds ``card``; -1 if none."""
+    for seat in range(players):
+        if hand_holds_nb(hands[seat], n_hand[seat], card):
+            return seat
+    return -1
+
+
+@njit(cache=True, inline="always")
 def called_card_at_nb(view):
     """At Briscola Chiamata, where the called card lies in the history: until that play
     only its holder knows who the caller's partner is (``same_side_nb``); ``n_played``

@@ -18,11 +18,10 @@ from numba import njit
 
 from kernels.engine_nb import trump_honours_nb
 from kernels.enums import CHIAMATA_PLAYERS, MAX_HAND, MAX_PLAYERS, MAX_TABLE, N_CARDS, TOTAL_POINTS, VIEW_DTYPE
-from kernels.inlined_strategies_nb import hand_holds_nb
 from kernels.rng_nb import rng_below_nb, rng_uniform_nb
 from kernels.rules_nb import take_nb, trick_points_nb, winning_position_nb
 from strategies.endgame_nb import new_stack_nb, search_nb
-from strategies.knowledge_nb import sides_known_nb
+from strategies.knowledge_nb import holder_nb, sides_known_nb
 from strategies.net_nb import no_work_nb, policy_logits_nb, value_nb
 from strategies.policy_nb import policy_choice_nb
 
@@ -131,7 +130,8 @@ def play_out_nb(
     players, trump, me = view.players, view.trump_suit, view.seat
     # At Briscola Chiamata, until the called card is played, a seat other than its holder
     # knows no partner: it plays as if on its own (each seat its own side in ``alone``).
-    hidden = _called_in_hand_nb(view, hands, n_hand)  # (a card tried, or a tree's, may be it)
+    # (read from the hands: the card tried, or one a tree played, may be the called card)
+    hidden = players == CHIAMATA_PLAYERS and holder_nb(hands, n_hand, players, view.called) >= 0
     alone = np.arange(MAX_PLAYERS) if hidden else sides
     tricks = 0
     tracked = learned.cut_tricks > 0 or learned.policy
@@ -245,17 +245,6 @@ def _rollout_take_nb(hands, n_hand, seat, table, n_table, trump, players, leader
     """The playout policy's card for ``seat`` (``policy_nb``), taken out of its hand."""
     k = policy_choice_nb(hands[seat], n_hand[seat], table, n_table, trump, players, leader, seat, sides)
     return take_nb(hands, n_hand, seat, k)
-
-
-@njit(cache=True, inline="always")
-def _called_in_hand_nb(view, hands, n_hand):
-    """At Briscola Chiamata, whether the called card is still in a hand; False elsewhere."""
-    if view.players != CHIAMATA_PLAYERS or view.called < 0:
-        return False
-    for seat in range(view.players):
-        if hand_holds_nb(hands[seat], n_hand[seat], view.called):
-            return True
-    return False
 
 
 @njit(cache=True, inline="always")

@@ -27,6 +27,7 @@ from strategies.knowledge_nb import (
     UNSEEN,
     card_places_nb,
     hand_sizes_nb,
+    holder_nb,
     is_trump_honour_nb,
     mark_signalled_nb,
     signalled_by_nb,
@@ -156,11 +157,8 @@ def world_sides_nb(view, hands, n_hand, sides):
         sides[seat] = seat % 2 if players == 4 or players == 6 else seat
     if players != CHIAMATA_PLAYERS:
         return
-    partner = view.partner
-    for seat in range(players):
-        for k in range(n_hand[seat]):
-            if hands[seat, k] == view.called:
-                partner = seat
+    holder = holder_nb(hands, n_hand, players, view.called)
+    partner = holder if holder >= 0 else view.partner
     for seat in range(players):
         sides[seat] = 0 if seat == view.caller or seat == partner else 1
 

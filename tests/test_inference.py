@@ -29,9 +29,9 @@ from tests.test_knowledge import chi_square_critical, consistent_deals, late_pos
 SIDES_2P = np.array([0, 1, 0, 0, 0, 0], dtype=np.int64)
 
 
-def sampled_worlds(view, trust, batches, per_batch, seed=4242):
-    """The deals ``pimc`` would play out: ``batches`` calls, each keeping ``per_batch``
-    deals; yields each deal's hands (rows by seat)."""
+def sampled_worlds(view, weighing, batches, per_batch, seed=4242):
+    """The deals ``pimc`` would play out, weighed by ``weighing``: ``batches`` calls,
+    each keeping ``per_batch`` deals; yields each deal's hands (rows by seat)."""
     places, sizes = np.empty(40, dtype=np.int64), np.zeros(6, dtype=np.int64)
     card_places_nb(view, places)
     hand_sizes_nb(view, sizes)
@@ -40,7 +40,7 @@ def sampled_worlds(view, trust, batches, per_batch, seed=4242):
     rng = np.array([seed], dtype=np.uint64)
     worlds, randomness = np.empty(per_batch, dtype=np.uint64), np.zeros(6)
     for _ in range(batches):
-        infer_worlds_nb(view, places, sizes, rng, hands, n_hand, stock, False, sides, by_rules_nb(trust), False, worlds,
+        infer_worlds_nb(view, places, sizes, rng, hands, n_hand, stock, False, sides, weighing, False, worlds,
                         randomness)  # fmt: skip
         for state in worlds:
             deal_world_nb(view, places, sizes, np.array([state]), hands, n_hand, stock, False)
@@ -53,7 +53,7 @@ def test_with_flat_weights_every_consistent_deal_is_equally_likely():
     view, game = late_position(Rules(partner_view="none"))
     seat = int(view["seat"])
     counts = collections.Counter()
-    for hands in sampled_worlds(view, 0.0, batches=150, per_batch=60):
+    for hands in sampled_worlds(view, by_rules_nb(0.0), batches=150, per_batch=60):
         counts[tuple(frozenset(hands[s]) for s in range(4) if s != seat)] += 1
     consistent = consistent_deals(game, seat, (seat + 2) % 4, int(view["trump_suit"]), "none")
     assert set(counts) == consistent
@@ -134,7 +134,7 @@ def test_with_the_models_weights_sampled_hands_follow_the_exact_posterior():
     view, posterior = informative_position(trust)
     other = 1 - int(view["seat"])
     counts, draws = collections.Counter(), 0
-    for hands in sampled_worlds(view, trust, batches=400, per_batch=50):
+    for hands in sampled_worlds(view, by_rules_nb(trust), batches=400, per_batch=50):
         counts.update(hands[other])
         draws += 1
     for card, exact in posterior.items():
@@ -245,25 +245,10 @@ def sampled_caller_values(auction: bool, deals: int = 24) -> tuple[float, float]
         dealt_to_caller = next(v[0] for v in views if v[0]["seat"] == caller)  # its first play: 8 cards
         trump = int(view["trump_suit"])
         true.append(hand_suit_value_nb(dealt_to_caller["hand"].astype(np.int64), 8, trump))
-        for hands in sampled_hands_with(view, weighing, per_batch=32):
+        for hands in sampled_worlds(view, weighing, batches=1, per_batch=32, seed=31):
             dealt = hands[caller] + [c for c in range(40) if view["played_by"][c] == caller]
             sampled.append(hand_suit_value_nb(np.array(dealt), len(dealt), trump))
     return float(np.mean(sampled)), float(np.mean(true))
-
-
-def sampled_hands_with(view, weighing, per_batch, seed=31):
-    """The hands of ``per_batch`` deals ``pimc`` would sample at ``view``, weighed by
-    ``weighing``; rows by seat."""
-    places, sizes = np.empty(40, dtype=np.int64), np.zeros(6, dtype=np.int64)
-    card_places_nb(view, places)
-    hand_sizes_nb(view, sizes)
-    hands, n_hand = new_hands_nb()
-    stock, worlds = np.empty(40, dtype=np.int64), np.empty(per_batch, dtype=np.uint64)
-    infer_worlds_nb(view, places, sizes, np.array([seed], dtype=np.uint64), hands, n_hand, stock, False,
-                    np.zeros(6, dtype=np.int64), weighing, False, worlds, np.zeros(6))  # fmt: skip
-    for state in worlds:
-        deal_world_nb(view, places, sizes, np.array([state]), hands, n_hand, stock, False)
-        yield [hands[s, : n_hand[s]].tolist() for s in range(5)]
 
 
 def test_at_briscola_chiamata_the_auction_tells_how_strong_the_caller_is_in_trumps():
