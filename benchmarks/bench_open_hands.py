@@ -1,0 +1,78 @@
+"""What the hidden cards cost a strategy: one ``briscola compare`` played twice, as the
+game is and with every hand face up, so that the gap bounds what better inference of
+the hidden hands could gain (the stock's order stays hidden in both).
+
+    .venv/bin/python benchmarks/bench_open_hands.py -- pimc:samples=16 expert:partner_view=false \
+        --players 4 --deals 1000 --seed 20261203 --threads 2
+
+Both games run from temporary worktrees of ``--revision`` (default HEAD; uncommitted
+changes are not played); the open one has ``benchmarks/open_hands.patch`` applied: the
+engine fills every view's ``partner_hands`` with all the other seats' hands, and the
+flat encoding (the networks' input) still shows partners' cards only, as the networks
+learnt them. Every strategy that reads ``partner_hands`` sees them all, so give the
+opponent one that does not (``expert:partner_view=false``; ``random``, ``greedy`` and
+``hoarder`` never read them): then only A plays face up.
+
+At 3, 4 and 6 players only: at 2, ``pimc`` hands its last tricks to ``expert``'s exact
+search, which deduces the opponent's hand from the cards it has not seen, and shown
+cards count as seen; at 5, a hand holds more cards than ``partner_hands`` does.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from bench_revisions import REPO, checkout
+
+PATCH = REPO / "benchmarks" / "open_hands.patch"
+
+
+def compare(tree: Path, command: list[str]) -> dict:
+    env = {**os.environ, "PYTHONPATH": str(tree)}
+    ran = subprocess.run([sys.executable, "-m", "sim", "compare", *command, "--summary-only", "--json", "--quiet"],
+                         cwd=tree, env=env, check=True, capture_output=True, text=True)  # fmt: skip
+    return json.loads(ran.stdout)
+
+
+def line(name: str, summary: dict) -> str:
+    low, high = summary["score_ci95"]
+    return f"{name:>6}: {summary['score']:.3f} ({low:.3f}-{high:.3f})"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--revision", default="HEAD")
+    argv = sys.argv[1:]
+    if "--" not in argv:
+        parser.error("give the compare command's arguments after --")
+    split = argv.index("--")
+    args, command = parser.parse_args(argv[:split]), argv[split + 1 :]
+    players = [command[k + 1] for k, word in enumerate(command[:-1]) if word == "--players"]
+    if players[-1:] not in (["3"], ["4"], ["6"]):
+        parser.error("give --players 3, 4 or 6 (see the docstring for why not 2 or 5)")
+    summaries = {}
+    with tempfile.TemporaryDirectory() as folder:
+        trees = {game: checkout(args.revision, Path(folder) / game) for game in ("hidden", "open")}
+        try:
+            subprocess.run(["git", "-C", str(trees["open"]), "apply", str(PATCH)], check=True)
+            for game, tree in trees.items():
+                summaries[game] = compare(tree, command)
+        finally:
+            for tree in trees.values():
+                subprocess.run(
+                    ["git", "-C", str(REPO), "worktree", "remove", "--force", str(tree)], capture_output=True
+                )
+    print("briscola compare", " ".join(command), f"({args.revision})")
+    for game, summary in summaries.items():
+        print(line(game, summary))
+    print(f"  gain: {summaries['open']['score'] - summaries['hidden']['score']:+.3f}")
+
+
+if __name__ == "__main__":
+    main()
