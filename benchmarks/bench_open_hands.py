@@ -8,8 +8,8 @@ the hidden hands could gain (the stock's order stays hidden in both).
 Both games run from temporary worktrees of ``--revision`` (default HEAD; uncommitted
 changes are not played); the open one has ``benchmarks/open_hands.patch`` applied: the
 engine fills every view's ``partner_hands`` with all the other seats' hands, and the
-flat encoding (the networks' input) still shows partners' cards only, as the networks
-learnt them. Every strategy that reads ``partner_hands`` sees them all, so give the
+flat encoding (the networks' input) still shows partners' cards only, once the stock is
+empty, as the networks learnt them (``partner_view=last3``, the default). Every strategy that reads ``partner_hands`` sees them all, so give the
 opponent one that does not (``expert:partner_view=false``; ``random``, ``greedy`` and
 ``hoarder`` never read them): then only A plays face up.
 
