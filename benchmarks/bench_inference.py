@@ -39,6 +39,7 @@ def leaders_positions(players: int, deals: int, seed: int):
         stock = [int(c) for c in deal["stock"][: int(deal["n_stock"]) - 1]]
         game = reference.Game(players, hands, int(deal["briscola"]), stock)
         for n_played, view in enumerate(views_along_plays(config, deal, plays)):
+            assert sorted(view["hand"]) == sorted(game.hands[view["seat"]]), "the truth is out of step with the view"
             if 0 < n_played and not view["table"]:
                 yield view_record(view, players, deal)[0], [list(hand) for hand in game.hands]
             game.play(plays[n_played])
@@ -66,6 +67,10 @@ def share_placed_right(view, truth, trust: float, samples: int, seed: int) -> tu
     return right, len(hidden) * samples
 
 
+def row(name: str, counts: list) -> str:
+    return f"| {name} | " + " | ".join(f"{right / max(hidden, 1):.3f}" for right, hidden in counts) + " |"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--players", type=int, default=4, choices=[2, 3, 4, 6])
@@ -88,10 +93,6 @@ def main() -> None:
     for phase in ("stock", "last tricks"):
         print(row(phase, [counts[phase, t] for t in trusts]))
     print(row("all", [[sum(counts[p, t][i] for p in ("stock", "last tricks")) for i in (0, 1)] for t in trusts]))
-
-
-def row(name: str, counts: list) -> str:
-    return f"| {name} | " + " | ".join(f"{right / max(hidden, 1):.3f}" for right, hidden in counts) + " |"
 
 
 if __name__ == "__main__":

@@ -9,9 +9,11 @@ Both games run from temporary worktrees of ``--revision`` (default HEAD; uncommi
 changes are not played); the open one has ``benchmarks/open_hands.patch`` applied: the
 engine fills every view's ``partner_hands`` with all the other seats' hands, and the
 flat encoding (the networks' input) still shows partners' cards only, once the stock is
-empty, as the networks learnt them (``partner_view=last3``, the default). Every strategy that reads ``partner_hands`` sees them all, so give the
-opponent one that does not (``expert:partner_view=false``; ``random``, ``greedy`` and
-``hoarder`` never read them): then only A plays face up.
+empty, as the networks learnt them under the default ``partner_view=last3`` (keep that
+rule). Every strategy that reads ``partner_hands`` sees them all, so give the opponent
+one that does not (``expert:partner_view=false``; ``random``, ``greedy``, ``hoarder``
+and ``net`` never read them): then only A plays face up. With ``adapt`` on, A's
+inference of each opponent's randomness reads the true hands too.
 
 At 3, 4 and 6 players only: at 2, ``pimc`` hands its last tricks to ``expert``'s exact
 search, which deduces the opponent's hand from the cards it has not seen, and shown
@@ -25,10 +27,9 @@ import json
 import os
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
-from bench_revisions import REPO, checkout
+from bench_revisions import REPO, split_command, worktrees
 
 PATCH = REPO / "benchmarks" / "open_hands.patch"
 
@@ -36,7 +37,9 @@ PATCH = REPO / "benchmarks" / "open_hands.patch"
 def compare(tree: Path, command: list[str]) -> dict:
     env = {**os.environ, "PYTHONPATH": str(tree)}
     ran = subprocess.run([sys.executable, "-m", "sim", "compare", *command, "--summary-only", "--json", "--quiet"],
-                         cwd=tree, env=env, check=True, capture_output=True, text=True)  # fmt: skip
+                         cwd=tree, env=env, capture_output=True, text=True)  # fmt: skip
+    if ran.returncode:
+        sys.exit(f"bench_open_hands: {tree.name}: {ran.stderr.strip()}")
     return json.loads(ran.stdout)
 
 
@@ -48,26 +51,13 @@ def line(name: str, summary: dict) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--revision", default="HEAD")
-    argv = sys.argv[1:]
-    if "--" not in argv:
-        parser.error("give the compare command's arguments after --")
-    split = argv.index("--")
-    args, command = parser.parse_args(argv[:split]), argv[split + 1 :]
+    args, command = split_command(parser, "the compare command's arguments")
     players = [command[k + 1] for k, word in enumerate(command[:-1]) if word == "--players"]
     if players[-1:] not in (["3"], ["4"], ["6"]):
         parser.error("give --players 3, 4 or 6 (see the docstring for why not 2 or 5)")
-    summaries = {}
-    with tempfile.TemporaryDirectory() as folder:
-        trees = {game: checkout(args.revision, Path(folder) / game) for game in ("hidden", "open")}
-        try:
-            subprocess.run(["git", "-C", str(trees["open"]), "apply", str(PATCH)], check=True)
-            for game, tree in trees.items():
-                summaries[game] = compare(tree, command)
-        finally:
-            for tree in trees.values():
-                subprocess.run(
-                    ["git", "-C", str(REPO), "worktree", "remove", "--force", str(tree)], capture_output=True
-                )
+    with worktrees({"hidden": args.revision, "open": args.revision}) as trees:
+        subprocess.run(["git", "-C", str(trees["open"]), "apply", str(PATCH)], check=True)
+        summaries = {game: compare(tree, command) for game, tree in trees.items()}
     print("briscola compare", " ".join(command), f"({args.revision})")
     for game, summary in summaries.items():
         print(line(game, summary))

@@ -17,6 +17,7 @@ of a search.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import statistics
 import subprocess
@@ -28,10 +29,33 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 
 
-def checkout(revision: str, into: Path) -> Path:
-    subprocess.run(["git", "-C", str(REPO), "worktree", "add", "--detach", "-f", str(into), revision],
-                   check=True, capture_output=True)  # fmt: skip
-    return into
+@contextlib.contextmanager
+def worktrees(revisions: dict[str, str]):
+    """Yields {name: a temporary worktree of its revision}; every worktree made is
+    removed on the way out, whatever happens."""
+    made = {}
+    with tempfile.TemporaryDirectory() as folder:
+        try:
+            for name, revision in revisions.items():
+                into = Path(folder) / name
+                subprocess.run(["git", "-C", str(REPO), "worktree", "add", "--detach", "-f", str(into), revision],
+                               check=True, capture_output=True)  # fmt: skip
+                made[name] = into
+            yield made
+        finally:
+            for tree in made.values():
+                subprocess.run(
+                    ["git", "-C", str(REPO), "worktree", "remove", "--force", str(tree)], capture_output=True
+                )
+
+
+def split_command(parser: argparse.ArgumentParser, what: str) -> tuple[argparse.Namespace, list[str]]:
+    """This script's arguments, parsed, and the ``what`` given after ``--``."""
+    argv = sys.argv[1:]
+    if "--" not in argv:
+        parser.error(f"give {what} after --")
+    split = argv.index("--")
+    return parser.parse_args(argv[:split]), argv[split + 1 :]
 
 
 # Plays a simulate command's deals three times in process; prints the best CPU seconds.
@@ -74,29 +98,19 @@ def main() -> None:
     parser.add_argument("after")
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--kernel", action="store_true", help="time a simulate command's deals in process (CPU)")
-    argv = sys.argv[1:]
-    if "--" not in argv:
-        parser.error("give the briscola command after --")
-    split = argv.index("--")
-    args, command = parser.parse_args(argv[:split]), argv[split + 1 :]
-    with tempfile.TemporaryDirectory() as folder:
-        trees = {rev: checkout(rev, Path(folder) / f"tree{k}") for k, rev in enumerate((args.before, args.after))}
-        try:
-            for tree in trees.values():
-                seconds(tree, command, args.kernel)  # compiles into the worktree's cache
-            times = {rev: [] for rev in trees}
-            for _ in range(args.rounds):
-                for rev, tree in trees.items():
-                    times[rev].append(seconds(tree, command, args.kernel))
-        finally:
-            for tree in trees.values():
-                subprocess.run(
-                    ["git", "-C", str(REPO), "worktree", "remove", "--force", str(tree)], capture_output=True
-                )
+    args, command = split_command(parser, "the briscola command")
+    revisions = {"before": args.before, "after": args.after}
+    with worktrees(revisions) as trees:
+        for tree in trees.values():
+            seconds(tree, command, args.kernel)  # compiles into the worktree's cache
+        times = {name: [] for name in trees}
+        for _ in range(args.rounds):
+            for name, tree in trees.items():
+                times[name].append(seconds(tree, command, args.kernel))
     print("briscola", " ".join(command))
-    for rev, values in times.items():
-        print(f"{rev:>12}: best {min(values):.3f} s, median {statistics.median(values):.3f} s")
-    before, after = (min(times[rev]) for rev in (args.before, args.after))
+    for name, values in times.items():
+        print(f"{revisions[name]:>12}: best {min(values):.3f} s, median {statistics.median(values):.3f} s")
+    before, after = min(times["before"]), min(times["after"])
     print(f"after/before (best): {after / before:.3f}")
 
 
