@@ -13,7 +13,9 @@ empty, as the networks learnt them under the default ``partner_view=last3`` (kee
 rule). Every strategy that reads ``partner_hands`` sees them all, so give the opponent
 one that does not (``expert:partner_view=false``; ``random``, ``greedy``, ``hoarder``
 and ``net`` never read them): then only A plays face up. With ``adapt`` on, A's
-inference of each opponent's randomness reads the true hands too.
+inference of each opponent's randomness reads the true hands too. ``pimc``'s networks
+inside playouts (``value_tricks``, ``playout_policy``) would see partners' cards from the
+first trick on (the playouts take that from the view): leave those options off here.
 
 At 3, 4 and 6 players only: at 2, ``pimc`` hands its last tricks to ``expert``'s exact
 search, which deduces the opponent's hand from the cards it has not seen, and shown
