@@ -53,6 +53,7 @@ def split_command(parser: argparse.ArgumentParser, what: str) -> tuple[argparse.
     """This script's arguments, parsed, and the ``what`` given after ``--``."""
     argv = sys.argv[1:]
     if "--" not in argv:
+        parser.parse_args(argv)  # --help, or an unknown option, answered as argparse does
         parser.error(f"give {what} after --")
     split = argv.index("--")
     return parser.parse_args(argv[:split]), argv[split + 1 :]
