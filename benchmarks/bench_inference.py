@@ -5,8 +5,8 @@ weighed by the plays seen (each ``--trust``), the stock phase and the last trick
 
     .venv/bin/python benchmarks/bench_inference.py --players 4 --deals 200 --trust 0.6 0.99
 
-It drives ``infer_worlds_nb`` as ``pimc`` does (``adapt`` off), so it measures the
-compiled code of the checkout it runs in. Prints a Markdown table.
+It deals as ``pimc`` does (``start_search_nb``, ``deal_next_nb``; ``adapt`` off), so it
+measures the compiled code of the checkout it runs in. Prints a Markdown table.
 """
 
 from __future__ import annotations
@@ -22,11 +22,10 @@ import numpy as np  # noqa: E402
 from sim import reference  # noqa: E402
 from sim.check import view_record  # noqa: E402
 from sim.config import RunConfig  # noqa: E402
-from sim.play import play_batch, views_along_plays  # noqa: E402
-from strategies.endgame_nb import new_hands_nb  # noqa: E402
+from sim.play import deal_cards, play_batch, views_along_plays  # noqa: E402
 from strategies.inference_nb import by_rules_nb  # noqa: E402
-from strategies.knowledge_nb import UNSEEN, card_places_nb, hand_sizes_nb  # noqa: E402
-from strategies.worlds_nb import deal_world_nb, infer_worlds_nb  # noqa: E402
+from strategies.knowledge_nb import UNSEEN  # noqa: E402
+from strategies.worlds_nb import deal_next_nb, start_search_nb  # noqa: E402
 
 
 def leaders_positions(players: int, deals: int, seed: int):
@@ -35,9 +34,7 @@ def leaders_positions(players: int, deals: int, seed: int):
     batch = play_batch(config, 0, deals, trace=True)
     for deal, record in zip(batch.deals, batch.records):
         plays = [int(c) for c in record["plays"] if c >= 0]
-        hands = [list(map(int, deal["hands"][s][: int(deal["hand_size"])])) for s in range(players)]
-        stock = [int(c) for c in deal["stock"][: int(deal["n_stock"]) - 1]]
-        game = reference.Game(players, hands, int(deal["briscola"]), stock)
+        game = reference.Game(players, *deal_cards(deal))
         for n_played, view in enumerate(views_along_plays(config, deal, plays)):
             assert sorted(view["hand"]) == sorted(game.hands[view["seat"]]), "the truth is out of step with the view"
             if 0 < n_played and not view["table"]:
@@ -50,20 +47,15 @@ def leaders_positions(players: int, deals: int, seed: int):
 def share_placed_right(view, truth, trust: float, samples: int, seed: int) -> tuple[int, int]:
     """(hidden cards the sampled deals put in the right hand, hidden cards), summed over
     ``samples`` deals."""
-    places, sizes = np.empty(40, dtype=np.int64), np.zeros(6, dtype=np.int64)
-    card_places_nb(view, places)
-    hand_sizes_nb(view, sizes)
-    hands, n_hand = new_hands_nb()
-    stock, sides = np.empty(40, dtype=np.int64), np.zeros(6, dtype=np.int64)
-    worlds, randomness = np.empty(samples, dtype=np.uint64), np.zeros(6)
-    infer_worlds_nb(view, places, sizes, np.array([seed], dtype=np.uint64), hands, n_hand, stock, False, sides,
-                    by_rules_nb(trust), False, worlds, randomness)  # fmt: skip
+    rng = np.array([seed], dtype=np.uint64)
+    search = start_search_nb(view, False, by_rules_nb(trust), False, samples, rng)
     me = int(view["seat"])
-    hidden = {card: seat for seat, hand in enumerate(truth) if seat != me for card in hand if places[card] == UNSEEN}
+    hidden = {card: seat for seat, hand in enumerate(truth) if seat != me for card in hand
+              if search.places[card] == UNSEEN}  # fmt: skip
     right = 0
-    for state in worlds:
-        deal_world_nb(view, places, sizes, np.array([state]), hands, n_hand, stock, False)
-        right += sum(card in hands[seat, : n_hand[seat]] for card, seat in hidden.items())
+    for k in range(samples):
+        deal_next_nb(view, search, k, False, False, 0.0, rng)
+        right += sum(card in search.hands[seat, : search.n_hand[seat]] for card, seat in hidden.items())
     return right, len(hidden) * samples
 
 

@@ -320,12 +320,17 @@ def views_along_plays(config: RunConfig, deal, plays):
     """The view of the seat to play before each card of ``plays``, rebuilt by the
     reference engine in one pass over the deal (``None`` as the last card: the view after
     the others)."""
-    players = int(deal["players"])
-    hands = [list(map(int, deal["hands"][seat][: int(deal["hand_size"])])) for seat in range(players)]
-    stock = [int(c) for c in deal["stock"][: int(deal["n_stock"]) - 1]]
+    hands, briscola, stock = deal_cards(deal)
     cards = [None if c is None else int(c) for c in plays]
-    yield from views_along(players, hands, int(deal["briscola"]), stock, cards,
+    yield from views_along(int(deal["players"]), hands, briscola, stock, cards,
                            config.rules.partner_view, config.rules.signals)  # fmt: skip
+
+
+def deal_cards(deal) -> tuple[list[list[int]], int, list[int]]:
+    """A deal's cards as the reference engine takes them: every seat's hand, the
+    briscola, and the face-down stock above it."""
+    hands = [list(map(int, deal["hands"][seat][: int(deal["hand_size"])])) for seat in range(int(deal["players"]))]
+    return hands, int(deal["briscola"]), [int(c) for c in deal["stock"][: int(deal["n_stock"]) - 1]]
 
 
 def describe_view(view: dict) -> str:

@@ -13,7 +13,7 @@ import pytest
 from sim import reference
 from sim.check import view_record
 from sim.config import Rules, RunConfig
-from sim.play import play_batch, view_after_plays
+from sim.play import deal_cards, play_batch, view_after_plays
 from strategies.endgame_nb import new_hands_nb
 from strategies.knowledge_nb import (
     MINE,
@@ -37,9 +37,7 @@ def positions(players: int, rules: Rules, deals: int = 12):
     config = RunConfig(players=players, strategies=("greedy",) * players, deals=deals, seed=6, rules=rules, threads=1)
     batch = play_batch(config, 0, deals, trace=True)
     for deal, record in zip(batch.deals, batch.records):
-        hands = [list(map(int, deal["hands"][s][:3])) for s in range(players)]
-        stock = [int(c) for c in deal["stock"][: int(deal["n_stock"]) - 1]]
-        game = reference.Game(players, hands, int(deal["briscola"]), stock)
+        game = reference.Game(players, *deal_cards(deal))
         plays = [int(c) for c in record["plays"] if c >= 0]
         for play, card in enumerate(plays):
             view = view_after_plays(config, deal, plays[:play])
