@@ -40,8 +40,9 @@ def compare(tree: Path, command: list[str]) -> dict:
     env = {**os.environ, "PYTHONPATH": str(tree)}
     ran = subprocess.run([sys.executable, "-m", "sim", "compare", *command, "--summary-only", "--json", "--quiet"],
                          cwd=tree, env=env, capture_output=True, text=True)  # fmt: skip
-    if ran.returncode:
-        sys.exit(f"bench_open_hands: {tree.name}: {ran.stderr.strip()}")
+    if ran.returncode:  # briscola's own error is its last line; the rest is noise (a compile cut short)
+        last = (ran.stderr.strip().splitlines() or [f"exit code {ran.returncode}"])[-1]
+        sys.exit(f"bench_open_hands: {tree.name}: {last}")
     return json.loads(ran.stdout)
 
 

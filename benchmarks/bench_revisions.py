@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
+import signal
 import statistics
 import subprocess
 import sys
@@ -34,6 +35,7 @@ def worktrees(revisions: dict[str, str]):
     """Yields {name: a temporary worktree of its revision}; every worktree made is
     removed on the way out, whatever happens."""
     made = {}
+    previous_handler = signal.signal(signal.SIGTERM, _exit_on_sigterm)
     with tempfile.TemporaryDirectory() as folder:
         try:
             for name, revision in revisions.items():
@@ -47,6 +49,13 @@ def worktrees(revisions: dict[str, str]):
                 subprocess.run(
                     ["git", "-C", str(REPO), "worktree", "remove", "--force", str(tree)], capture_output=True
                 )
+            signal.signal(signal.SIGTERM, previous_handler)
+
+
+def _exit_on_sigterm(signum, frame):
+    """SIGTERM as an exit that unwinds: subprocess.run kills the command it waits on, and
+    the worktrees are removed (by default SIGTERM ends Python at once, leaving both)."""
+    sys.exit(128 + signum)
 
 
 def split_command(parser: argparse.ArgumentParser, what: str) -> tuple[argparse.Namespace, list[str]]:
