@@ -32,25 +32,33 @@ from pathlib import Path
 import numpy as np
 
 from kernels.enums import CHIAMATA_PLAYERS, N_CARDS, N_FACES, N_SUITS
-from sim.learn import MLP, commit, logistic_loss, save_networks
+from sim.learn import (
+    MLP,
+    add_folder_options,
+    checked_batch,
+    checked_folders,
+    checked_study,
+    commit,
+    held_out_split,
+    logistic_loss,
+    refuse,
+    save_networks,
+)
 from strategies.net_nb import CONTRACT_INPUTS, FIRST_TARGET, N_TARGETS
-from strategies.nets import WEIGHTS, provenance, weights_path, with_layers
+from strategies.nets import provenance, weights_path, with_layers
 
 HIDDEN = (64, 32)
 HAND = 8
-DEALS_HELD_OUT = 0.05
 
 
-def read_contracts(folder: Path):
+def read_contracts(parser, folder: Path):
     """Per deal with a caller: the caller's hand (8 cards), seat, the called card, and the
     caller's side's points; with the experiments' names and seeds."""
-    import sim
-
-    study = sim.load(folder)
+    study = checked_study(parser, folder)
     names = [name for name in study.names if study.study.by_name[name].experiment.trace
              and study.experiment(name).config["players"] == CHIAMATA_PLAYERS]  # fmt: skip
     if not names:
-        raise SystemExit(f"train_auction: {folder} holds no experiment at 5 players with trace = true")
+        refuse(parser, f"--study {folder} holds no experiment at 5 players with trace = true")
     hands, seats, called, points, deals = [], [], [], [], []
     for name in names:
         rows = study.experiment(name).deals.set_index("deal")
@@ -95,14 +103,14 @@ def main() -> None:
     parser.add_argument("--batch", type=int, default=1024)
     parser.add_argument("--rate", type=float, default=1e-3)
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--weights", type=Path, default=WEIGHTS, help="folder to read net-5p.npz and .json from")
-    parser.add_argument("--out", type=Path, default=WEIGHTS, help="folder to write them to")
+    add_folder_options(parser, "net-5p.npz and .json")
     args = parser.parse_args()
+    checked_folders(parser, args, CHIAMATA_PLAYERS)
     started, rng = time.perf_counter(), np.random.default_rng(args.seed)
-    hands, seats, called, points, deals, facts = read_contracts(args.study)
+    hands, seats, called, points, deals, facts = read_contracts(parser, args.study)
     x, y = contract_inputs(hands, seats, called), targets(points)
-    held = deals >= np.quantile(deals, 1 - DEALS_HELD_OUT)
-    train_rows, held_rows = np.flatnonzero(~held), np.flatnonzero(held)
+    train_rows, held_rows = held_out_split(deals)
+    checked_batch(parser, len(train_rows), args.batch)
     network = MLP((CONTRACT_INPUTS, *HIDDEN, N_TARGETS), rng)
     print(f"{len(y):,} contracts ({time.perf_counter() - started:.0f} s)", flush=True)
     steps, step, best, best_layers = args.epochs * (len(train_rows) // args.batch), 0, np.inf, None

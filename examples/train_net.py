@@ -17,7 +17,7 @@ strategies/nets.py packs for the kernels) and ``net-{P}p.json`` (the provenance:
 the data's plan, experiment, seed and a hash of its deals, the training's seed and
 settings, the commit).
 Training needs numpy alone (sim/learn.py) and is reproducible from ``--seed`` with the
-same BLAS and thread count (``OPENBLAS_NUM_THREADS``). Decisions of the last DEALS_HELD_OUT share of the
+same BLAS and thread count (``OPENBLAS_NUM_THREADS``). Decisions of the last 5% of the
 deals are held out to report the policy's agreement with the search.
 """
 
@@ -35,30 +35,39 @@ import pyarrow as pa
 from kernels.enums import CHIAMATA_PLAYERS, N_CARDS, N_FACES, N_SUITS
 from sim.check import view_record
 from sim.config import Rules, side_of_seat
-from sim.learn import MLP, commit, cross_entropy, logistic_loss, save_networks
+from sim.learn import (
+    MLP,
+    add_folder_options,
+    checked_batch,
+    checked_folders,
+    checked_study,
+    commit,
+    cross_entropy,
+    held_out_split,
+    logistic_loss,
+    refuse,
+    save_networks,
+)
 from sim.reference import chiamata_decisions, views_along
-from strategies.nets import WEIGHTS, provenance, weights_path, with_layers
+from strategies.nets import provenance, weights_path, with_layers
 from strategies.observation import encode_flat, flat_size, legal_mask
 
 POLICY_HIDDEN = (128, 64)  # two ReLU layers: small enough for 20k deals/s on one thread at 2 players
 VALUE_HIDDEN = (128, 64)
-DEALS_HELD_OUT = 0.05
 HAND_SIZE = 3
 
 
-def read_study(folder: Path, players: int) -> tuple[list[dict], dict]:
+def read_study(parser, folder: Path, players: int) -> tuple[list[dict], dict]:
     """The traced deals of the study's experiment at ``players`` (its chunks that verify),
     each with its ``winner_side`` from the experiment's rows, and the experiment's
     configuration (``sim.load``'s)."""
-    import sim
-
-    study = sim.load(folder)
+    study = checked_study(parser, folder)
     traced = [name for name in study.names
               if study.study.by_name[name].experiment.trace and study.experiment(name).config["players"] == players]  # fmt: skip
     if len(traced) != 1:
         found = ", ".join(traced) or "none"
-        raise SystemExit(f"train_net: {folder} must hold one experiment at {players} players with trace = true "
-                         f"(found: {found})")  # fmt: skip
+        refuse(parser, f"--study {folder} must hold one experiment at {players} players with trace = true "
+                       f"(found: {found})")  # fmt: skip
     experiment = study.experiment(traced[0])
     winner = dict(zip(experiment.deals["deal"], experiment.deals["winner_side"]))
     rows = pa.Table.from_pandas(study.traces(traced[0]), preserve_index=False).to_pylist()
@@ -175,14 +184,12 @@ def encoded(views, cards, values, deals, augment: int, rng):
             np.tile(values, augment + 1), np.tile(deals, augment + 1))  # fmt: skip
 
 
-def train(obs, mask, cards, values, deals, args):
+def train(obs, mask, cards, values, train_rows, held_rows, args):
     """Both networks, trained together on the same minibatches (numpy alone, sim/learn.py);
     each epoch reports the held-out decisions."""
     rng = np.random.default_rng(args.seed)
     width = obs.shape[1]
     policy, value = MLP((width, *POLICY_HIDDEN, 40), rng), MLP((width, *VALUE_HIDDEN, 1), rng)
-    held = deals >= np.quantile(deals, 1 - DEALS_HELD_OUT)  # renamed copies of a deal stay on its side
-    train_rows, held_rows = np.flatnonzero(~held), np.flatnonzero(held)
     steps, step = args.epochs * (len(train_rows) // args.batch), 0
     best = {"agreement": -1.0, "value_log_loss": np.inf}
     started = time.perf_counter()
@@ -252,13 +259,11 @@ def main() -> None:
     parser.add_argument("--rate", type=float, default=3e-3, help="Adam's highest learning rate (one cycle)")
     parser.add_argument("--augment", type=int, default=0, help="copies of each decision with the suits renamed")
     parser.add_argument("--max-deals", type=int, default=0, help="use the first N deals only (0: all)")
-    parser.add_argument(
-        "--weights", type=Path, default=WEIGHTS, help="folder whose auction network (5 players) is kept"
-    )
-    parser.add_argument("--out", type=Path, default=WEIGHTS, help="folder for net-{P}p.npz and .json")
+    add_folder_options(parser, "the auction network to keep (5 players)")
     args = parser.parse_args()
+    checked_folders(parser, args, args.players, need=False)
     started = time.perf_counter()
-    rows, meta = read_study(args.study, args.players)
+    rows, meta = read_study(parser, args.study, args.players)
     rows.sort(key=lambda row: row["deal"])
     if args.max_deals:
         rows = rows[: args.max_deals]
@@ -266,9 +271,13 @@ def main() -> None:
     n_decisions = len(cards)
     obs, mask, cards, values, deals = encoded(views, cards, values, deals, args.augment,
                                               np.random.default_rng(args.seed))  # fmt: skip
-    print(f"{len(rows):,} deals, {n_decisions:,} decisions, {len(cards):,} with the suits renamed "
-          f"({time.perf_counter() - started:.0f} s)", flush=True)  # fmt: skip
-    policy, value, quality = train(obs, mask, cards, values, deals, args)
+    renamed = f", {len(cards) - n_decisions:,} more with the suits renamed" if args.augment else ""
+    print(
+        f"{len(rows):,} deals, {n_decisions:,} decisions{renamed} ({time.perf_counter() - started:.0f} s)", flush=True
+    )
+    train_rows, held_rows = held_out_split(deals)
+    checked_batch(parser, len(train_rows), args.batch)
+    policy, value, quality = train(obs, mask, cards, values, train_rows, held_rows, args)
     kept, kept_facts = kept_networks(args.weights, args.players)
     weights = with_layers(with_layers(kept, "policy", policy.layers), "value", value.layers)
     teachers = teachers_networks(meta, args.players)

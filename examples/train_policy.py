@@ -25,7 +25,11 @@ from pathlib import Path
 
 import numpy as np
 
-from sim.env import BriscolaVectorEnv
+try:
+    from sim.env import BriscolaVectorEnv
+except ImportError as missing:  # Gymnasium comes with the rl extra
+    raise SystemExit(f"{Path(__file__).name}: {missing}") from None
+
 
 HERE = Path(__file__).resolve().parent
 HIDDEN = 128

@@ -28,14 +28,18 @@ from pathlib import Path
 
 import numpy as np
 
-from sim.env import BriscolaVectorEnv
-from sim.learn import MLP, commit, forward, logistic_loss, save_networks
-from strategies.nets import WEIGHTS, layers, provenance, weights_path, with_layers
+from sim.learn import MLP, add_folder_options, checked_folders, commit, forward, logistic_loss, save_networks
+from strategies.nets import layers, provenance, weights_path, with_layers
 
 VALUE_HIDDEN = (128, 64)
 RATE, MINIBATCH = 1e-3, 4096
 HELD_OUT_ROUNDS = 4
 TABLES = (2, 3, 4, 5, 6)
+
+try:
+    from sim.env import BriscolaVectorEnv
+except ImportError as missing:  # Gymnasium comes with the rl extra
+    raise SystemExit(f"{Path(__file__).name}: {missing}") from None
 
 
 class SelfPlay:
@@ -74,9 +78,9 @@ def main() -> None:
     parser.add_argument("--deals", type=float, default=2e6, help="deals to learn from")
     parser.add_argument("--lanes", type=int, default=4096)
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--weights", type=Path, default=WEIGHTS, help="folder to read net-{P}p.npz and .json from")
-    parser.add_argument("--out", type=Path, default=WEIGHTS, help="folder to write them to")
+    add_folder_options(parser, "net-{P}p.npz and .json")
     args = parser.parse_args()
+    checked_folders(parser, args, args.players)
     players, rng = args.players, np.random.default_rng(args.seed)
     with np.load(weights_path(players, args.weights)) as saved:
         weights = dict(saved)
@@ -89,6 +93,7 @@ def main() -> None:
     value = MLP((width, *VALUE_HIDDEN, 1), rng)
     play = SelfPlay(players, args.lanes, policy, seed=args.seed)
     n_rounds = max(1, int(args.deals) // args.lanes)
+    print(f"{n_rounds * args.lanes:,} deals to learn from: {n_rounds:,} rounds of {args.lanes:,} lanes", flush=True)
     best, best_layers, started = np.inf, None, time.perf_counter()
     for r in range(n_rounds):
         x, y = play.round()

@@ -1,5 +1,6 @@
-"""Tunes ``net``'s policy by playing: PPO in the vector environment, starting from the
-policy ``train_net.py`` taught by imitating the search, against a pool of opponents.
+"""Tunes ``net``'s policy by playing a pool of opponents (PPO in the vector environment).
+
+It starts from the policy ``train_net.py`` taught by imitating the search.
 
 Imitation learns what the search does in the positions the search reaches playing
 itself. Against other players the net meets positions no search game showed it, and it
@@ -33,10 +34,9 @@ from pathlib import Path
 
 import numpy as np
 
-from sim.env import BriscolaVectorEnv
-from sim.learn import MLP, commit, save_networks
+from sim.learn import MLP, add_folder_options, checked_folders, commit, save_networks
 from strategies.api import parse_spec
-from strategies.nets import WEIGHTS, layers, provenance, weights_path, with_layers
+from strategies.nets import layers, provenance, weights_path, with_layers
 from strategies.registry import builtin_strategies
 
 TABLES = (2, 3, 4, 5, 6)  # at 5 players the learner plays the cards; its bids and calls are its opponents'
@@ -46,6 +46,11 @@ CRITIC_RATE = 1e-3
 EPOCHS, MINIBATCH = 3, 4096
 CLIP, ENTROPY, LAMBDA = 0.1, 0.002, 0.95
 WARM_UP = 10
+
+try:
+    from sim.env import BriscolaVectorEnv
+except ImportError as missing:  # Gymnasium comes with the rl extra
+    raise SystemExit(f"{Path(__file__).name}: {missing}") from None
 
 
 def ppo_gradient(logits, mask, actions, old_logp, advantage):
@@ -174,15 +179,16 @@ def main() -> None:
     parser.add_argument("--pool", nargs="+", default=list(POOL), help="the opponents (strategy specs)")
     parser.add_argument("--warm-up", type=int, default=WARM_UP, help="rounds the critic learns alone first")
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--weights", type=Path, default=WEIGHTS, help="folder to read net-{P}p.npz and .json from")
-    parser.add_argument("--out", type=Path, default=WEIGHTS, help="folder to write them to")
+    add_folder_options(parser, "net-{P}p.npz and .json")
     args = parser.parse_args()
+    checked_folders(parser, args, args.players)
     players, rng = args.players, np.random.default_rng(args.seed)
     with np.load(weights_path(players, args.weights)) as saved:
         weights = dict(saved)
     policy = MLP([weights["policy.0.weight"].shape[0]] + [w.shape[1] for w, _ in layers(weights, "policy")], rng)
     policy.layers = [(w.copy(), b.copy()) for w, b in layers(weights, "policy")]
     critic = MLP([w.shape[0] for w, _ in layers(weights, "value")] + [1], rng)
+    print(f"tuning against {', '.join(args.pool)}; the first round compiles the kernels (minutes)", flush=True)
     pool = Pool(players, args.lanes, args.pool, args.seed)
     started, rounds, won = time.monotonic(), 0, []
     while (args.rounds and rounds < args.rounds) or (

@@ -20,15 +20,19 @@ True
 
 from __future__ import annotations
 
+import argparse
 import json
+import sys
 from pathlib import Path
+from typing import NoReturn
 
 import numpy as np
 
 from sim.files import write_atomically
-from strategies.nets import pack_file, provenance_path, weights_path
+from strategies.nets import WEIGHTS, pack_file, provenance_path, weights_path
 
 BETA1, BETA2, EPSILON = 0.9, 0.999, 1e-8  # Adam's
+DEALS_HELD_OUT = 0.05  # the share of deals (the last indices) kept out of training to judge it
 
 
 class MLP:
@@ -135,3 +139,56 @@ def save_networks(folder: Path, players: int, weights: dict, facts: dict) -> Non
     write_atomically(weights_path(players, Path(folder)), write_weights)
     write_atomically(provenance_path(players, Path(folder)),
                      lambda temporary: temporary.write_text(json.dumps(facts, indent=1) + "\n"))  # fmt: skip
+
+
+def refuse(parser: argparse.ArgumentParser, message: str) -> NoReturn:
+    """A training script's bad input: one line on stderr naming it, exit code 2, before
+    any work (argparse's own error adds its usage line)."""
+    print(f"{parser.prog}: error: {message}", file=sys.stderr)
+    raise SystemExit(2)
+
+
+def add_folder_options(parser: argparse.ArgumentParser, reads: str) -> None:
+    """``--weights`` and ``--out``, the folders every training script reads and writes.
+    ``--out`` defaults to ``--weights``: a run told to read another folder never
+    overwrites the shipped networks unless told to."""
+    parser.add_argument("--weights", type=Path, default=WEIGHTS,
+                        help=f"folder to read {reads} from (default: the shipped networks, strategies/weights)")  # fmt: skip
+    parser.add_argument("--out", type=Path, help="folder to write to (default: --weights)")
+
+
+def checked_folders(parser: argparse.ArgumentParser, args: argparse.Namespace, players: int, need: bool = True) -> None:
+    """Checks ``--weights`` before any training (``need``: it must hold the table's
+    networks) and sets ``--out``'s default."""
+    if need and not weights_path(players, args.weights).is_file():
+        refuse(parser, f"--weights {args.weights} holds no net-{players}p.npz; valid: a folder of networks, such "
+                       f"as strategies/weights or one a training script wrote")  # fmt: skip
+    if args.out is None:
+        args.out = args.weights
+
+
+def checked_study(parser: argparse.ArgumentParser, folder: Path):
+    """``sim.load(folder)``, a study made by ``briscola batch``, or a one-line refusal."""
+    import sim
+    from sim.study import STUDY_FILE
+
+    if not (Path(folder) / STUDY_FILE).is_file():
+        refuse(parser, f"--study {folder} is not a study's folder (no {STUDY_FILE}); valid: the out folder of "
+                       "briscola batch PLAN")  # fmt: skip
+    return sim.load(folder)
+
+
+def held_out_split(deals: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The rows to train on and those held out, by deal: the last DEALS_HELD_OUT of the
+    deal indices are held out, so every row of a deal (its renamed copies too) stays on
+    one side."""
+    held = deals >= np.quantile(deals, 1 - DEALS_HELD_OUT)
+    return np.flatnonzero(~held), np.flatnonzero(held)
+
+
+def checked_batch(parser: argparse.ArgumentParser, rows: int, batch: int) -> None:
+    """Refuses a minibatch larger than the rows to train on: no step would run, and the
+    untrained network would be written as if trained."""
+    if not 1 <= batch <= rows:
+        refuse(parser, f"--batch {batch} does not fit the {rows:,} rows to train on; valid: 1 to {rows:,} "
+                       "(or a larger study)")  # fmt: skip

@@ -116,7 +116,8 @@ def _declared_files(strategy: Strategy, folder: Path, path: Path) -> set[str]:
         file = (folder / name).resolve()
         if not file.is_file() or not file.is_relative_to(folder):
             raise StrategyError(f"--strategy-file {path}: strategy {strategy.name!r} declares the data file {name!r}, "
-                                f"which is not a file in {folder}")  # fmt: skip
+                                f"which is not a file in {folder}: data files sit in the plug-in file's folder or below, "
+                                "so that they travel with it")  # fmt: skip
         declared.add(str(file))
     return declared
 

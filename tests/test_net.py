@@ -147,7 +147,13 @@ def test_training_from_a_studys_traces_writes_weights_the_kernels_take(tmp_path,
         == data["deals_sha256"]
     )
     wrong = subprocess.run(train[:3] + ["3"] + train[4:], capture_output=True, text=True, cwd=REPO, timeout=600)
-    assert wrong.returncode != 0 and "one experiment at 3 players with trace = true" in wrong.stderr
+    assert wrong.returncode == 2 and "one experiment at 3 players with trace = true" in wrong.stderr
+    nowhere = subprocess.run(train[:5] + [str(tmp_path / "none")] + train[6:], capture_output=True, text=True,
+                             cwd=REPO, timeout=600)  # fmt: skip
+    assert nowhere.returncode == 2 and nowhere.stderr.splitlines() == [
+        f"train_net.py: error: --study {tmp_path / 'none'} is not a study's folder (no _study.json); valid: the out "
+        "folder of briscola batch PLAN"
+    ]
     assert "networks" not in data  # greedy reads none
 
 
@@ -345,9 +351,13 @@ def test_auction_training_adds_the_network_and_keeps_the_others(tmp_path):
     )
     made = run_here("batch", plan, "--out", tmp_path / "study", "--quiet")
     assert made.returncode == 0, made.stderr
-    done = run_example(
-        "train_auction.py", "--study", tmp_path / "study", "--epochs", 2, "--batch", 64, "--out", tmp_path / "w"
-    )
+    study = ["--study", tmp_path / "study", "--epochs", 2]
+    for refused, message in ((["--out", tmp_path / "w"], "--batch 1024 does not fit the"),  # no step would run
+                             (["--batch", 64, "--weights", tmp_path], "holds no net-5p.npz")):  # fmt: skip
+        done = run_example("train_auction.py", *study, *refused)
+        assert done.returncode == 2 and message in done.stderr and len(done.stderr.splitlines()) == 1, done.stderr
+        assert not (tmp_path / "w").exists() and not (tmp_path / "net-5p.npz").exists()
+    done = run_example("train_auction.py", *study, "--batch", 64, "--out", tmp_path / "w")
     assert done.returncode == 0, done.stderr
     with np.load(weights_path(5)) as shipped, np.load(tmp_path / "w" / "net-5p.npz") as trained:
         assert {key for key in trained.files if key.startswith("auction.")} == {
@@ -358,6 +368,10 @@ def test_auction_training_adds_the_network_and_keeps_the_others(tmp_path):
         )
     facts = json.loads((tmp_path / "w" / "net-5p.json").read_text())["auction_training"]
     assert facts["data"]["experiments"] == ["bids"] and 0 < facts["data"]["contracts"] <= 300
+    shipped = weights_path(5).read_bytes()
+    again = run_example("train_auction.py", *study, "--batch", 64, "--seed", 2, "--weights", tmp_path / "w")
+    assert again.returncode == 0 and f"wrote {tmp_path / 'w'}/net-5p.npz" in again.stdout  # --out: where it read
+    assert weights_path(5).read_bytes() == shipped
 
 
 @pytest.mark.parametrize("players", [2, 4])
