@@ -270,7 +270,7 @@ def print_strategies(described: list[dict]) -> None:
 
     table = Table(show_lines=True)
     for column in ("name", "version", "parameters", "description"):
-        table.add_column(column, no_wrap=column in ("name", "version"))
+        table.add_column(column, no_wrap=column in ("name", "version"), overflow="fold")  # long specs whole
     for item in described:
         params = "\n".join(f"{p['name']} ({p['type']}, default {p['default']}{_range(p)})" for p in item["params"])
         source = "" if item["source"] == "built-in" else f"\n[dim]from {item['source']}[/dim]"
@@ -285,7 +285,7 @@ def _provenance_line(facts: dict) -> str:
     and from what (the whole record: ``briscola strategies --json``)."""
     data, training = facts.get("data", {}), facts.get("training", {})
     shape = "-".join(map(str, training.get("policy", [])))
-    parts = [f"policy {shape} {_imitation(data)}"]
+    parts = [f"policy {shape} {_imitation(data)}, made by {_maker(data)}"]
     tuned = facts.get("tuning", [])
     if tuned:
         pool = ", ".join(tuned[-1].get("pool", []))
@@ -299,6 +299,13 @@ def _provenance_line(facts: dict) -> str:
         parts.append(f"the data's {name} read networks {teacher['fingerprint']}"
                      + (f", whose policy {_imitation(earlier)}" if earlier else ""))  # fmt: skip
     return "; ".join(parts) + f"; commit {facts.get('commit')}"
+
+
+def _maker(data: dict) -> str:
+    """What made the data: the study's plan and experiment, or the command run."""
+    if "plan" in data:
+        return f"plan {data['plan']}" + (f", experiment {data['experiment']}" if "experiment" in data else "")
+    return f"`{data['command']}`" if "command" in data else "an unrecorded run"
 
 
 def _imitation(data: dict) -> str:

@@ -192,6 +192,7 @@ def test_a_second_rounds_networks_name_the_networks_their_data_was_played_with(t
     assert teachers["mine"]["fingerprint"] != NET.fingerprint()
     line = _provenance_line(facts)
     assert f"the data's net read networks {NET.fingerprint()}, whose policy imitates" in line
+    assert f"made by plan {tmp_path / 'study' / '_plan.toml'}, experiment data;" in line  # what made the data
 
 
 def test_renamed_suits_keep_every_decision_true():
