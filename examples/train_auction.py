@@ -17,8 +17,9 @@ the called card and the side's points, its trace the caller's hand.
     .venv/bin/briscola batch examples/auction-data.toml
     .venv/bin/python examples/train_auction.py --study results/auction-data
 
-It adds the network to ``strategies/weights/net-5p.npz`` (``--out`` for another
-folder; the policy and value networks are copied as they are) and records its training
+It adds the network to ``--weights``'s ``net-5p.npz`` (the shipped
+``strategies/weights`` by default; ``--out`` for another folder; the policy and value
+networks are copied as they are) and records its training
 in the ``.json``. Reproducible from ``--seed`` with the same BLAS and thread count.
 """
 

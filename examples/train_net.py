@@ -12,7 +12,7 @@ are not taken: ``net`` plays them without asking its network.
     .venv/bin/briscola batch examples/net-data.toml
     .venv/bin/python examples/train_net.py --players 2 --study results/net-data
 
-It writes ``strategies/weights/net-{P}p.npz`` (the layers, in the layout
+It writes ``net-{P}p.npz`` into ``--out`` (``strategies/weights`` by default; the layers, in the layout
 strategies/nets.py packs for the kernels) and ``net-{P}p.json`` (the provenance:
 the data's plan, experiment, seed and a hash of its deals, the training's seed and
 settings, the commit).

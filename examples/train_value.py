@@ -14,8 +14,9 @@ deals is learnt from once, in shuffled minibatches, and forgotten.
     .venv/bin/python examples/train_value.py --players 2 --deals 2000000
 
 A fixed set of deals of another seed is held out; the value network is kept at its best
-held-out log-loss, which is printed beside that of the network it replaces. It rewrites
-the value layers of ``strategies/weights/net-{P}p.npz`` (``--out`` for another folder;
+held-out log-loss, which is printed beside that of the network it replaces, and written
+only if it is the better of the two (``--even-if-worse`` writes it anyway). It rewrites
+the value layers of ``--weights``'s ``net-{P}p.npz`` (``--out`` for another folder;
 the policy is copied as it is) and records the training in the ``.json``. Reproducible
 from ``--seed`` with the same BLAS and thread count.
 """
@@ -78,6 +79,8 @@ def main() -> None:
     parser.add_argument("--deals", type=float, default=2e6, help="deals to learn from")
     parser.add_argument("--lanes", type=int, default=4096)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--even-if-worse", action="store_true",
+                        help="write the new value even when it scores worse on the held-out deals than the one it replaces")  # fmt: skip
     add_folder_options(parser, "net-{P}p.npz and .json")
     args = parser.parse_args()
     checked_folders(parser, args, args.players)
@@ -117,6 +120,9 @@ def main() -> None:
         "held_out": {"value_log_loss": round(best, 4), "replaced_network_log_loss": round(before, 4)},
         "commit": commit(),
     }  # fmt: skip
+    if best >= before and not args.even_if_worse:  # (nan, no network replaced: never)
+        raise SystemExit(f"train_value.py: the new value's held-out log-loss {best:.4f} is no better than the one it "
+                         f"replaces ({before:.4f}): nothing written (--even-if-worse writes it)")  # fmt: skip
     save_networks(args.out, players, with_layers(weights, "value", best_layers), facts)
     print(f"wrote {args.out}/net-{players}p.npz and .json")
 

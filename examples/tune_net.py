@@ -18,7 +18,7 @@ for winning/losing at the end. The critic (a fresh network of the value's shape)
 alone for the first WARM_UP rounds, so that the first policy steps follow real
 advantages. The value network ``pimc:value_tricks`` uses is kept as it was.
 
-It rewrites ``strategies/weights/net-{P}p.npz`` (``--out`` for another folder) and adds
+It rewrites ``--weights``'s ``net-{P}p.npz`` (``--out`` for another folder) and adds
 the tuning (seed, rounds, pool, settings, the deals played, and the fingerprint of the
 networks each learned opponent in the pool played with) to the list of tunings in its
 ``.json`` (``--weights`` may hold weights tuned before: the run goes on from them).

@@ -293,7 +293,9 @@ def _provenance_line(facts: dict) -> str:
     if "value_training" in facts:
         parts.append(f"value from {facts['value_training'].get('deals', 0):,} deals of self-play")
     if "auction_training" in facts:
-        parts.append(f"auction from {facts['auction_training']['data'].get('contracts', 0):,} contracts")
+        auction = facts["auction_training"]["data"]
+        parts.append(f"auction from {auction.get('contracts', 0):,} contracts of {', '.join(auction.get('strategies', []))} "
+                     f"(seeds {', '.join(map(str, auction.get('seeds', [])))}, data {auction.get('sha256')})")  # fmt: skip
     for name, teacher in data.get("networks", {}).items():  # a later round: the data's search read networks
         earlier = teacher.get("provenance", {}).get("data")
         parts.append(f"the data's {name} read networks {teacher['fingerprint']}"

@@ -290,7 +290,11 @@ def test_saving_networks_is_whole_or_not_at_all(tmp_path, monkeypatch):
 
 
 def test_value_training_from_self_play_changes_the_value_alone(tmp_path):
-    done = run_example("train_value.py", "--players", 4, "--deals", 256, "--lanes", 64, "--out", tmp_path)
+    few = ["train_value.py", "--players", 4, "--deals", 256, "--lanes", 64, "--out", tmp_path]
+    worse = run_example(*few)  # 256 deals teach less than the shipped value knows: it is kept
+    assert worse.returncode == 1 and "is no better than the one it replaces" in worse.stderr
+    assert not (tmp_path / "net-4p.npz").exists()
+    done = run_example(*few, "--even-if-worse")
     assert done.returncode == 0, done.stderr
     with np.load(weights_path(4)) as shipped, np.load(tmp_path / "net-4p.npz") as trained:
         assert all(np.array_equal(trained[key], shipped[key]) == key.startswith("policy.") for key in trained.files)
@@ -367,8 +371,13 @@ def test_auction_training_adds_the_network_and_keeps_the_others(tmp_path):
         assert all(
             np.array_equal(trained[key], shipped[key]) for key in shipped.files if not key.startswith("auction.")
         )
-    facts = json.loads((tmp_path / "w" / "net-5p.json").read_text())["auction_training"]
+    record = json.loads((tmp_path / "w" / "net-5p.json").read_text())
+    facts = record["auction_training"]
     assert facts["data"]["experiments"] == ["bids"] and 0 < facts["data"]["contracts"] <= 300
+    from sim.report import _provenance_line
+
+    assert (f"auction from {facts['data']['contracts']:,} contracts of expert (seeds 3, data {facts['data']['sha256']})"
+            in _provenance_line(record))  # fmt: skip
     shipped = weights_path(5).read_bytes()
     again = run_example("train_auction.py", *study, "--batch", 64, "--seed", 2, "--weights", tmp_path / "w")
     assert again.returncode == 0 and f"wrote {tmp_path / 'w'}/net-5p.npz" in again.stdout  # --out: where it read
