@@ -36,8 +36,8 @@ from kernels.enums import CHIAMATA_PLAYERS, N_CARDS, N_FACES, N_SUITS
 from sim.learn import (
     MLP,
     add_folder_options,
-    checked_batch,
     checked_folders,
+    checked_split,
     checked_study,
     commit,
     held_out_split,
@@ -111,7 +111,7 @@ def main() -> None:
     hands, seats, called, points, deals, facts = read_contracts(parser, args.study)
     x, y = contract_inputs(hands, seats, called), targets(points)
     train_rows, held_rows = held_out_split(deals)
-    checked_batch(parser, len(train_rows), args.batch)
+    checked_split(parser, train_rows, held_rows, args.batch)
     network = MLP((CONTRACT_INPUTS, *HIDDEN, N_TARGETS), rng)
     print(f"{len(y):,} contracts ({time.perf_counter() - started:.0f} s)", flush=True)
     steps, step, best, best_layers = args.epochs * (len(train_rows) // args.batch), 0, np.inf, None

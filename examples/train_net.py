@@ -12,8 +12,9 @@ are not taken: ``net`` plays them without asking its network.
     .venv/bin/briscola batch examples/net-data.toml
     .venv/bin/python examples/train_net.py --players 2 --study results/net-data
 
-It writes ``net-{P}p.npz`` into ``--out`` (``strategies/weights`` by default; the layers, in the layout
-strategies/nets.py packs for the kernels) and ``net-{P}p.json`` (the provenance:
+It writes ``net-{P}p.npz`` into ``--out`` (by default the ``--weights`` folder, the
+shipped ``strategies/weights`` unless told; the layers, in the layout strategies/nets.py
+packs for the kernels) and ``net-{P}p.json`` (the provenance:
 the data's plan, experiment, seed and a hash of its deals, the training's seed and
 settings, the commit).
 Training needs numpy alone (sim/learn.py) and is reproducible from ``--seed`` with the
@@ -38,8 +39,8 @@ from sim.config import Rules, side_of_seat
 from sim.learn import (
     MLP,
     add_folder_options,
-    checked_batch,
     checked_folders,
+    checked_split,
     checked_study,
     commit,
     cross_entropy,
@@ -135,7 +136,7 @@ def row_partner(row: dict) -> int:
     return -1
 
 
-def dataset(rows: list[dict], meta: dict, players: int):
+def dataset(parser, rows: list[dict], meta: dict, players: int):
     """Observations, legal masks, chosen cards, outcomes and each decision's deal."""
     rules = Rules(**meta["rules"])
     records, cards, values, deals = [], [], [], []
@@ -145,6 +146,8 @@ def dataset(rows: list[dict], meta: dict, players: int):
             cards.append(card)
             values.append(outcome(row, view["seat"], players, view))
             deals.append(row["deal"])
+    if not records:  # (at Briscola Chiamata a deal may be thrown in, unplayed)
+        refuse(parser, f"--study holds no decision in its {len(rows):,} deals; valid: a study of 40 deals or more")
     return np.concatenate(records), np.array(cards), np.array(values, np.float32), np.array(deals)
 
 
@@ -256,18 +259,20 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1, help="the training's seed (initial weights, order)")
     parser.add_argument("--epochs", type=int, default=8)
     parser.add_argument("--batch", type=int, default=1024)
-    parser.add_argument("--rate", type=float, default=3e-3, help="Adam's highest learning rate (one cycle)")
+    parser.add_argument(
+        "--rate", type=float, default=3e-3, help="Adam's learning rate at the start, decaying to 0 (cosine)"
+    )
     parser.add_argument("--augment", type=int, default=0, help="copies of each decision with the suits renamed")
     parser.add_argument("--max-deals", type=int, default=0, help="use the first N deals only (0: all)")
     add_folder_options(parser, "the auction network to keep (5 players)")
     args = parser.parse_args()
-    checked_folders(parser, args, args.players, need=False)
+    checked_folders(parser, args, args.players, need=args.players == CHIAMATA_PLAYERS)  # its auction network is kept
     started = time.perf_counter()
     rows, meta = read_study(parser, args.study, args.players)
     rows.sort(key=lambda row: row["deal"])
     if args.max_deals:
         rows = rows[: args.max_deals]
-    views, cards, values, deals = dataset(rows, meta, args.players)
+    views, cards, values, deals = dataset(parser, rows, meta, args.players)
     n_decisions = len(cards)
     obs, mask, cards, values, deals = encoded(views, cards, values, deals, args.augment,
                                               np.random.default_rng(args.seed))  # fmt: skip
@@ -276,7 +281,7 @@ def main() -> None:
         f"{len(rows):,} deals, {n_decisions:,} decisions{renamed} ({time.perf_counter() - started:.0f} s)", flush=True
     )
     train_rows, held_rows = held_out_split(deals)
-    checked_batch(parser, len(train_rows), args.batch)
+    checked_split(parser, train_rows, held_rows, args.batch)
     policy, value, quality = train(obs, mask, cards, values, train_rows, held_rows, args)
     kept, kept_facts = kept_networks(args.weights, args.players)
     weights = with_layers(with_layers(kept, "policy", policy.layers), "value", value.layers)

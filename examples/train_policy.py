@@ -25,10 +25,9 @@ from pathlib import Path
 
 import numpy as np
 
-try:
-    from sim.env import BriscolaVectorEnv
-except ImportError as missing:  # Gymnasium comes with the rl extra
-    raise SystemExit(f"{Path(__file__).name}: {missing}") from None
+from sim.learn import vector_env
+
+BriscolaVectorEnv = vector_env()  # the rl extra's Gymnasium, or a one-line exit
 
 
 HERE = Path(__file__).resolve().parent

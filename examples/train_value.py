@@ -25,22 +25,28 @@ from __future__ import annotations
 
 import argparse
 import time
-from pathlib import Path
 
 import numpy as np
 
-from sim.learn import MLP, add_folder_options, checked_folders, commit, forward, logistic_loss, save_networks
+from sim.learn import (
+    MLP,
+    add_folder_options,
+    checked_folders,
+    commit,
+    forward,
+    logistic_loss,
+    refuse,
+    save_networks,
+    vector_env,
+)
 from strategies.nets import layers, provenance, weights_path, with_layers
+
+BriscolaVectorEnv = vector_env()  # the rl extra's Gymnasium, or a one-line exit
 
 VALUE_HIDDEN = (128, 64)
 RATE, MINIBATCH = 1e-3, 4096
 HELD_OUT_ROUNDS = 4
 TABLES = (2, 3, 4, 5, 6)
-
-try:
-    from sim.env import BriscolaVectorEnv
-except ImportError as missing:  # Gymnasium comes with the rl extra
-    raise SystemExit(f"{Path(__file__).name}: {missing}") from None
 
 
 class SelfPlay:
@@ -89,6 +95,9 @@ def main() -> None:
         weights = dict(saved)
     policy = layers(weights, "policy")
     held = SelfPlay(players, args.lanes, policy, seed=10_000 + args.seed)
+    if args.lanes * held.steps < MINIBATCH:  # no minibatch would fit a round: nothing would be learnt
+        refuse(parser, f"--lanes {args.lanes} gives {args.lanes * held.steps:,} positions a round, fewer than a "
+                       f"minibatch of {MINIBATCH:,}; valid: --lanes {-(-MINIBATCH // held.steps)} or more")  # fmt: skip
     rounds = [held.round() for _ in range(HELD_OUT_ROUNDS)]
     held_x, held_y = np.concatenate([x for x, _ in rounds]), np.concatenate([y for _, y in rounds])
     before = held_out_loss(layers(weights, "value"), held_x, held_y) if layers(weights, "value") else float("nan")
@@ -120,6 +129,8 @@ def main() -> None:
         "held_out": {"value_log_loss": round(best, 4), "replaced_network_log_loss": round(before, 4)},
         "commit": commit(),
     }  # fmt: skip
+    if best_layers is None:
+        raise SystemExit("train_value.py: every held-out log-loss was NaN: nothing written")
     if best >= before and not args.even_if_worse:  # (nan, no network replaced: never)
         raise SystemExit(f"train_value.py: the new value's held-out log-loss {best:.4f} is no better than the one it "
                          f"replaces ({before:.4f}): nothing written (--even-if-worse writes it)")  # fmt: skip

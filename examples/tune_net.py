@@ -30,14 +30,15 @@ from __future__ import annotations
 
 import argparse
 import time
-from pathlib import Path
 
 import numpy as np
 
-from sim.learn import MLP, add_folder_options, checked_folders, commit, save_networks
+from sim.learn import MLP, add_folder_options, checked_folders, commit, save_networks, vector_env
 from strategies.api import parse_spec
 from strategies.nets import layers, provenance, weights_path, with_layers
 from strategies.registry import builtin_strategies
+
+BriscolaVectorEnv = vector_env()  # the rl extra's Gymnasium, or a one-line exit
 
 TABLES = (2, 3, 4, 5, 6)  # at 5 players the learner plays the cards; its bids and calls are its opponents'
 POOL = ("random", "greedy", "hoarder", "expert", "net")
@@ -46,11 +47,6 @@ CRITIC_RATE = 1e-3
 EPOCHS, MINIBATCH = 3, 4096
 CLIP, ENTROPY, LAMBDA = 0.1, 0.002, 0.95
 WARM_UP = 10
-
-try:
-    from sim.env import BriscolaVectorEnv
-except ImportError as missing:  # Gymnasium comes with the rl extra
-    raise SystemExit(f"{Path(__file__).name}: {missing}") from None
 
 
 def ppo_gradient(logits, mask, actions, old_logp, advantage):

@@ -179,16 +179,33 @@ def checked_study(parser: argparse.ArgumentParser, folder: Path):
 
 
 def held_out_split(deals: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The rows to train on and those held out, by deal: the last DEALS_HELD_OUT of the
-    deal indices are held out, so every row of a deal (its renamed copies too) stays on
-    one side."""
+    """The rows to train on and those held out: rows whose deal index is at or above the
+    rows' (1 - DEALS_HELD_OUT) quantile, so every row of a deal (its renamed copies too)
+    stays on one side (the shipped networks were split so)."""
+    if len(deals) == 0:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
     held = deals >= np.quantile(deals, 1 - DEALS_HELD_OUT)
     return np.flatnonzero(~held), np.flatnonzero(held)
 
 
-def checked_batch(parser: argparse.ArgumentParser, rows: int, batch: int) -> None:
-    """Refuses a minibatch larger than the rows to train on: no step would run, and the
-    untrained network would be written as if trained."""
+def checked_split(parser: argparse.ArgumentParser, train_rows: np.ndarray, held_rows: np.ndarray, batch: int) -> None:
+    """Refuses data too small to hold some deals out, or a minibatch larger than the rows
+    to train on: no step would run, and the untrained network would be written as if
+    trained."""
+    if len(train_rows) == 0 or len(held_rows) == 0:
+        refuse(parser, f"--study holds too few deals to train on some and judge on others ({len(train_rows):,} rows "
+                       f"to train on, {len(held_rows):,} held out); valid: a study of 40 deals or more")  # fmt: skip
+    rows = len(train_rows)
     if not 1 <= batch <= rows:
         refuse(parser, f"--batch {batch} does not fit the {rows:,} rows to train on; valid: 1 to {rows:,} "
                        "(or a larger study)")  # fmt: skip
+
+
+def vector_env():
+    """``sim.env.BriscolaVectorEnv``, or a one-line exit naming the extra it needs (the
+    scripts that play deals: tuning and the value's self-play)."""
+    try:
+        from sim.env import BriscolaVectorEnv
+    except ImportError as missing:  # Gymnasium comes with the rl extra
+        raise SystemExit(f"{Path(sys.argv[0]).name}: {missing}") from None
+    return BriscolaVectorEnv

@@ -293,9 +293,10 @@ def _provenance_line(facts: dict) -> str:
     if "value_training" in facts:
         parts.append(f"value from {facts['value_training'].get('deals', 0):,} deals of self-play")
     if "auction_training" in facts:
-        auction = facts["auction_training"]["data"]
+        auction, seeds = facts["auction_training"]["data"], facts["auction_training"]["data"].get("seeds", [])
         parts.append(f"auction from {auction.get('contracts', 0):,} contracts of {', '.join(auction.get('strategies', []))} "
-                     f"(seeds {', '.join(map(str, auction.get('seeds', [])))}, data {auction.get('sha256')})")  # fmt: skip
+                     f"(seed{'s' if len(seeds) > 1 else ''} {', '.join(map(str, seeds))}, data {auction.get('sha256')}), "
+                     f"made by {_maker(auction)}")  # fmt: skip
     for name, teacher in data.get("networks", {}).items():  # a later round: the data's search read networks
         earlier = teacher.get("provenance", {}).get("data")
         parts.append(f"the data's {name} read networks {teacher['fingerprint']}"

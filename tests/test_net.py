@@ -150,6 +150,8 @@ def test_training_from_a_studys_traces_writes_weights_the_kernels_take(tmp_path,
     assert wrong.returncode == 2 and "one experiment at 3 players with trace = true" in wrong.stderr
     nowhere = subprocess.run(train[:5] + [str(tmp_path / "none")] + train[6:], capture_output=True, text=True,
                              cwd=REPO, timeout=600)  # fmt: skip
+    one = subprocess.run(train + ["--max-deals", "1"], capture_output=True, text=True, cwd=REPO, timeout=600)
+    assert one.returncode == 2 and len(one.stderr.splitlines()) == 1 and "a study of 40 deals or more" in one.stderr
     assert nowhere.returncode == 2 and nowhere.stderr.splitlines() == [
         f"train_net.py: error: --study {tmp_path / 'none'} is not a study's folder (no _study.json); valid: the out "
         "folder of briscola batch PLAN"
@@ -290,16 +292,22 @@ def test_saving_networks_is_whole_or_not_at_all(tmp_path, monkeypatch):
 
 
 def test_value_training_from_self_play_changes_the_value_alone(tmp_path):
-    few = ["train_value.py", "--players", 4, "--deals", 256, "--lanes", 64, "--out", tmp_path]
-    worse = run_example(*few)  # 256 deals teach less than the shipped value knows: it is kept
+    refused = run_example("train_value.py", "--players", 4, "--lanes", 64, "--out", tmp_path)  # 1,280 rows a round
+    assert refused.returncode == 2 and "fewer than a minibatch of 4,096; valid: --lanes 205 or more" in refused.stderr
+    few = ["train_value.py", "--players", 4, "--deals", 1024, "--lanes", 256, "--out", tmp_path]  # 4 steps
+    worse = run_example(*few)  # 1,024 deals teach less than the shipped value knows: it is kept
     assert worse.returncode == 1 and "is no better than the one it replaces" in worse.stderr
     assert not (tmp_path / "net-4p.npz").exists()
     done = run_example(*few, "--even-if-worse")
     assert done.returncode == 0, done.stderr
+    losses = [
+        float(line.split("log-loss ")[1].split()[0]) for line in done.stdout.splitlines() if "deals: held-out" in line
+    ]
+    assert len(losses) == 4 and losses[-1] < losses[0]  # it learnt from its rounds
     with np.load(weights_path(4)) as shipped, np.load(tmp_path / "net-4p.npz") as trained:
         assert all(np.array_equal(trained[key], shipped[key]) == key.startswith("policy.") for key in trained.files)
     facts = json.loads((tmp_path / "net-4p.json").read_text())["value_training"]
-    assert facts["deals"] == 256
+    assert facts["deals"] == 1024
     assert facts["held_out"]["replaced_network_log_loss"] < np.log(2) - 0.05  # the shipped one knows more than chance
 
 
@@ -376,8 +384,8 @@ def test_auction_training_adds_the_network_and_keeps_the_others(tmp_path):
     assert facts["data"]["experiments"] == ["bids"] and 0 < facts["data"]["contracts"] <= 300
     from sim.report import _provenance_line
 
-    assert (f"auction from {facts['data']['contracts']:,} contracts of expert (seeds 3, data {facts['data']['sha256']})"
-            in _provenance_line(record))  # fmt: skip
+    assert (f"auction from {facts['data']['contracts']:,} contracts of expert (seed 3, data {facts['data']['sha256']}), "
+            f"made by plan {tmp_path / 'study' / '_plan.toml'}" in _provenance_line(record))  # fmt: skip
     shipped = weights_path(5).read_bytes()
     again = run_example("train_auction.py", *study, "--batch", 64, "--seed", 2, "--weights", tmp_path / "w")
     assert again.returncode == 0 and f"wrote {tmp_path / 'w'}/net-5p.npz" in again.stdout  # --out: where it read
