@@ -26,20 +26,17 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
 
-from bench_revisions import REPO, split_command, worktrees
+from bench_revisions import REPO, run_in, split_command, worktrees
 
 PATCH = REPO / "benchmarks" / "open_hands.patch"
 
 
 def compare(tree: Path, command: list[str]) -> dict:
-    env = {**os.environ, "PYTHONPATH": str(tree)}
-    ran = subprocess.run([sys.executable, "-m", "sim", "compare", *command, "--summary-only", "--json", "--quiet"],
-                         cwd=tree, env=env, capture_output=True, text=True)  # fmt: skip
+    ran = run_in(tree, ["-m", "sim", "compare", *command, "--summary-only", "--json", "--quiet"], check=False)
     if ran.returncode:  # briscola's own error is its last line; the rest is noise (a compile cut short)
         last = (ran.stderr.strip().splitlines() or [f"exit code {ran.returncode}"])[-1]
         sys.exit(f"bench_open_hands: {tree.name}: {last}")

@@ -91,14 +91,18 @@ print(best)
 """
 
 
-def seconds(tree: Path, command: list[str], kernel: bool = False) -> float:
+def run_in(tree: Path, arguments: list[str], check: bool = True) -> subprocess.CompletedProcess:
+    """This Python with ``arguments``, run from ``tree`` with that worktree's code first on
+    the path (not the checkout this script is in)."""
     env = {**os.environ, "PYTHONPATH": str(tree)}
+    return subprocess.run([sys.executable, *arguments], cwd=tree, env=env, check=check, capture_output=True, text=True)
+
+
+def seconds(tree: Path, command: list[str], kernel: bool = False) -> float:
     if kernel:
-        ran = subprocess.run([sys.executable, "-c", KERNEL_TIMER, *command], cwd=tree, env=env, check=True,
-                             capture_output=True, text=True)  # fmt: skip
-        return float(ran.stdout)
+        return float(run_in(tree, ["-c", KERNEL_TIMER, *command]).stdout)
     started = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "sim", *command], cwd=tree, env=env, check=True, capture_output=True)
+    run_in(tree, ["-m", "sim", *command])
     return time.perf_counter() - started
 
 

@@ -44,6 +44,7 @@ from sim.learn import (
     logistic_loss,
     refuse,
     save_networks,
+    traced_experiments,
 )
 from strategies.net_nb import CONTRACT_INPUTS, FIRST_TARGET, N_TARGETS
 from strategies.nets import provenance, weights_path, with_layers
@@ -56,8 +57,7 @@ def read_contracts(parser, folder: Path):
     """Per deal with a caller: the caller's hand (8 cards), seat, the called card, and the
     caller's side's points; with the experiments' names and seeds."""
     study = checked_study(parser, folder)
-    names = [name for name in study.names if study.study.by_name[name].experiment.trace
-             and study.experiment(name).config["players"] == CHIAMATA_PLAYERS]  # fmt: skip
+    names = traced_experiments(study, CHIAMATA_PLAYERS)
     if not names:
         refuse(parser, f"--study {folder} holds no experiment at 5 players with trace = true")
     hands, seats, called, points, deals = [], [], [], [], []

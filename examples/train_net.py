@@ -48,6 +48,7 @@ from sim.learn import (
     logistic_loss,
     refuse,
     save_networks,
+    traced_experiments,
 )
 from sim.reference import chiamata_decisions, views_along
 from strategies.nets import provenance, weights_path, with_layers
@@ -63,8 +64,7 @@ def read_study(parser, folder: Path, players: int) -> tuple[list[dict], dict]:
     each with its ``winner_side`` from the experiment's rows, and the experiment's
     configuration (``sim.load``'s)."""
     study = checked_study(parser, folder)
-    traced = [name for name in study.names
-              if study.study.by_name[name].experiment.trace and study.experiment(name).config["players"] == players]  # fmt: skip
+    traced = traced_experiments(study, players)
     if len(traced) != 1:
         found = ", ".join(traced) or "none"
         refuse(parser, f"--study {folder} must hold one experiment at {players} players with trace = true "

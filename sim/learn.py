@@ -178,6 +178,13 @@ def checked_study(parser: argparse.ArgumentParser, folder: Path):
     return sim.load(folder)
 
 
+def traced_experiments(study, players: int) -> list[str]:
+    """The study's experiments at ``players`` that keep every deal move by move (``trace``):
+    the data the training scripts read."""
+    return [name for name in study.names
+            if study.study.by_name[name].experiment.trace and study.experiment(name).config["players"] == players]  # fmt: skip
+
+
 def held_out_split(deals: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The rows to train on and those held out: rows whose deal index is at or above the
     rows' (1 - DEALS_HELD_OUT) quantile, so every row of a deal (its renamed copies too)

@@ -293,7 +293,8 @@ def _provenance_line(facts: dict) -> str:
     if "value_training" in facts:
         parts.append(f"value from {facts['value_training'].get('deals', 0):,} deals of self-play")
     if "auction_training" in facts:
-        auction, seeds = facts["auction_training"]["data"], facts["auction_training"]["data"].get("seeds", [])
+        auction = facts["auction_training"]["data"]
+        seeds = auction.get("seeds", [])
         parts.append(f"auction from {auction.get('contracts', 0):,} contracts of {', '.join(auction.get('strategies', []))} "
                      f"(seed{'s' if len(seeds) > 1 else ''} {', '.join(map(str, seeds))}, data {auction.get('sha256')}), "
                      f"made by {_maker(auction)}")  # fmt: skip
