@@ -47,7 +47,7 @@ from sim.learn import (
     traced_experiments,
 )
 from strategies.net_nb import CONTRACT_INPUTS, FIRST_TARGET, N_TARGETS
-from strategies.nets import provenance, weights_path, with_layers
+from strategies.nets import provenance, with_layers
 
 HIDDEN = (64, 32)
 HAND = 8
@@ -106,7 +106,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     add_folder_options(parser, "net-5p.npz and .json")
     args = parser.parse_args()
-    checked_folders(parser, args, CHIAMATA_PLAYERS)
+    weights = checked_folders(parser, args, CHIAMATA_PLAYERS)
     started, rng = time.perf_counter(), np.random.default_rng(args.seed)
     hands, seats, called, points, deals, facts = read_contracts(parser, args.study)
     x, y = contract_inputs(hands, seats, called), targets(points)
@@ -128,8 +128,6 @@ def main() -> None:
         print(
             f"epoch {epoch + 1}: held-out log-loss {held_loss:.4f} ({time.perf_counter() - started:.0f} s)", flush=True
         )
-    with np.load(weights_path(CHIAMATA_PLAYERS, args.weights)) as saved:
-        weights = dict(saved)
     digest = hashlib.sha256(np.concatenate([hands.ravel(), seats, called, points]).astype(np.int64).tobytes())
     record = provenance(CHIAMATA_PLAYERS, args.weights)
     record["auction_training"] = {

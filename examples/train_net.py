@@ -51,7 +51,7 @@ from sim.learn import (
     traced_experiments,
 )
 from sim.reference import chiamata_decisions, views_along
-from strategies.nets import provenance, weights_path, with_layers
+from strategies.nets import provenance, with_layers
 from strategies.observation import encode_flat, flat_size, legal_mask
 
 POLICY_HIDDEN = (128, 64)  # two ReLU layers: small enough for 20k deals/s on one thread at 2 players
@@ -235,14 +235,10 @@ def data_hash(rows: list[dict]) -> str:
     return digest.hexdigest()[:16]
 
 
-def kept_networks(folder: Path, players: int) -> tuple[dict, dict]:
-    """The table's networks in ``folder`` this script does not train (the auction network,
-    ``train_auction.py``'s), and their provenance: kept as they are."""
-    path = weights_path(players, folder)
-    if not path.is_file():
-        return {}, {}
-    with np.load(path) as weights:
-        kept = {key: weights[key] for key in weights.files if key.startswith("auction.")}
+def kept_networks(weights: dict, folder: Path, players: int) -> tuple[dict, dict]:
+    """Of the table's networks read from ``folder``, those this script does not train (the
+    auction network, ``train_auction.py``'s), and their provenance: kept as they are."""
+    kept = {key: value for key, value in weights.items() if key.startswith("auction.")}
     facts = provenance(players, folder)
     return kept, {"auction_training": facts["auction_training"]} if kept and "auction_training" in facts else {}
 
@@ -266,7 +262,7 @@ def main() -> None:
     parser.add_argument("--max-deals", type=int, default=0, help="use the first N deals only (0: all)")
     add_folder_options(parser, "the auction network to keep (5 players)")
     args = parser.parse_args()
-    checked_folders(parser, args, args.players, need=args.players == CHIAMATA_PLAYERS)  # its auction network is kept
+    read = checked_folders(parser, args, args.players, need=args.players == CHIAMATA_PLAYERS)  # the auction's kept
     started = time.perf_counter()
     rows, meta = read_study(parser, args.study, args.players)
     rows.sort(key=lambda row: row["deal"])
@@ -283,7 +279,7 @@ def main() -> None:
     train_rows, held_rows = held_out_split(deals)
     checked_split(parser, train_rows, held_rows, args.batch)
     policy, value, quality = train(obs, mask, cards, values, train_rows, held_rows, args)
-    kept, kept_facts = kept_networks(args.weights, args.players)
+    kept, kept_facts = kept_networks(read, args.weights, args.players)
     weights = with_layers(with_layers(kept, "policy", policy.layers), "value", value.layers)
     teachers = teachers_networks(meta, args.players)
     facts = {

@@ -39,7 +39,7 @@ from sim.learn import (
     save_networks,
     vector_env,
 )
-from strategies.nets import layers, provenance, weights_path, with_layers
+from strategies.nets import layers, provenance, with_layers
 
 BriscolaVectorEnv = vector_env()  # the rl extra's Gymnasium, or a one-line exit
 
@@ -89,10 +89,8 @@ def main() -> None:
                         help="write the new value even when it scores worse on the held-out deals than the one it replaces")  # fmt: skip
     add_folder_options(parser, "net-{P}p.npz and .json")
     args = parser.parse_args()
-    checked_folders(parser, args, args.players)
+    weights = checked_folders(parser, args, args.players)
     players, rng = args.players, np.random.default_rng(args.seed)
-    with np.load(weights_path(players, args.weights)) as saved:
-        weights = dict(saved)
     policy = layers(weights, "policy")
     held = SelfPlay(players, args.lanes, policy, seed=10_000 + args.seed)
     if args.lanes * held.steps < MINIBATCH:  # no minibatch would fit a round: nothing would be learnt

@@ -35,7 +35,7 @@ import numpy as np
 
 from sim.learn import MLP, add_folder_options, checked_folders, commit, save_networks, vector_env
 from strategies.api import parse_spec
-from strategies.nets import layers, provenance, weights_path, with_layers
+from strategies.nets import layers, provenance, with_layers
 from strategies.registry import builtin_strategies
 
 BriscolaVectorEnv = vector_env()  # the rl extra's Gymnasium, or a one-line exit
@@ -177,10 +177,8 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     add_folder_options(parser, "net-{P}p.npz and .json")
     args = parser.parse_args()
-    checked_folders(parser, args, args.players)
+    weights = checked_folders(parser, args, args.players)
     players, rng = args.players, np.random.default_rng(args.seed)
-    with np.load(weights_path(players, args.weights)) as saved:
-        weights = dict(saved)
     policy = MLP([weights["policy.0.weight"].shape[0]] + [w.shape[1] for w, _ in layers(weights, "policy")], rng)
     policy.layers = [(w.copy(), b.copy()) for w, b in layers(weights, "policy")]
     critic = MLP([w.shape[0] for w, _ in layers(weights, "value")] + [1], rng)

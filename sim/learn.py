@@ -23,12 +23,14 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import zipfile
 from pathlib import Path
 from typing import NoReturn
 
 import numpy as np
 
 from sim.files import write_atomically
+from strategies.errors import StrategyError
 from strategies.nets import WEIGHTS, pack_file, provenance_path, weights_path
 
 BETA1, BETA2, EPSILON = 0.9, 0.999, 1e-8  # Adam's
@@ -157,14 +159,26 @@ def add_folder_options(parser: argparse.ArgumentParser, reads: str) -> None:
     parser.add_argument("--out", type=Path, help="folder to write to (default: --weights)")
 
 
-def checked_folders(parser: argparse.ArgumentParser, args: argparse.Namespace, players: int, need: bool = True) -> None:
-    """Checks ``--weights`` before any training (``need``: it must hold the table's
-    networks) and sets ``--out``'s default."""
-    if need and not weights_path(players, args.weights).is_file():
-        refuse(parser, f"--weights {args.weights} holds no net-{players}p.npz; valid: a folder of networks, such "
-                       f"as strategies/weights or one a training script wrote")  # fmt: skip
+def checked_folders(parser: argparse.ArgumentParser, args: argparse.Namespace, players: int, need: bool = True) -> dict:
+    """Reads the table's networks from ``--weights`` before any training, refusing a file
+    that is not networks the kernels take ({}: none there, where not ``need``ed), and
+    sets ``--out``'s default."""
     if args.out is None:
         args.out = args.weights
+    path = weights_path(players, args.weights)
+    if not path.is_file():
+        if need:
+            refuse(parser, f"--weights {args.weights} holds no net-{players}p.npz; valid: a folder of networks, such "
+                           f"as strategies/weights or one a training script wrote")  # fmt: skip
+        return {}
+    try:
+        with np.load(path) as saved:
+            weights = dict(saved)
+        pack_file(weights, players)
+    except (OSError, ValueError, KeyError, zipfile.BadZipFile, StrategyError) as error:
+        refuse(parser, f"--weights: {path} is not {players}-player networks ({error}); valid: a file a training "
+                       "script wrote")  # fmt: skip
+    return weights
 
 
 def checked_study(parser: argparse.ArgumentParser, folder: Path):
@@ -175,7 +189,10 @@ def checked_study(parser: argparse.ArgumentParser, folder: Path):
     if not (Path(folder) / STUDY_FILE).is_file():
         refuse(parser, f"--study {folder} is not a study's folder (no {STUDY_FILE}); valid: the out folder of "
                        "briscola batch PLAN")  # fmt: skip
-    return sim.load(folder)
+    try:
+        return sim.load(folder)
+    except (ValueError, OSError) as error:  # a damaged or foreign study: sim.load names what (ConfigError is one)
+        refuse(parser, f"--study {error}")
 
 
 def traced_experiments(study, players: int) -> list[str]:

@@ -150,6 +150,14 @@ def test_training_from_a_studys_traces_writes_weights_the_kernels_take(tmp_path,
     assert wrong.returncode == 2 and "one experiment at 3 players with trace = true" in wrong.stderr
     nowhere = subprocess.run(train[:5] + [str(tmp_path / "none")] + train[6:], capture_output=True, text=True,
                              cwd=REPO, timeout=600)  # fmt: skip
+    (tmp_path / "foreign").mkdir()
+    (tmp_path / "foreign" / "_study.json").write_text("someone else's")
+    foreign = subprocess.run(train[:5] + [str(tmp_path / "foreign")] + train[6:], capture_output=True, text=True,
+                             cwd=REPO, timeout=600)  # fmt: skip
+    assert foreign.returncode == 2 and foreign.stderr.startswith(f"train_net.py: error: --study {tmp_path / 'foreign'}")
+    assert (
+        len(foreign.stderr.splitlines()) == 1 and (tmp_path / "foreign" / "_study.json").read_text() == "someone else's"
+    )
     one = subprocess.run(train + ["--max-deals", "1"], capture_output=True, text=True, cwd=REPO, timeout=600)
     assert one.returncode == 2 and len(one.stderr.splitlines()) == 1 and "a study of 40 deals or more" in one.stderr
     assert nowhere.returncode == 2 and nowhere.stderr.splitlines() == [
@@ -365,8 +373,12 @@ def test_auction_training_adds_the_network_and_keeps_the_others(tmp_path):
     made = run_here("batch", plan, "--out", tmp_path / "study", "--quiet")
     assert made.returncode == 0, made.stderr
     study = ["--study", tmp_path / "study", "--epochs", 2]
+    (tmp_path / "damaged").mkdir()
+    (tmp_path / "damaged" / "net-5p.npz").write_bytes(weights_path(5).read_bytes()[:1000])  # cut short
     for refused, message in ((["--out", tmp_path / "w"], "--batch 1024 does not fit the"),  # no step would run
-                             (["--batch", 64, "--weights", tmp_path], "holds no net-5p.npz")):  # fmt: skip
+                             (["--batch", 64, "--weights", tmp_path], "holds no net-5p.npz"),
+                             (["--batch", 64, "--weights", tmp_path / "damaged", "--out", tmp_path / "w"],
+                              "net-5p.npz is not 5-player networks")):  # fmt: skip
         done = run_example("train_auction.py", *study, *refused)
         assert done.returncode == 2 and message in done.stderr and len(done.stderr.splitlines()) == 1, done.stderr
         assert not (tmp_path / "w").exists() and not (tmp_path / "net-5p.npz").exists()
