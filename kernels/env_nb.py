@@ -49,8 +49,12 @@ ROTATE = -1  # settings[SETTING_SEAT]: the learning seat moves round the table, 
 
 
 @njit(cache=True, parallel=True)
-def env_step_nb(run, lanes, env, actions, resetting):
-    """One step of every lane (``resetting``: every lane starts its next episode)."""
+def env_step_nb(run, lanes, env, actions):
+    """One step of every lane (a lane whose ``env.restart`` is set starts its next episode).
+
+    The prange body only calls: Numba (0.68) drops a write into a namedtuple's array made
+    in the body itself (a reset flag set there was never seen), so every write is made in
+    the functions it calls, or by the caller before."""
     (
         seed_key,
         first_deal,
@@ -76,8 +80,6 @@ def env_step_nb(run, lanes, env, actions, resetting):
                                seat_streams, stop)  # fmt: skip
         sealed_params = np.empty(params.shape[1], dtype=np.float64)
         for i in range(block * 64, min(n, block * 64 + 64)):
-            if resetting:
-                env.restart[i] = True
             _step_lane_nb(block_run, lanes, env, i, actions[i], sealed_params)
 
 

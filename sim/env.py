@@ -123,24 +123,25 @@ class BriscolaVectorEnv(VectorEnv):
         if seed is not None or self._run is None:
             seed = 0 if seed is None else int(seed)
             self._run = run_context(replace(self._config, seed=seed), 0, 1, False, StopFlag())
-            self._step_kernel = compiled_for(env_step_nb, (self._run, self._lanes, self._state, self._actions, True))
+            self._step_kernel = compiled_for(env_step_nb, (self._run, self._lanes, self._state, self._actions))
             self._state.episodes[:] = 0
         self._actions[:] = 0
-        self._step(True)
+        self._state.restart[:] = True  # whatever the lanes were doing: mid-deal, over, or just reset
+        self._step()
         return self._out(self._state.obs), self._info(False)
 
     def step(self, actions):
         if self._run is None:
             raise RuntimeError("call reset() before step()")
         self._actions[:] = np.asarray(actions, dtype=np.int64).reshape(self.num_envs)
-        self._step(False)
+        self._step()
         state = self._state
         rewards, terminated = self._out(state.rewards), self._out(state.terminated)
         return self._out(state.obs), rewards, terminated, self._truncated.copy(), self._info(True)
 
-    def _step(self, resetting: bool) -> None:
+    def _step(self) -> None:
         numba.set_num_threads(min(self.threads, numba.config.NUMBA_NUM_THREADS))
-        self._step_kernel(self._run, self._lanes, self._state, self._actions, resetting)
+        self._step_kernel(self._run, self._lanes, self._state, self._actions)
 
     def _out(self, array: np.ndarray) -> np.ndarray:
         return array.copy() if self.copy else array

@@ -52,6 +52,34 @@ def test_the_same_seed_gives_the_same_episodes_on_any_threads(players, opponents
     assert not np.array_equal(one[0], other[0])
 
 
+@pytest.mark.parametrize("players", [2, 4, 5])
+def test_reset_starts_new_episodes_whatever_the_lanes_were_doing(players):
+    """Reset twice, mid-deal, or after an episode ended: every lane starts afresh, and a
+    seed gives the same first observations whatever came before."""
+    env = BriscolaVectorEnv(num_envs=16, players=players, opponents="random")
+    first, info = env.reset(seed=1)
+    dealt = info["action_mask"].sum(axis=1)
+    assert (dealt > 0).all()
+    for before in ("nothing", "mid-deal", "illegal"):
+        if before == "mid-deal":
+            env.step(info["action_mask"].argmax(axis=1))
+        elif before == "illegal":
+            env.step((~info["action_mask"]).argmax(axis=1))
+        obs, info = env.reset(seed=1)
+        assert np.array_equal(obs, first), before
+        assert np.array_equal(info["action_mask"].sum(axis=1), dealt), before
+        obs, reward, terminated, _, info = env.step(info["action_mask"].argmax(axis=1))
+        assert not terminated.any() and not info.get("illegal", np.zeros(1, bool)).any(), before
+
+
+def test_the_single_env_resets_to_the_same_hand_from_a_seed():
+    env = BriscolaEnv(players=2, opponents="greedy", seat=0)
+    first, info = env.reset(seed=3)
+    env.step(int(np.flatnonzero(info["action_mask"])[0]))
+    again, info = env.reset(seed=3)
+    assert np.array_equal(first, again) and info["action_mask"].sum() == 3
+
+
 def test_rewards_add_up_to_the_sides_points_and_the_outcome():
     env = BriscolaVectorEnv(num_envs=256, players=2, opponents="greedy", seat=1)
     obs, info = env.reset(seed=3)

@@ -45,3 +45,28 @@ def test_no_jitted_function_takes_many_arguments_without_a_reason():
         if n > MAX_ARGUMENTS and not above.startswith(f"# {n} arguments:")
     ]
     assert not unexplained
+
+
+def _prange_bodies():
+    for path in sorted([*REPO.glob("kernels/*.py"), *REPO.glob("strategies/*.py")]):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if (
+                isinstance(node, ast.For)
+                and isinstance(node.iter, ast.Call)
+                and ast.unparse(node.iter.func) == "prange"
+            ):
+                yield f"{path.relative_to(REPO)}:{node.lineno}", node
+
+
+def test_no_prange_body_writes_into_a_field_of_a_context():
+    """Numba drops a write like ``env.restart[i] = True`` made in a prange body itself
+    (a namedtuple's array; it broke the environments' reset): the body only calls."""
+    writes = [
+        f"{where}: {ast.unparse(target)}"
+        for where, loop in _prange_bodies()
+        for node in ast.walk(loop)
+        if isinstance(node, ast.Assign | ast.AugAssign)
+        for target in (node.targets if isinstance(node, ast.Assign) else [node.target])
+        if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Attribute)
+    ]
+    assert list(_prange_bodies()) and not writes
