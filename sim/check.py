@@ -32,7 +32,7 @@ from sim.cards import short_name
 from sim.config import CHIAMATA, Rules, RunConfig
 from sim.experiments import Experiment
 from sim.kinds.compare import seating_config
-from sim.lockstep import ask
+from sim.lockstep import WHERE_DTYPE, ask
 from sim.play import IllegalDecisionError, describe_view, play_batch, seat_specs, view_after_plays, views_along_plays
 from sim.runs import run_command
 from sim.stats import A, seatings, summary
@@ -204,7 +204,7 @@ def _ask_again(config, batch, seats, n_deals, decision_limit, report: TableRepor
             given, asked_params, streams = record.copy(), params.copy(), states.copy()
             own = 1 + view["seat"]
             started = time.perf_counter()
-            chosen = deciders[phase](record, asked_params, states[own : own + 1])
+            chosen = deciders[phase](record, asked_params, states[own : own + 1], deal_index)
             seconds = time.perf_counter() - started
             others = np.delete(np.arange(len(states)), own)
             if not np.array_equal(states[others], streams[others]):
@@ -234,26 +234,27 @@ def _ask_again(config, batch, seats, n_deals, decision_limit, report: TableRepor
 
 
 def _deciders(spec, players: int) -> dict:
-    """Phase -> a function of (one-view VIEW_DTYPE array, parameters, the seat's stream)
-    asking the strategy as the run asks it: a jitted decision its record; a batched one a
-    batch of one view, with the key the kernels would draw from that stream (its bids
-    and calls, where it has none, are the default policy's, jitted)."""
+    """Phase -> a function of (one-view VIEW_DTYPE array, parameters, the seat's stream,
+    the deal index) asking the strategy as the run asks it: a jitted decision its record;
+    a batched one a batch of one view, with the key the kernels would draw from that
+    stream (its bids and calls, where it has none, are the default policy's, jitted)."""
     strategy = spec.strategy
     jitted = {"play": strategy.compiled()}
     if players == CHIAMATA:
         jitted["bid"], jitted["call"] = strategy.compiled_auction()
     data = strategy.data_for(players)
     deciders = {
-        phase: (lambda views, params, rng, f=f: f(views[0], params, rng, data)) if strategy.decides_with_data(phase)
-        else (lambda views, params, rng, f=f: f(views[0], params, rng))
+        phase: (lambda views, params, rng, deal, f=f: f(views[0], params, rng, data))
+        if strategy.decides_with_data(phase) else (lambda views, params, rng, deal, f=f: f(views[0], params, rng))
         for phase, f in jitted.items()
     }  # fmt: skip
     if strategy.batched:
         for phase, function in (("play", strategy.choose), ("bid", strategy.bid), ("call", strategy.call)):
             if function is not None:
-                deciders[phase] = lambda views, params, rng, f=function, p=phase: int(
-                    ask(spec, f, p, views, np.array([next_u64_nb(rng, 0)], dtype=np.uint64))[0]
-                )
+                deciders[phase] = lambda views, params, rng, deal, f=function, p=phase: int(
+                    ask(spec, f, p, views, np.array([next_u64_nb(rng, 0)], dtype=np.uint64),
+                        np.array([(deal, views[0]["seat"])], dtype=WHERE_DTYPE))[0]
+                )  # fmt: skip
     return deciders
 
 

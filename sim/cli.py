@@ -62,7 +62,15 @@ class _Command(_PlainHelp, TyperCommand):
 
 
 class _Group(_PlainHelp, TyperGroup):
-    pass
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt as stop:  # typer would turn it into a silent exit 130
+            raise _Stopped from stop
+
+
+class _Stopped(Exception):
+    """A Ctrl-C or SIGTERM that ended a command before its run could keep anything."""
 
 
 app = typer.Typer(
@@ -887,7 +895,6 @@ def _run_app(args: list[str]) -> int:
     """Runs the app on ``args``; known errors become one line and an exit code."""
     from sim.config import BAD_INPUT, ChunkFailed, IllegalDecisionError
     from sim.files import WriteFailed
-    from sim.interrupt import STOPPED_BY
 
     command = typer.main.get_command(app)
     try:
@@ -895,6 +902,8 @@ def _run_app(args: list[str]) -> int:
         return code if isinstance(code, int) else 0
     except typer.Exit as stop:
         return stop.exit_code
+    except _Stopped:
+        return _interrupted()
     except typer.TyperException as error:
         if type(error).__name__ == "NoArgsIsHelpError":  # plain `briscola`: help, not an error
             print(error.format_message().strip())
@@ -904,7 +913,7 @@ def _run_app(args: list[str]) -> int:
     except BAD_INPUT as error:  # bad input: usage, configuration or a strategy
         return _fail(str(error), EXIT_BAD_INPUT)
     except (typer.Abort, KeyboardInterrupt):
-        return _fail("terminated (SIGTERM)" if signal.SIGTERM in STOPPED_BY else "interrupted", EXIT_INTERRUPTED)
+        return _interrupted()
     except (ChunkFailed, IllegalDecisionError, WriteFailed) as error:  # a study that could not finish; a fault
         return _fail(str(error), EXIT_FAILED)
     except Exception as error:  # noqa: BLE001 - the last line of defence: one line, no traceback
@@ -939,6 +948,13 @@ def _spaced_list_hint(args: list[str]) -> str:
     if len(names) < 2:
         return ""
     return f"; --strategies takes one comma-separated list: --strategies {','.join(names)}"
+
+
+def _interrupted() -> int:
+    """A run stopped before it played (compiling, warming up) or quit at a second Ctrl-C."""
+    from sim.interrupt import STOPPED_BY
+
+    return _fail("terminated (SIGTERM)" if signal.SIGTERM in STOPPED_BY else "interrupted", EXIT_INTERRUPTED)
 
 
 def _fail(message: str, code: int) -> int:

@@ -26,7 +26,20 @@ def run_kernel(kernel, arguments: tuple, threads: int, stop) -> bool:
     done, as the kernel may still write into the deals it was playing). A second Ctrl-C
     (an exception here) goes on at once.
     """
-    job = _KernelJob(kernel, arguments, threads)
+    finished, _ = call_on_kernel_thread(kernel, arguments, threads, stop)
+    return finished
+
+
+def call_on_kernel_thread(function, arguments: tuple, threads: int, stop, may_never_end: bool = False):
+    """``function(*arguments)`` on the kernel thread, as ``run_kernel`` runs a kernel:
+    (True, what it returned), or (False, None) once ``stop`` has been set for STOP_WAIT
+    and the call is left to finish on its own (a batched strategy that stalls stops the
+    run as a slow jitted one does). What it raises is raised here.
+
+    A kernel left behind ends at its next decision, and the next call waits for it (two
+    parallel kernels at once would fight over Numba's thread pool). A Python call that
+    ``may_never_end`` (a batched strategy) is left its thread: later calls get another."""
+    job = _KernelJob(function, arguments, threads)
     _kernel_thread().put(job)
     stopped_at = None
     try:
@@ -34,13 +47,15 @@ def run_kernel(kernel, arguments: tuple, threads: int, stop) -> bool:
             if stop.is_set():
                 stopped_at = stopped_at or time.monotonic()
                 if time.monotonic() - stopped_at > STOP_WAIT:
-                    return False
+                    if may_never_end:
+                        _leave_kernel_thread()
+                    return False, None
     except BaseException:
         stop.set()
         raise
     if job.failure is not None:
         raise job.failure
-    return True
+    return True, job.result
 
 
 def compiled_for(kernel, arguments: tuple):
@@ -64,11 +79,12 @@ class _KernelJob:
     threads: int
     done: threading.Event = field(default_factory=threading.Event)
     failure: BaseException | None = None
+    result: object = None
 
     def run(self) -> None:
         try:
             numba.set_num_threads(self.threads)  # a per-thread setting in Numba
-            self.kernel(*self.arguments)
+            self.result = self.kernel(*self.arguments)
         except BaseException as error:  # noqa: BLE001 - raised again in the waiting thread
             self.failure = error
         finally:
@@ -89,6 +105,12 @@ def _kernel_thread() -> queue.SimpleQueue:
             jobs = _kernel_jobs[os.getpid()] = queue.SimpleQueue()
             threading.Thread(target=_serve, args=(jobs,), name="briscola-kernels", daemon=True).start()
         return jobs
+
+
+def _leave_kernel_thread() -> None:
+    """The kernel thread is left to a call that may never end: later calls get a new one."""
+    with _kernel_jobs_lock:
+        _kernel_jobs.pop(os.getpid(), None)
 
 
 def _serve(jobs: queue.SimpleQueue) -> None:

@@ -9,6 +9,8 @@ by its deal, its seat's stream and its place in that stream.
 
 from __future__ import annotations
 
+import functools
+import inspect
 from dataclasses import dataclass
 
 import numpy as np
@@ -26,12 +28,15 @@ from kernels.lockstep_nb import (
     new_lanes_nb,
     start_lanes_nb,
 )
-from sim.kernel_thread import compiled_for, run_kernel
+from sim.kernel_thread import call_on_kernel_thread, compiled_for, run_kernel
 from strategies.api import StrategySpec
 from strategies.errors import StrategyError
 from strategies.observation import legal_mask
 
 LANES = 4096  # deals in flight at once: enough to make each call worth its overhead, small in memory
+# Where each decision handed to a batched strategy was taken: the run's deal index (as in
+# the result rows' ``deal``) and the seat, for a strategy that logs them.
+WHERE_DTYPE = np.dtype([("deal", np.int64), ("seat", np.int8)])
 PHASE_NAMES = {LANE_PLAY: "play", LANE_BID: "bid", LANE_CALL: "call"}
 
 
@@ -134,14 +139,16 @@ def _play_wave(run, groups, outside, lanes, kernels, which, indices, threads, st
         waiting = np.flatnonzero(cursor["seat"] >= 0)
         if waiting.size == 0:
             return True
-        actions = decide(groups, lanes, waiting)
-        if not run_kernel(advance_lanes, (run, outside, lanes, waiting, actions), threads, stop):
+        actions = decide(groups, lanes, waiting, threads, stop)
+        if actions is None or not run_kernel(advance_lanes, (run, outside, lanes, waiting, actions), threads, stop):
             return False
     return False
 
 
-def decide(groups, lanes, waiting: np.ndarray) -> np.ndarray:
-    """Every awaited decision of the lanes ``waiting``: one call per strategy and phase."""
+def decide(groups, lanes, waiting: np.ndarray, threads: int, stop) -> np.ndarray | None:
+    """Every awaited decision of the lanes ``waiting``: one call per strategy and phase,
+    each on the kernel thread so that a strategy that stalls cannot hold up a stop (None:
+    a stop came first, or a call was left to finish on its own)."""
     actions = np.full(waiting.size, -1, dtype=np.int64)
     seats = lanes.cursor["seat"][waiting]
     phases = lanes.cursor["phase"][waiting]
@@ -152,8 +159,12 @@ def decide(groups, lanes, waiting: np.ndarray) -> np.ndarray:
             if chosen.size:
                 lane = waiting[chosen]
                 views = sealed_views(lanes, lane)  # a copy: what the strategy writes there, nobody sees
-                keys = lanes.cursor["key"][lane]
-                actions[chosen] = ask(group.spec, function, PHASE_NAMES[phase], views, keys)
+                cursor = lanes.cursor[lane]
+                question = (group.spec, function, PHASE_NAMES[phase], views, cursor["key"], where_decided(cursor))
+                answered, decided = call_on_kernel_thread(ask, question, threads, stop, may_never_end=True)
+                if not answered or stop.is_set():
+                    return None
+                actions[chosen] = decided
     return actions
 
 
@@ -164,12 +175,32 @@ def sealed_views(lanes, lane: np.ndarray) -> np.ndarray:
     return raw[lane, 1].view(VIEW_DTYPE).reshape(len(lane))
 
 
-def ask(spec: StrategySpec, function, phase: str, views: np.ndarray, keys: np.ndarray) -> np.ndarray:
-    """One call of a batched strategy: its decisions, checked to be one integer per view."""
-    name = spec.strategy.name
+def where_decided(cursor: np.ndarray) -> np.ndarray:
+    """WHERE_DTYPE records of the lanes ``cursor`` (LANE_DTYPE): each decision's deal and seat."""
+    where = np.empty(len(cursor), dtype=WHERE_DTYPE)
+    where["deal"], where["seat"] = cursor["deal"], cursor["seat"]
+    return where
+
+
+@functools.cache
+def takes_where(function) -> bool:
+    """Whether a batched strategy's callable asks for ``where`` (a keyword of that name,
+    or ``**kwargs``): existing ones take four arguments, and keep working."""
     try:
-        decided = function(views, legal_mask(views, phase), dict(spec.values), keys.copy())
-    except Exception as error:  # noqa: BLE001 - the author's error, named in one line
+        parameters = inspect.signature(function).parameters.values()
+    except (TypeError, ValueError):  # a builtin without a signature
+        return False
+    return any(p.name == "where" or p.kind is p.VAR_KEYWORD for p in parameters)
+
+
+def ask(spec: StrategySpec, function, phase: str, views: np.ndarray, keys: np.ndarray, where: np.ndarray):
+    """One call of a batched strategy: its decisions, checked to be one integer per view
+    (``where``: each decision's deal and seat, WHERE_DTYPE, given if it asks for them)."""
+    name = spec.strategy.name
+    extra = {"where": where.copy()} if takes_where(function) else {}
+    try:
+        decided = function(views, legal_mask(views, phase), dict(spec.values), keys.copy(), **extra)
+    except BaseException as error:  # noqa: BLE001 - the author's, SystemExit included: named in one line
         raise StrategyError(f"strategy {name!r} raised {type(error).__name__} deciding a {phase}: {error}") from error
     decided = np.asarray(decided)
     if decided.shape != (len(views),) or not np.issubdtype(decided.dtype, np.integer):

@@ -3,6 +3,9 @@ the keys the kernels give it; ``jrandom`` is the same, jitted, with the default 
 (what ``brandom`` has at Briscola Chiamata); ``bbidder`` bids, calls and plays batched;
 the others break the batched contract one way each."""
 
+import os
+import time
+
 import numpy as np
 from numba import njit
 
@@ -44,6 +47,25 @@ def raising(views, legal, params, keys):
     raise ValueError("the model is not loaded")
 
 
+def exiting(views, legal, params, keys):
+    raise SystemExit(0)
+
+
+def closing(views, legal, params, keys):
+    raise GeneratorExit
+
+
+def stalling(views, legal, params, keys, where):
+    """``random`` until a deal from STALL_AT_DEAL (default 20,000) is asked of it, then
+    it never answers; it touches the file STALL_FLAG (if set) once it stalls."""
+    if (where["deal"] >= int(os.environ.get("STALL_AT_DEAL", "20000"))).any():
+        if os.environ.get("STALL_FLAG"):
+            open(os.environ["STALL_FLAG"], "w").close()
+        while True:
+            time.sleep(1)
+    return random_cards(views, legal, params, keys)
+
+
 def not_in_hand(views, legal, params, keys):
     return np.argmin(legal, axis=1)  # a card it does not hold
 
@@ -54,4 +76,7 @@ BBIDDER = Strategy("bbidder", 1, "bids, calls and plays batched", choose=lowest_
                    call=lowest_legal, batched=True)  # fmt: skip
 WRONG_SHAPE = Strategy("wrong-shape", 1, "returns a 2-column array", choose=wrong_shape, batched=True)
 RAISING = Strategy("raising", 1, "raises", choose=raising, batched=True)
+EXITING = Strategy("exiting", 1, "raises SystemExit(0)", choose=exiting, batched=True)
+CLOSING = Strategy("closing", 1, "raises GeneratorExit", choose=closing, batched=True)
+STALLING = Strategy("stalling", 1, "random, until it never answers", choose=stalling, batched=True)
 NOT_IN_HAND = Strategy("not-in-hand", 1, "plays a card it does not hold", choose=not_in_hand, batched=True)

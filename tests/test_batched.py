@@ -59,6 +59,8 @@ def test_bids_and_calls_are_batched_at_briscola_chiamata():
     [
         ("wrong-shape", "returned int64 of shape (400, 2) for 400 views deciding a play; it must return one integer"),
         ("raising", "strategy 'raising' raised ValueError deciding a play: the model is not loaded"),
+        ("exiting", "strategy 'exiting' raised SystemExit deciding a play: 0"),
+        ("closing", "strategy 'closing' raised GeneratorExit deciding a play"),
     ],
 )
 def test_a_batched_strategy_breaking_its_contract_is_named(name, message):
@@ -91,6 +93,52 @@ def test_a_broken_batched_strategy_exits_2_in_one_line(tmp_path):
     assert done.returncode == 2
     assert len(done.stderr.strip().splitlines()) == 1 and "the model is not loaded" in done.stderr
     assert not (tmp_path / "x.parquet").exists()
+
+
+@pytest.mark.parametrize("name", ["exiting", "closing"])
+@pytest.mark.parametrize("command", ["simulate", "compare", "batch"])
+def test_a_batched_strategy_that_exits_or_closes_fails_the_run_in_one_line(tmp_path, name, command):
+    """SystemExit(0) from a strategy ended the run with exit 0, no file, no word."""
+    out = tmp_path / "x.parquet"
+    runs = {
+        "simulate": ("simulate", "--strategies", f"{name},random", "--out", out),
+        "compare": ("compare", name, "random", "--out", out, "--json"),
+        "batch": ("batch", tmp_path / "plan.toml"),
+    }
+    (tmp_path / "plan.toml").write_text(
+        f'out = "{tmp_path / "study"}"\nstrategy_files = ["{FILE}"]\n[[compare]]\nname = "e"\n'
+        f'a = "{name}"\nb = "random"\nplayers = 2\ndeals = 50\nseed = 1\n'
+    )
+    arguments = runs[command] if command == "batch" else (*runs[command], "--players", "2", "--deals", "50",
+                                                          "--seed", "1", "--strategy-file", FILE)  # fmt: skip
+    done = run_here(*arguments, cwd=tmp_path)
+    assert done.returncode == 2, (done.stdout, done.stderr)
+    assert f"strategy {name!r} raised" in done.stderr and "Traceback" not in done.stderr
+    assert not out.exists()
+
+
+def test_a_batched_strategy_is_told_where_each_decision_was_taken():
+    """A callable with a ``where`` argument gets each decision's deal and seat."""
+    seen = []
+
+    def logging_random(views, legal, params, keys, where):
+        seen.append(where.copy())
+        return original(views, legal, params, keys)
+
+    config = RunConfig(players=3, strategies=("brandom", "random", "brandom"), deals=30, seed=2, threads=1,
+                       strategy_files=(FILE,))  # fmt: skip
+    plain = play_batch(config, 10, 30).results
+    spec = sim.play.lineup(config).batched[0].spec
+    original = spec.strategy.choose
+    object.__setattr__(spec.strategy, "choose", logging_random)
+    try:
+        assert play_batch(config, 10, 30).results.tobytes() == plain.tobytes()
+    finally:
+        object.__setattr__(spec.strategy, "choose", original)
+    where = np.concatenate(seen)
+    assert set(where["seat"].tolist()) == {0, 2}
+    assert sorted(set(where["deal"].tolist())) == list(range(10, 40))
+    assert len(where) == 30 * 2 * 13  # 13 cards per seat at 3 players, for both batched seats
 
 
 def test_check_passes_a_batched_strategy_at_every_table(tmp_path):

@@ -131,6 +131,51 @@ def test_a_batched_strategy_stops_as_a_jitted_one_does(tmp_path, signum):
     assert (run.deals.groupby("game")["deal"].count() == run.config["deals_completed"]).all()
 
 
+def stall_and_signal(tmp_path, signum, stall_at_deal: int):
+    """Runs ``stalling`` (random until deal ``stall_at_deal`` is asked of it, then never
+    answering), signals it once it stalls; (seconds to the exit, exit code, stderr)."""
+    out, flag = tmp_path / "stall.parquet", tmp_path / "stalled"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "sim.cli", "simulate", "--strategies", "stalling,random", "--players", "2",
+         "--deals", "1000000", "--seed", "1", "--strategy-file", str(REPO / "tests" / "batched_strategies.py"),
+         "--out", str(out), "--quiet"],
+        cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env={**os.environ, "PYTHONPATH": str(REPO), "STALL_FLAG": str(flag), "STALL_AT_DEAL": str(stall_at_deal)},
+    )  # fmt: skip
+    deadline = time.monotonic() + 600  # a cold cache compiles the engine and the lock-step kernels first
+    while not flag.exists():
+        assert process.poll() is None and time.monotonic() < deadline, process.communicate()
+        time.sleep(0.1)
+    signalled = time.monotonic()
+    process.send_signal(signum)
+    _, stderr = process.communicate(timeout=30)
+    return time.monotonic() - signalled, process.returncode, stderr
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
+def test_a_batched_strategy_that_stalls_stops_like_any_other(tmp_path, signum):
+    """Its call never returns: one SIGTERM or Ctrl-C still ends the run in about a
+    second (STOP_WAIT), keeping every deal finished before the stall, as a slow jitted
+    strategy's run is kept."""
+    seconds, code, stderr = stall_and_signal(tmp_path, signum, stall_at_deal=20_000)
+    assert seconds < 5
+    assert code == (143 if signum == signal.SIGTERM else 130) and "Traceback" not in stderr, stderr
+    run = read_results(tmp_path / "stall.parquet")
+    assert run.config["status"] == "partial" and 0 < run.config["deals_completed"] <= 20_000
+    assert list(run.deals["deal"]) == list(range(len(run.deals)))
+    assert list(tmp_path.glob(".*.tmp")) == []
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
+def test_a_signal_while_a_batched_strategy_warms_up_is_named(tmp_path, signum):
+    """Stopped before the run began (typer turned it into a silent exit 130)."""
+    seconds, code, stderr = stall_and_signal(tmp_path, signum, stall_at_deal=0)
+    assert seconds < 5 and code == (143 if signum == signal.SIGTERM else 130)
+    said = "terminated (SIGTERM)" if signum == signal.SIGTERM else "interrupted"
+    assert stderr.strip().splitlines() == [f"briscola: error: {said}"]
+    assert list(tmp_path.glob("*.parquet")) == list(tmp_path.glob(".*.tmp")) == []
+
+
 def interrupt_slow_run(tmp_path, out, presses: int, decision_seconds: float = 20, gap: float = 0.3):
     """Starts a run whose every decision of seat 0 takes ``decision_seconds`` (by default
     far longer than a stop may take), presses Ctrl-C ``presses`` times ``gap`` apart once
