@@ -77,14 +77,14 @@ def _installed_roots() -> tuple[str, ...]:
     return tuple({os.path.realpath(paths[key]) for key in ("stdlib", "platstdlib", "purelib", "platlib")})
 
 
-def _in_library(path: str) -> bool:
+def in_library(path: str) -> bool:
     return os.path.realpath(path).startswith(tuple(str(LIBRARY / package) + os.sep for package in LIBRARY_PACKAGES))
 
 
 def _is_authors(path: str) -> bool:
     """A source file of the user's own, not of Python, an installed package or the library."""
     real = os.path.realpath(path)
-    return real.endswith(".py") and not real.startswith(_installed_roots()) and not _in_library(real)
+    return real.endswith(".py") and not real.startswith(_installed_roots()) and not in_library(real)
 
 
 def _authors_modules() -> list[types.ModuleType]:
@@ -157,7 +157,9 @@ def _read_values(py_func) -> list[tuple[str, object]]:
         if isinstance(value, types.ModuleType):
             for attribute in sorted(names - {name}):
                 try:
-                    found.append((f"{name}.{attribute}", getattr(value, attribute)))
+                    with warnings.catch_warnings():  # a name the code reads elsewhere (``object``): np.object warns
+                        warnings.simplefilter("ignore")
+                        found.append((f"{name}.{attribute}", getattr(value, attribute)))
                 except Exception:  # noqa: BLE001, S112 - a lazy module's attribute that fails: not frozen
                     continue
         else:
@@ -235,7 +237,7 @@ class _DependencyStamp:
 
     def get_source_stamp(self):
         own = super().get_source_stamp()
-        authors = "" if _in_library(self._py_file) else digest_of(authors_files(self._py_func))
+        authors = "" if in_library(self._py_file) else digest_of(authors_files(self._py_func))
         return own, library_stamp(), authors, frozen_digest(self._py_func)
 
 

@@ -32,6 +32,7 @@ from sim.kernel_thread import call_on_kernel_thread, compiled_for, run_kernel
 from strategies.api import StrategySpec
 from strategies.errors import StrategyError
 from strategies.observation import legal_mask
+from strategies.registry import check_read_while_deciding, files_read
 
 LANES = 4096  # deals in flight at once: enough to make each call worth its overhead, small in memory
 # Where each decision handed to a batched strategy was taken: the run's deal index (as in
@@ -199,9 +200,11 @@ def ask(spec: StrategySpec, function, phase: str, views: np.ndarray, keys: np.nd
     name = spec.strategy.name
     extra = {"where": where.copy()} if takes_where(function) else {}
     try:
-        decided = function(views, legal_mask(views, phase), dict(spec.values), keys.copy(), **extra)
+        with files_read() as opened:
+            decided = function(views, legal_mask(views, phase), dict(spec.values), keys.copy(), **extra)
     except BaseException as error:  # noqa: BLE001 - the author's, SystemExit included: named in one line
         raise StrategyError(f"strategy {name!r} raised {type(error).__name__} deciding a {phase}: {error}") from error
+    check_read_while_deciding(spec.strategy, opened)
     decided = np.asarray(decided)
     if decided.shape != (len(views),) or not np.issubdtype(decided.dtype, np.integer):
         raise StrategyError(

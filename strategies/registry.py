@@ -64,8 +64,10 @@ def _entry_point_strategies():
 def load_strategy_file(path: str | Path) -> list[Strategy]:
     """The Strategy objects a Python file defines at module level (not those it imports
     from the library, such as ``EXPERT`` to build on), each with its data files: those it
-    declares (``files``, relative to the file's folder) and those it opens from its
-    folder while it loads."""
+    declares (``files``, relative to the file's folder) and those it reads from its
+    folder while it loads. Data must sit in the file's folder or below (a link there to
+    a file elsewhere counts, as the bytes it leads to): a file read from anywhere else
+    would neither count in its fingerprint nor travel to Dask workers, so it is refused."""
     path = Path(path)
     if not path.is_file():
         raise StrategyError(f"--strategy-file {path}: no such file")
@@ -78,7 +80,7 @@ def load_strategy_file(path: str | Path) -> list[Strategy]:
     module = importlib.util.module_from_spec(spec)
     sys.modules[module_name] = module  # Numba's cache and pickling look modules up by name
     try:
-        with _files_opened() as opened:
+        with files_read() as opened:
             spec.loader.exec_module(module)
     except Exception as error:  # noqa: BLE001
         raise StrategyError(f"--strategy-file {path} failed to load: {type(error).__name__}: {error}") from None
@@ -86,7 +88,7 @@ def load_strategy_file(path: str | Path) -> list[Strategy]:
     found = [value for value in vars(module).values() if isinstance(value, Strategy) and id(value) not in library]
     if not found:
         raise StrategyError(f"--strategy-file {path} defines no Strategy object")
-    loaded = _data_files(opened, folder, path.resolve())
+    loaded = _data_files(opened, folder, path)
     strategies = [_with_source(s, f"file {path}", _declared_files(s, folder, path) | loaded) for s in found]
     for strategy in strategies:  # now, while its files hold what it loaded: a later edit is a new strategy
         strategy.fingerprint()
@@ -96,7 +98,7 @@ def load_strategy_file(path: str | Path) -> list[Strategy]:
 def plug_in_bundle(path: str | Path, strategies) -> dict[str, bytes]:
     """What a plug-in file needs on another machine, by path relative to its folder: the
     file itself, its author's modules in that folder (or below), and the data files of
-    its ``strategies`` (those loaded from it)."""
+    its ``strategies`` (those loaded from it; a link is sent as the bytes it leads to)."""
     from kernels.caching import authors_files
 
     path = Path(path).resolve()
@@ -110,11 +112,22 @@ def plug_in_bundle(path: str | Path, strategies) -> dict[str, bytes]:
     return {f.relative_to(folder).as_posix(): f.read_bytes() for f in sorted(files) if f.is_relative_to(folder)}
 
 
+def data_file_in(folder: Path, name: str | os.PathLike) -> Path | None:
+    """``name`` (absolute, or relative to the working folder) as a path in ``folder`` or
+    below, links left as they are (a link in the folder to a file elsewhere is in it);
+    None if it is not there."""
+    given = Path(os.path.abspath(name))
+    for candidate in (given, given.parent.resolve() / given.name):
+        if candidate.is_relative_to(folder):
+            return folder / candidate.relative_to(folder)
+    return None
+
+
 def _declared_files(strategy: Strategy, folder: Path, path: Path) -> set[str]:
     declared = set()
     for name in strategy.files:
-        file = (folder / name).resolve()
-        if not file.is_file() or not file.is_relative_to(folder):
+        file = data_file_in(folder, folder / name)
+        if file is None or not file.is_file():
             raise StrategyError(f"--strategy-file {path}: strategy {strategy.name!r} declares the data file {name!r}, "
                                 f"which is not a file in {folder}: data files sit in the plug-in file's folder or below, "
                                 "so that they travel with it")  # fmt: skip
@@ -126,31 +139,82 @@ CODE_SUFFIXES = (".py", ".pyc", ".pyo")  # modules, not data: Python opens a .py
 
 
 def _data_files(opened: list[str], folder: Path, plug_in: Path) -> set[str]:
-    """The data files a plug-in opened from its own folder as it loaded: not its code (its
-    helper modules travel as code, by ``authors_files``) nor Numba's caches."""
+    """The data files a plug-in read as it loaded: in its folder or below (they travel
+    with it), or the library's own (its networks: on every worker already); not code (its
+    helper modules travel as code, by ``authors_files``), Numba's caches, nor what Python
+    and the installed packages read of their own. StrategyError for a file read from
+    anywhere else."""
+    from kernels.caching import in_library
+
     found = set()
     for name in opened:
-        file = Path(name).resolve()
-        if (file.is_file() and file.is_relative_to(folder) and file != plug_in and file.suffix not in CODE_SUFFIXES
-                and "__pycache__" not in file.parts):  # fmt: skip
+        if not os.path.isfile(name) or Path(name).suffix in CODE_SUFFIXES or "__pycache__" in Path(name).parts:
+            continue
+        file = data_file_in(folder, name)
+        if file is None and in_library(name):
+            found.add(os.path.realpath(name))
+        elif file is None:
+            if not _installed(name):
+                raise StrategyError(
+                    f"--strategy-file {plug_in}: it read {os.path.abspath(name)} as it loaded, outside its folder "
+                    f"{folder}: a plug-in's data files sit in its folder or below (copy the file there, or link it), "
+                    "so that they count in its fingerprint and travel with it to Dask workers"
+                )
+        elif file.resolve() != plug_in.resolve():
             found.add(str(file))
     return found
 
 
-_recording = threading.local()  # per thread, while plug-ins load: the files they open, innermost last
+def check_read_while_deciding(strategy: Strategy, opened: list[str]) -> None:
+    """StrategyError if a batched strategy read a data file while deciding that is not
+    one of its own (read as it loaded, or declared): that file would count in no
+    fingerprint, so a change to it would go unseen."""
+    from kernels.caching import in_library
+
+    own = {os.path.realpath(f) for f in strategy.files}
+    for name in opened:
+        real = os.path.realpath(name)
+        if (real in own or not os.path.isfile(real) or Path(real).suffix in CODE_SUFFIXES
+                or "__pycache__" in Path(real).parts or in_library(real) or _installed(real)):  # fmt: skip
+            continue
+        raise StrategyError(
+            f"strategy {strategy.name!r} read {name} while deciding: a plug-in reads its data files as its file "
+            "loads (or declares them with files=), so that they count in its fingerprint and travel with it"
+        )
+
+
+SYSTEM_FOLDERS = ("/proc/", "/sys/", "/dev/", "/etc/", "/usr/share/")  # what libraries read of the machine
+
+
+def _installed(name: str) -> bool:
+    """A file of Python's, of an installed package, or of the machine's."""
+    import site
+    import sysconfig
+
+    real = os.path.realpath(name)
+    roots = (sys.prefix, sys.base_prefix, site.getusersitepackages(), *sysconfig.get_paths().values())
+    return real.startswith(SYSTEM_FOLDERS) or any(real.startswith(os.path.realpath(r) + os.sep) for r in roots)
+
+
+_recording = threading.local()  # per thread, while plug-ins load: the files they read, innermost last
 _hooked: list[bool] = []  # whether the audit hook is installed (once a process: hooks cannot be removed)
+WRITING = os.O_WRONLY | os.O_RDWR | os.O_APPEND | os.O_CREAT
 
 
 def _audit(event: str, args) -> None:
-    opening = getattr(_recording, "stack", None)
-    if event == "open" and opening and isinstance(args[0], (str, bytes, os.PathLike)):
-        opening[-1].append(os.fsdecode(args[0]))
+    reading = getattr(_recording, "stack", None)
+    if event == "open" and reading and isinstance(args[0], (str, bytes, os.PathLike)):
+        mode, flags = args[1], args[2]
+        writes = any(c in mode for c in "wax+") if isinstance(mode, str) else bool((flags or 0) & WRITING)
+        if not writes:  # a log it writes is not data it plays with
+            reading[-1].append(os.path.abspath(os.fsdecode(args[0])))
 
 
 @contextmanager
-def _files_opened():
-    """Records the files Python opens inside the block, on this thread (``open``, numpy's
-    ``load``, ...; not a C library's own ``fopen``: such files are declared with ``files``)."""
+def files_read():
+    """Records the files Python opens for reading inside the block, on this thread
+    (``open``, numpy's ``load``, ...; not a C library's own ``fopen``: such files are
+    declared with ``files``), as absolute paths."""
     if not _hooked:
         sys.addaudithook(_audit)  # it stays for the process, and records only inside this block
         _hooked.append(True)

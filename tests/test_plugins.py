@@ -4,6 +4,7 @@ the worked example of the author's guide; parameters on the command line."""
 import json
 import re
 
+import numpy as np
 import pytest
 from numba import njit
 
@@ -256,3 +257,93 @@ def test_a_plug_in_builds_on_experts_play_and_auction(tmp_path):
     bolder = json.loads(cli_in(tmp_path, "compare", "bold", "expert", "--strategy-file", "bold.py", "--players", "5",
                                "--deals", "300", "--seed", "2", "--summary-only", "--json").stdout)  # fmt: skip
     assert bolder["score_ci95"] != [0.5, 0.5]  # against expert's own threshold, the bids differ
+
+
+LOADS_WEIGHTS = """
+import numpy as np
+from pathlib import Path
+from strategies.api import Strategy
+
+W = np.load(WHERE)
+
+
+def choose(views, legal, params, keys):
+    return np.where(legal, W[None, :], -np.inf).argmax(axis=1)
+
+
+WEIGHTED = Strategy("weighted", 1, "plays by its weights", choose=choose, batched=True)
+"""
+
+
+def weighted_plug_in(folder, where: str):
+    folder.mkdir(exist_ok=True)
+    (folder / "weighted.py").write_text(LOADS_WEIGHTS.replace("WHERE", where))
+    return folder / "weighted.py"
+
+
+def test_weights_read_from_outside_the_plug_ins_folder_are_refused_in_one_line(tmp_path):
+    """They would count in no fingerprint and travel to no Dask worker: a study resumed
+    after they changed played another network under the same fingerprint."""
+    from strategies.registry import load_strategy_file
+
+    np.save(tmp_path / "w.npy", np.arange(40.0))
+    plug_in = weighted_plug_in(tmp_path / "bot", repr(str(tmp_path / "w.npy")))
+    with pytest.raises(StrategyError, match=r"it read .*w\.npy as it loaded, outside its folder .*: .* \(copy the file"):
+        load_strategy_file(plug_in)
+    done = run_here("strategies", "--strategy-file", plug_in, cwd=tmp_path)
+    assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1 and "outside its folder" in done.stderr
+
+
+def test_weights_reached_through_a_link_in_the_folder_count_and_travel(tmp_path):
+    from strategies.registry import load_strategy_file, plug_in_bundle
+
+    elsewhere = tmp_path / "models"
+    elsewhere.mkdir()
+    np.save(elsewhere / "w.npy", np.arange(40.0))
+    plug_in = weighted_plug_in(tmp_path / "bot", 'Path(__file__).parent / "w.npy"')
+    (tmp_path / "bot" / "w.npy").symlink_to(elsewhere / "w.npy")
+    (first,) = load_strategy_file(plug_in)
+    assert first.files == (str(tmp_path / "bot" / "w.npy"),)
+    bundle = plug_in_bundle(plug_in, [first])
+    assert bundle["w.npy"] == (elsewhere / "w.npy").read_bytes()  # the bytes the link leads to, under its name
+    np.save(elsewhere / "w.npy", -np.arange(40.0))  # another network behind the same link
+    (second,) = load_strategy_file(plug_in)
+    assert second.fingerprint() != first.fingerprint()
+
+
+def test_a_declared_data_file_may_be_a_link_to_elsewhere(tmp_path):
+    from strategies.registry import load_strategy_file
+
+    (tmp_path / "book.bin").write_bytes(b"opening book")
+    folder = tmp_path / "bot"
+    folder.mkdir()
+    (folder / "book.bin").symlink_to(tmp_path / "book.bin")
+    (folder / "declares.py").write_text(OUTSIDER + '\nEDGE_BOOK = Strategy("edge-book", 1, "with a book", '
+                                        'choose=EDGE.choose, files=("book.bin",))\n')  # fmt: skip
+    strategies = {s.name: s for s in load_strategy_file(folder / "declares.py")}
+    assert strategies["edge-book"].files == (str(folder / "book.bin"),)
+
+
+def test_a_batched_strategy_reading_data_while_deciding_is_refused(tmp_path):
+    """Read lazily, the file would count in no fingerprint."""
+    np.save(tmp_path / "w.npy", np.arange(40.0))
+    plug_in = tmp_path / "lazy.py"
+    plug_in.write_text(LOADS_WEIGHTS.replace("W = np.load(WHERE)", "").replace(
+        "return np.where(legal, W", f"return np.where(legal, np.load({str(tmp_path / 'w.npy')!r})"))  # fmt: skip
+    done = run_here("simulate", "--strategies", "weighted,random", "--players", "2", "--deals", "10", "--seed", "1",
+                    "--strategy-file", plug_in, "--summary-only", cwd=tmp_path)  # fmt: skip
+    assert done.returncode == 2 and "read " in done.stderr and "while deciding" in done.stderr, done.stderr
+
+
+def test_the_fingerprint_walk_warns_of_nothing():
+    import warnings
+
+    from kernels.caching import code_and_data_digest
+
+    def as_objects(x):
+        return np.asarray(x, dtype=object)  # reads ``object``, which np.object warns of
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        code_and_data_digest([as_objects])
+    assert [str(w.message) for w in caught] == []
