@@ -81,14 +81,15 @@ def in_library(path: str) -> bool:
     return os.path.realpath(path).startswith(tuple(str(LIBRARY / package) + os.sep for package in LIBRARY_PACKAGES))
 
 
-def _is_authors(path: str) -> bool:
+@functools.lru_cache(maxsize=4096)
+def is_authors(path: str) -> bool:
     """A source file of the user's own, not of Python, an installed package or the library."""
     real = os.path.realpath(path)
     return real.endswith(".py") and not real.startswith(_installed_roots()) and not in_library(real)
 
 
 def _authors_modules() -> list[types.ModuleType]:
-    return [m for m in list(sys.modules.values()) if _is_authors(getattr(m, "__file__", None) or "")]
+    return [m for m in list(sys.modules.values()) if is_authors(getattr(m, "__file__", None) or "")]
 
 
 def _modules_used(namespace: dict, candidates: list[types.ModuleType]) -> list[types.ModuleType]:
@@ -121,7 +122,7 @@ def authors_files(py_func) -> set[str]:
     while namespaces:
         for module in _modules_used(namespaces.pop(), candidates):
             path = getattr(module, "__file__", None)
-            if module.__name__ in seen or not path or not _is_authors(path):
+            if module.__name__ in seen or not path or not is_authors(path):
                 continue
             seen.add(module.__name__)
             files.add(path)

@@ -206,8 +206,25 @@ def _audit(event: str, args) -> None:
     if event == "open" and reading and isinstance(args[0], (str, bytes, os.PathLike)):
         mode, flags = args[1], args[2]
         writes = any(c in mode for c in "wax+") if isinstance(mode, str) else bool((flags or 0) & WRITING)
-        if not writes:  # a log it writes is not data it plays with
+        if not writes and _read_by_the_author(sys._getframe(1)):  # a log it writes is not data it plays with
             reading[-1].append(os.path.abspath(os.fsdecode(args[0])))
+
+
+def _read_by_the_author(frame) -> bool:
+    """Whether the author's code asked for the file (``np.load(path)`` in its module or
+    its function), rather than a library as it imports (matplotlib reading its font
+    cache): the innermost frame that is the author's, or a module being imported,
+    tells."""
+    from kernels.caching import is_authors
+
+    while frame is not None:
+        code = frame.f_code
+        if is_authors(code.co_filename):
+            return True
+        if code.co_name == "<module>":
+            return False
+        frame = frame.f_back
+    return False
 
 
 @contextmanager
