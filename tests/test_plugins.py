@@ -288,7 +288,9 @@ def test_weights_read_from_outside_the_plug_ins_folder_are_refused_in_one_line(t
 
     np.save(tmp_path / "w.npy", np.arange(40.0))
     plug_in = weighted_plug_in(tmp_path / "bot", repr(str(tmp_path / "w.npy")))
-    with pytest.raises(StrategyError, match=r"it read .*w\.npy as it loaded, outside its folder .*: .* \(copy the file"):
+    with pytest.raises(
+        StrategyError, match=r"it read .*w\.npy as it loaded, outside its folder .*: .* \(copy the file"
+    ):
         load_strategy_file(plug_in)
     done = run_here("strategies", "--strategy-file", plug_in, cwd=tmp_path)
     assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1 and "outside its folder" in done.stderr
