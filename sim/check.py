@@ -7,11 +7,11 @@ At every table and rule option, the strategy plays duplicate deals against ``ran
   are replayed by the reference engine (sim/reference.py), which checks every rule and
   score;
 - **deterministic**: the same seed gives the same decisions on 1 and 2 threads;
-- **its view only**: each of its decisions in the first deals is asked again, outside
-  the run, of a view rebuilt by the reference engine in fresh memory, with the same
-  parameters and the same random stream; it must choose the same card. A strategy that
-  reads anything but its inputs (another seat's memory, a global it changes) fails;
-  one that writes into its view is noted (harmless: views are sealed);
+- **its view only**: each of its decisions in 40 deals drawn from the whole run is asked
+  again, outside the run, of a view rebuilt by the reference engine in fresh memory,
+  with the same parameters and the same random stream; it must choose the same card. A
+  strategy that reads anything but its inputs (another seat's memory, a global it
+  changes) fails; one that writes into its view is noted (harmless: views are sealed);
 - **in time**: no decision asked again takes longer than the limit;
 
 and its speed (deals/s) and score against ``random`` are measured.
@@ -33,10 +33,19 @@ from sim.config import CHIAMATA, Rules, RunConfig
 from sim.experiments import Experiment
 from sim.kinds.compare import seating_config
 from sim.lockstep import WHERE_DTYPE, ask
-from sim.play import IllegalDecisionError, describe_view, play_batch, seat_specs, view_after_plays, views_along_plays
+from sim.play import (
+    IllegalDecisionError,
+    describe_view,
+    loaded_strategies,
+    play_batch,
+    seat_specs,
+    view_after_plays,
+    views_along_plays,
+)
 from sim.runs import run_command
 from sim.stats import A, seatings, summary
 from sim.trace import trace_rows
+from strategies.api import parse_spec
 
 # Every table, with its default rules and then each other rule option played there.
 TABLES = [
@@ -47,7 +56,7 @@ TABLES = [
     (5, Rules()), (5, Rules(first_lead="caller")), (5, Rules(bid_multiplier="on")), (5, Rules(auction="ranks")),
 ]  # fmt: skip
 AUDITED_DEALS = 200  # per table and seating: replayed by the reference engine, and on 1 and 2 threads
-ASKED_AGAIN_DEALS = 40  # per table and seating: every decision of the strategy asked again
+ASKED_AGAIN_DEALS = 40  # per table and seating, drawn from the whole run: every decision of the strategy asked again
 
 
 class CheckFailed(Exception):
@@ -68,6 +77,7 @@ class TableReport:
     writes_to_view: set = field(default_factory=set)
     threads_checked: bool = False  # needs 2 threads
     failure: str | None = None
+    not_played: bool = False  # a table the strategy does not play (its declared tables): passed by
 
     @property
     def rules_text(self) -> str:
@@ -79,7 +89,7 @@ class TableReport:
             "deals_per_second": round(self.deals_per_second, 1), "score": round(self.score, 4),
             "score_ci95": [round(x, 4) for x in self.score_ci95], "decisions_asked_again": self.decisions_asked_again,
             "slowest_decision_seconds": round(self.slowest_decision, 6), "writes_to_view": sorted(self.writes_to_view), "threads_checked": self.threads_checked,
-            "failure": self.failure,
+            "failure": self.failure, "not_played": self.not_played,
         }  # fmt: skip
 
 
@@ -96,8 +106,14 @@ def check_strategy(
     """Checks ``strategy`` at every table of ``players``; stops at the first failure
     (its report carries it). ``on_table(report)`` is called as each table ends."""
     reports = []
+    plays_at = parse_spec(strategy, loaded_strategies(tuple(strategy_files))).strategy.plays_at
     for table_players, rules in TABLES:
-        if table_players not in players:
+        if table_players not in players or any(r.players == table_players for r in reports if r.not_played):
+            continue
+        if not plays_at(table_players):
+            reports.append(TableReport(table_players, Rules(), not_played=True))
+            if on_table is not None:
+                on_table(reports[-1])
             continue
         base = RunConfig(players=table_players, strategies=(strategy,) * table_players, deals=deals, seed=seed,
                          rules=rules, strategy_files=strategy_files, **({"threads": threads} if threads else {}))  # fmt: skip
@@ -132,7 +148,7 @@ def _check_table(base: RunConfig, strategy: str, report: TableReport, decision_l
         batch = play_batch(config, 0, n, trace=True)
         _audit(config, batch, where)
         report.threads_checked = _same_on_other_threads(config, batch, where)
-        _ask_again(config, batch, seats, min(n, ASKED_AGAIN_DEALS), decision_limit, report, where)
+        _ask_again(config, seats, asked_again_deals(base), decision_limit, report, where)
 
 
 def _audit(config: RunConfig, batch, where: str) -> None:
@@ -183,20 +199,28 @@ def _same_on_other_threads(config: RunConfig, batch, where: str) -> bool:
     return True
 
 
-def _ask_again(config, batch, seats, n_deals, decision_limit, report: TableReport, where: str) -> None:
-    """Asks the strategy every decision of its seats again (bids and calls too, at
-    Briscola Chiamata), outside the run, in the order it made them (so that its random
-    stream is drawn as in the run)."""
+def asked_again_deals(base: RunConfig) -> list[int]:
+    """The deals whose decisions are asked again: ASKED_AGAIN_DEALS drawn from the whole
+    run by its seed (a strategy that behaves for the first deals is still caught)."""
+    draw = np.random.default_rng([base.seed, base.players])
+    return sorted(draw.choice(base.deals, size=min(base.deals, ASKED_AGAIN_DEALS), replace=False).tolist())
+
+
+def _ask_again(config, seats, deal_indices, decision_limit, report: TableReport, where: str) -> None:
+    """Asks the strategy every decision of its seats in deals ``deal_indices`` again (bids
+    and calls too, at Briscola Chiamata), outside the run, in the order it made them (so
+    that its random stream is drawn as in the run)."""
     specs = seat_specs(config)
     deciders = _deciders(specs[seats[0]], config.players)
     params = specs[seats[0]].param_vector()
     seed_key = np.uint64(seed_key_nb(config.seed))  # as the run has it: a plain int below 2**63 is typed int64
-    rows = trace_rows(batch.head(n_deals)) if config.players == CHIAMATA else None
-    for deal_index in range(n_deals):
-        deal = batch.deals[deal_index]
+    for deal_index in deal_indices:
+        batch = play_batch(config, deal_index, 1, trace=True)
+        rows = trace_rows(batch) if config.players == CHIAMATA else None
+        deal = batch.deals[0]
         states = np.empty(N_STREAMS, dtype=np.uint64)
         start_streams_nb(states, seed_key, deal_index, config.seat_streams(), config.players)
-        for number, (phase, view, decision) in enumerate(_decisions(config, batch, deal_index, rows)):
+        for number, (phase, view, decision) in enumerate(_decisions(config, batch, 0, rows)):
             if view["seat"] not in seats:
                 continue
             what = f"deal {deal_index}, {phase} {number}"

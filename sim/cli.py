@@ -719,7 +719,9 @@ def check(
         raise ConfigError(f"--decision-limit {decision_limit:g} must be above 0 seconds")
 
     def table_done(report):
-        if not quiet:
+        if not quiet and report.not_played:
+            print(f"{report.players} players: not played (not among its declared tables)", file=sys.stderr)
+        elif not quiet:
             state = "failed" if report.failure else "ok"
             print(f"{report.players} players, rules {report.rules_text}: {state}", file=sys.stderr)
 

@@ -18,7 +18,7 @@ from functools import cached_property
 
 from sim.config import ConfigError, RunConfig, check_players, default_threads, parse_rules
 from sim.kinds import KINDS, kind_of
-from sim.play import canonical_strategies, idle_param_notes
+from sim.play import canonical_strategies, check_tables, idle_param_notes
 from sim.stats import Sprt
 
 
@@ -70,11 +70,13 @@ def make_experiment(
     check_players(players)
     files = tuple(str(path) for path in strategy_files)
     labels = canonical_strategies(run_kind.strategy_texts(strategies, players), files)
-    for note in idle_param_notes(labels, files, players):  # it runs, but says so: a plan may span tables
+    check_tables(labels, files, players)
+    parsed_rules = parse_rules(list(rules), players)
+    for note in idle_param_notes(labels, files, players, parsed_rules):  # it runs, but says so: a plan may span tables
         warnings.warn(note, IdleParameter, stacklevel=2)
     config = RunConfig(
         players=players, strategies=run_kind.seat_labels(labels, players), deals=deals, seed=seed,
-        rules=parse_rules(list(rules), players), threads=default_threads() if threads is None else threads,
+        rules=parsed_rules, threads=default_threads() if threads is None else threads,
         strategy_files=files, match=match,
     )  # fmt: skip
     run_kind.check(labels, sprt)

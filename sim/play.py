@@ -37,6 +37,7 @@ from sim.kernel_thread import run_kernel
 from sim.lockstep import BatchedSeats, batched_seats, kernel_buffers, play_lockstep
 from sim.reference import views_along
 from strategies.api import MAX_PARAMS, StrategySpec, no_decision_slot, parse_spec
+from strategies.errors import StrategyError
 from strategies.registry import available_strategies
 
 # The plug-in tuple is a tuple of Numba's first-class functions, which it still calls
@@ -116,6 +117,7 @@ def _parsed(strategies: tuple[str, ...], strategy_files: tuple[str, ...]) -> tup
 @functools.lru_cache(maxsize=256)
 def _resolved(strategies: tuple[str, ...], strategy_files: tuple[str, ...], players: int) -> Lineup:
     chiamata = players == CHIAMATA
+    check_tables(strategies, strategy_files, players)
     specs = _parsed(strategies, strategy_files)
     ids = np.full(MAX_PLAYERS, -1, dtype=np.int64)
     params = np.zeros((MAX_PLAYERS, MAX_PARAMS), dtype=np.float64)
@@ -156,12 +158,20 @@ def _plugins(slots: list, players: int, chiamata: bool) -> tuple[Plugins, Plugin
     return Plugins(decide, bid, call, decide_data, bid_data, call_data), PluginData(takes_data, data, spans)
 
 
-def idle_param_notes(texts, strategy_files, players: int) -> list[str]:
+def check_tables(texts, strategy_files, players: int) -> None:
+    """StrategyError for a strategy that does not play at a table of ``players`` (its
+    declared ``tables``)."""
+    for spec in _parsed(tuple(texts), tuple(strategy_files)):
+        if not spec.strategy.plays_at(players):
+            raise StrategyError(spec.strategy.not_played_text(players))
+
+
+def idle_param_notes(texts, strategy_files, players: int, rules) -> list[str]:
     """One line for each parameter the strategies ``texts`` set that cannot change play
-    at a table of ``players`` (``Param.tables``), each once."""
+    at a table of ``players`` under ``rules`` (``Param.idle_reason``), each once."""
     notes = []
     for spec in _parsed(tuple(texts), tuple(strategy_files)):
-        notes += [note for note in spec.idle_params(players) if note not in notes]
+        notes += [note for note in spec.idle_params(players, rules) if note not in notes]
     return notes
 
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from sim.study import resume_command
 from sim.summaries import POINTS_DIGITS, SCORE_DIGITS, rounded
+from strategies.api import DATA_TABLES
 
 MIN_WIDTH = 100
 PLURALS = {"deal": "deals", "match": "matches"}
@@ -274,6 +275,8 @@ def print_strategies(described: list[dict]) -> None:
     for item in described:
         params = "\n".join(f"{p['name']} ({p['type']}, default {p['default']}{_range(p)})" for p in item["params"])
         source = "" if item["source"] == "built-in" else f"\n[dim]from {item['source']}[/dim]"
+        if tuple(item["tables"]) != DATA_TABLES:  # declared: it plays some tables only
+            source += f"\n[dim]plays at {', '.join(map(str, item['tables']))} players only[/dim]"
         trained = "".join(f"\n[dim]{table}: {_provenance_line(facts)}[/dim]"
                           for table, facts in item.get("provenance", {}).items())  # fmt: skip
         table.add_row(item["name"], str(item["version"]), params or "-", item["description"] + source + trained)
@@ -466,6 +469,9 @@ def print_check(strategy: str, reports) -> None:
     for column in ("players", "rules", "deals", "checks", "slowest", "deals/s", "score vs random"):
         table.add_column(column, justify="left" if column == "rules" else "right")
     for report in reports:
+        if report.not_played:
+            table.add_row(str(report.players), "-", "-", f"not played at {report.players} players", "-", "-", "-")
+            continue
         lo, hi = report.score_ci95
         table.add_row(
             str(report.players), report.rules_text, f"{report.deals:,}", "FAILED" if report.failure else "pass",
@@ -475,16 +481,20 @@ def print_check(strategy: str, reports) -> None:
     writes = sorted(set().union(*(r.writes_to_view for r in reports)))
     asked = sum(r.decisions_asked_again for r in reports)
     passed = not any(r.failure for r in reports)
+    played = [r for r in reports if not r.not_played]
     if passed:
         threads = (
             "the same on 1 and 2 threads"
-            if all(r.threads_checked for r in reports)
+            if all(r.threads_checked for r in played)
             else "not checked on 2 threads (this machine runs one)"
         )
         facts = (
             f"{strategy}: passes every check: legal and audited by the reference engine, {threads}, "
             f"{asked:,} decisions asked again of a fresh view"
         )
+        if len(played) < len(reports):
+            unplayed = ", ".join(str(r.players) for r in reports if r.not_played)
+            facts += f"; not played at {unplayed} players (its declared tables)"
     else:
         facts = f"{strategy}: FAILED (see stderr)"
     if writes:

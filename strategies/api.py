@@ -61,9 +61,11 @@ DATA_TABLES = (2, 3, 4, 5, 6)  # the tables whose data a strategy's fingerprint 
 @dataclass(frozen=True)
 class Param:
     """A typed strategy parameter: ``kind`` is int, float or bool; ``low``/``high`` bound
-    numbers (inclusive; None for no bound); ``tables``: the numbers of players at which
-    it can change play (empty: every table), so that a run told to change it elsewhere
-    says so."""
+    numbers (inclusive; None for no bound). Where it can change play, so that a run told
+    to change it where it cannot says so: ``tables``, the numbers of players (empty:
+    every table); ``rule``, a rule option and the value under which alone it acts
+    (``("signals", "trumps")``); ``requires``, another parameter of the strategy and the
+    value it must have (``("adapt", False)``)."""
 
     name: str
     kind: type
@@ -72,6 +74,8 @@ class Param:
     high: float | None = None
     help: str = ""
     tables: tuple[int, ...] = ()
+    rule: tuple[str, str] | None = None
+    requires: tuple[str, Any] | None = None
 
     def __post_init__(self):
         if self.kind not in KINDS:
@@ -112,6 +116,19 @@ class Param:
         """Whether it can change play at a table of ``players``."""
         return not self.tables or players in self.tables
 
+    def idle_reason(self, players: int, rules, values: dict) -> str | None:
+        """Why it cannot change play in a run at ``players`` under ``rules`` (a Rules)
+        with these parameter ``values``, in a few words; None where it can."""
+        if not self.acts_at(players):
+            return f"at {players} players (only at {', '.join(map(str, self.tables))})"
+        if self.rule is not None and getattr(rules, self.rule[0]) != self.rule[1]:
+            key, value = self.rule
+            return f"under the rule {key}={getattr(rules, key)} (only with --rule {key}={value})"
+        if self.requires is not None and values[self.requires[0]] != self.requires[1]:
+            other, value = self.requires
+            return f"while {other}={_format(values[other])} (only with {other}={_format(value)})"
+        return None
+
     def describe_range(self) -> str:
         if self.kind is bool:
             return "true or false"
@@ -151,6 +168,9 @@ class Strategy:
     # Where its data comes from, per table: ``provenance(players) -> dict`` ({} where it has
     # none): shown by ``briscola strategies`` and stored in every result file that uses it.
     provenance: Any = None
+    # The tables it plays (numbers of players; empty: every table). A run at another table
+    # is refused in one line, and ``briscola check`` passes those tables by.
+    tables: tuple[int, ...] = ()
     # What is compiled and fingerprinted, per object: a copy made with dataclasses.replace
     # (another strategy built on this one) starts afresh.
     _compiled: dict = field(default_factory=dict, init=False, compare=False, repr=False)
@@ -160,6 +180,9 @@ class Strategy:
             raise ValueError(f"strategy name {self.name!r}: use letters, digits, '-' and '_'")
         if len(self.params) > MAX_PARAMS:
             raise ValueError(f"strategy {self.name!r} declares {len(self.params)} parameters; at most {MAX_PARAMS}")
+        if not set(self.tables) <= set(DATA_TABLES):
+            raise ValueError(f"strategy {self.name!r}: tables={self.tables!r}; valid tables are numbers of players "
+                             f"among {', '.join(map(str, DATA_TABLES))}")  # fmt: skip
         if self.batched and self.data is not None:
             raise ValueError(f"strategy {self.name!r}: a batched strategy holds its data itself (its Python "
                              "callables read what they like); data= is for jitted decision functions")  # fmt: skip
@@ -209,6 +232,14 @@ class Strategy:
             self._compiled[key] = vector
         return self._compiled[key]
 
+    def plays_at(self, players: int) -> bool:
+        return not self.tables or players in self.tables
+
+    def not_played_text(self, players: int) -> str:
+        """What a run at a table it does not play says."""
+        return (f"strategy {self.name!r} is not played at {players} players: it plays at "
+                f"{', '.join(map(str, sorted(self.tables)))} (its declared tables)")  # fmt: skip
+
     def is_compiled(self) -> bool:
         return "fn" in self._compiled
 
@@ -244,6 +275,7 @@ class Strategy:
         return {"name": self.name, "version": self.version, "description": self.description,
                 "source": self.source, "batched": self.batched, "params": [p.to_dict() for p in self.params],
                 "files": list(self.files), "fingerprint": self.fingerprint(),
+                "tables": list(self.tables or DATA_TABLES),
                 **({"provenance": self.provenances()} if self.provenance else {})}  # fmt: skip
 
     def provenances(self) -> dict:
@@ -266,12 +298,12 @@ class StrategySpec:
                    if self.values[p.name] != p.default]  # fmt: skip
         return ":".join([self.strategy.name, *changed])
 
-    def idle_params(self, players: int) -> list[str]:
+    def idle_params(self, players: int, rules) -> list[str]:
         """What this spec sets away from the defaults that cannot change play at a table of
-        ``players``: one line each, naming the tables where it would."""
-        return [f"{self.label}: {p.name} changes nothing at {players} players (only at "
-                f"{', '.join(map(str, p.tables))})" for p in self.strategy.params
-                if self.values[p.name] != p.default and not p.acts_at(players)]  # fmt: skip
+        ``players`` under ``rules``: one line each, naming where it would."""
+        reasons = [(p, p.idle_reason(players, rules, self.values)) for p in self.strategy.params
+                   if self.values[p.name] != p.default]  # fmt: skip
+        return [f"{self.label}: {p.name} changes nothing {reason}" for p, reason in reasons if reason]
 
     def param_vector(self) -> np.ndarray:
         vector = np.zeros(MAX_PARAMS, dtype=np.float64)

@@ -46,8 +46,10 @@ EXPERT = Strategy(
     "a trick its partner surely wins; with 2 players searches the end exactly from the last draw.",
     expert_nb,
     params=(
-        Param("signals", bool, True, help="use partners' trump signals where the rules show them"),
-        Param("partner_view", bool, True, help="use partners' hands where partner_view=last3 shows them"),
+        Param("signals", bool, True, help="use partners' trump signals where the rules show them",
+              tables=(4, 6), rule=("signals", "trumps")),
+        Param("partner_view", bool, True, help="use partners' hands where partner_view=last3 shows them",
+              tables=(4, 6), rule=("partner_view", "last3")),
         BID_THRESHOLD_PARAM,
     ),
     bid=expert_bid_nb,
@@ -58,8 +60,10 @@ EXPERT = Strategy(
 # players (docs/strength.md; benchmarks/tuning-search.toml). The parameters both take alike:
 # fmt: off
 POINTS_WEIGHT = Param("points_weight", float, 1.0, 0.0, 10.0, "weight of the point margin beside win/draw/loss")
-SEARCH_SIGNALS = Param("signals", bool, True, help="deal hidden cards consistently with partners' trump signals where shown")
-SEARCH_PARTNER_VIEW = Param("partner_view", bool, True, help="use partners' hands where partner_view=last3 shows them")
+SEARCH_SIGNALS = Param("signals", bool, True, help="deal hidden cards consistently with partners' trump signals where shown",
+                       tables=(4, 6), rule=("signals", "trumps"))
+SEARCH_PARTNER_VIEW = Param("partner_view", bool, True, help="use partners' hands where partner_view=last3 shows them",
+                            tables=(4, 6), rule=("partner_view", "last3"))
 INFERENCE = Param("inference", float, 0.6, 0.0, 0.99, "trust in the opponent model when weighing hidden hands by the "
                   "plays seen (0: uniform); with adapt, the highest trust used")
 ADAPT = Param("adapt", bool, True, help="infer how far each player follows the model from its plays (sets its "
@@ -70,7 +74,7 @@ ADAPT = Param("adapt", bool, True, help="infer how far each player follows the m
 def opponent_random(default: float) -> Param:
     """The fixed model of opponents, for a search strategy with ``adapt`` off."""
     help_text = "only with adapt=false: chance that an opponent plays a card at random in playouts"
-    return Param("opponent_random", float, default, 0.0, 1.0, help_text)
+    return Param("opponent_random", float, default, 0.0, 1.0, help_text, requires=("adapt", False))
 
 
 PIMC = Strategy(

@@ -108,3 +108,40 @@ def test_on_one_thread_the_threads_check_is_said_not_made():
 def test_check_asks_again_with_the_streams_the_run_drew_from_whatever_the_seed(capsys, seed):
     code, _, err = command(capsys, "check", "random", "--players", "2", "--deals", "20", "--seed", str(seed), "--quiet")
     assert code == 0, err
+
+
+def test_a_batched_strategy_that_cheats_only_after_the_first_deals_fails():
+    """The decisions asked again are drawn from the whole run, not its first 40 deals."""
+    result = check("late-peeker", "--strategy-file", UNFAIR, "--deals", "300", "--players", "2")
+    assert result.returncode == 1, result.stderr
+    assert "asked again" in result.stderr.strip().splitlines()[-1]
+
+
+def test_the_deals_asked_again_span_the_run():
+    from sim.check import ASKED_AGAIN_DEALS, asked_again_deals
+    from sim.config import RunConfig
+
+    drawn = asked_again_deals(RunConfig(players=2, strategies=("random",) * 2, deals=10_000, seed=3))
+    assert len(set(drawn)) == ASKED_AGAIN_DEALS and max(drawn) > 5_000 and all(0 <= d < 10_000 for d in drawn)
+
+
+def test_a_strategy_declaring_its_tables_is_checked_there_and_passed_by_elsewhere(tmp_path):
+    """``tables=(2,)``: check says "not played" at the others and passes; a run there is
+    refused in one line."""
+    plug_in = tmp_path / "two_only.py"
+    plug_in.write_text(
+        "from strategies.api import Strategy\nfrom tests.batched_strategies import random_cards\n"
+        'TWO = Strategy("two-only", 1, "2 players only", choose=random_cards, batched=True, tables=(2,))\n'
+    )
+    result = run_here("check", "two-only", "--strategy-file", plug_in, "--deals", "20", "--json")
+    assert result.returncode == 0, result.stderr
+    tables = json.loads(result.stdout)["tables"]
+    assert [(t["players"], t["not_played"]) for t in tables] == [(2, False), (2, False), (3, True), (4, True),
+                                                                    (6, True), (5, True)]  # fmt: skip
+    assert "3 players: not played" in result.stderr
+    refused = run_here("compare", "two-only", "random", "--players", "4", "--deals", "20", "--seed", "1",
+                       "--strategy-file", plug_in, "--summary-only")  # fmt: skip
+    assert refused.returncode == 2
+    assert refused.stderr.strip() == (
+        "briscola: error: strategy 'two-only' is not played at 4 players: it plays at 2 (its declared tables)"
+    )

@@ -49,6 +49,31 @@ def test_a_parameter_that_changes_nothing_at_the_table_is_named_in_one_line(caps
     assert err.strip().splitlines() == ([note] if warned else []), err
 
 
+@pytest.mark.parametrize(
+    "a, players, rules, note",
+    [
+        ("expert:signals=false", 2, (), "signals changes nothing at 2 players (only at 4, 6)"),
+        ("expert:signals=false", 4, (), "signals changes nothing under the rule signals=none (only with --rule "
+                                        "signals=trumps)"),
+        ("expert:signals=false", 4, ("--rule", "signals=trumps"), None),
+        ("expert:partner_view=false", 4, ("--rule", "partner_view=none"), "partner_view changes nothing under the "
+                                                                          "rule partner_view=none"),
+        ("pimc:samples=2:opponent_random=0.2", 2, (), "opponent_random changes nothing while adapt=true (only with "
+                                                      "adapt=false)"),
+        ("pimc:samples=2:opponent_random=0.2:adapt=false", 2, (), None),
+    ],
+)  # fmt: skip
+def test_a_parameter_idle_under_the_rules_or_another_parameter_is_named(capsys, a, players, rules, note):
+    """expert:signals=false at 2 players scored exactly 0.5 against expert, silently."""
+    code, out, err = command(capsys, "compare", a, "expert", "--players", str(players), *rules, "--deals", "2",
+                             "--seed", "1", "--summary-only", "--json", "--quiet")  # fmt: skip
+    assert code == 0, err
+    said = err.strip().splitlines()
+    assert said == ([] if note is None else [f"briscola: warning: {json.loads(out)['a']}: {note}"]) or (
+        note is not None and len(said) == 1 and note in said[0]
+    ), err
+
+
 def test_a_scheduler_address_that_is_not_one_is_refused(capsys, tmp_path):
     pytest.importorskip("distributed")
     err = one_line_refusal(capsys, "simulate", "--players", "2", "--strategies", "random", "--deals", "10", "--seed",

@@ -52,3 +52,30 @@ GAMBLER = Strategy("gambler", 1, "Bids at random, from the wrong generator.", fi
                    call=default_call_nb)  # fmt: skip
 MISCALLER = Strategy("miscaller", 1, "Bids as the default policy; calls a card of the wrong face.", first_nb,
                      call=miscall_nb)  # fmt: skip
+
+
+def _engine_lanes():
+    """The engine's lanes, found on some thread's stack (the run's ``decide``), or None."""
+    import sys
+
+    for frame in sys._current_frames().values():
+        while frame is not None:
+            lanes = frame.f_locals.get("lanes")
+            if lanes is not None and hasattr(lanes, "cursor"):
+                return lanes
+            frame = frame.f_back
+    return None
+
+
+def late_peek(views, legal, params, keys, where):
+    """Plays by its key, but from deal 40 on, when it can reach the engine's lanes, it plays
+    its last card instead: a cheat that the first 40 deals never show."""
+    rows = np.arange(len(views))
+    by_key = views["hand"][rows, ((keys >> np.uint64(32)) * views["n_hand"].astype(np.uint64)) >> np.uint64(32)]
+    if _engine_lanes() is None:
+        return by_key.astype(np.int64)
+    last = views["hand"][rows, views["n_hand"] - 1]
+    return np.where(where["deal"] >= 40, last, by_key).astype(np.int64)
+
+
+LATE_PEEKER = Strategy("late-peeker", 1, "Reaches the engine's lanes from deal 40 on.", choose=late_peek, batched=True)

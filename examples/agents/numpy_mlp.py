@@ -24,4 +24,6 @@ def choose(views, legal, params, keys):
     return np.where(legal, scores, -np.inf).argmax(axis=1)
 
 
-NUMPY_MLP = Strategy("numpy-mlp", 1, "a numpy MLP trained by examples/train_policy.py", choose=choose, batched=True)
+NUMPY_MLP = Strategy(
+    "numpy-mlp", 1, "a numpy MLP trained by examples/train_policy.py", choose=choose, batched=True, tables=(2,)
+)  # trained on 2-player observations

@@ -27,4 +27,4 @@ def choose(views, legal, params, keys):
     return np.where(legal, scores, -np.inf).argmax(axis=1)
 
 
-ONNX_MLP = Strategy("onnx-mlp", 1, "an MLP run by onnxruntime", choose=choose, batched=True)
+ONNX_MLP = Strategy("onnx-mlp", 1, "an MLP run by onnxruntime", choose=choose, batched=True, tables=(2,))

@@ -30,4 +30,4 @@ def choose(views, legal, params, keys):
     return np.where(legal, scores, -np.inf).argmax(axis=1)
 
 
-TORCH_MLP = Strategy("torch-mlp", 1, "a PyTorch MLP", choose=choose, batched=True)
+TORCH_MLP = Strategy("torch-mlp", 1, "a PyTorch MLP", choose=choose, batched=True, tables=(2,))
