@@ -41,13 +41,13 @@ from kernels.env_nb import (
     SETTING_SEAT,
     SETTING_TEAM,
     EnvState,
-    env_step_nb,
+    env_step_bound_nb,
 )
-from kernels.lockstep_nb import new_lanes_nb
-from sim.config import ConfigError, Rules, RunConfig
+from kernels.lockstep_nb import LANE_STOPPED, LANES_PER_BLOCK, new_lanes_nb
+from sim.config import ConfigError, IllegalDecisionError, Rules, RunConfig
 from sim.interrupt import StopFlag
-from sim.kernel_thread import compiled_for
-from sim.play import run_context, seat_specs
+from sim.kernel_thread import bound_call
+from sim.play import illegal_decision_text, run_context, seat_specs
 from strategies.knowledge_nb import pack_size_nb
 from strategies.observation import FLAT_VERSION, flat_offsets, flat_size
 
@@ -107,41 +107,65 @@ class BriscolaVectorEnv(VectorEnv):
         settings[SETTING_SEAT], settings[SETTING_TEAM] = ROTATE if seat is None else seat, float(team)
         self._lanes = new_lanes_nb(num_envs)
         self._state = EnvState(
-            outside=np.zeros((num_envs, MAX_PLAYERS), dtype=np.int64), seats=np.zeros(num_envs, dtype=np.int64),
+            outside=np.zeros((num_envs, MAX_PLAYERS), dtype=np.int64),
+            learns=np.zeros((num_envs, MAX_PLAYERS), dtype=np.bool_), seats=np.zeros(num_envs, dtype=np.int64),
             episodes=np.zeros(num_envs, dtype=np.int64), restart=np.ones(num_envs, dtype=np.bool_),
+            waiting=np.zeros(num_envs, dtype=np.bool_),
             obs=np.zeros((num_envs, size), dtype=np.float32), masks=np.zeros((num_envs, N_CARDS), dtype=np.bool_),
             rewards=np.zeros(num_envs), terminated=np.zeros(num_envs, dtype=np.bool_),
             outcomes=np.zeros(num_envs, dtype=np.int8), illegal=np.zeros(num_envs, dtype=np.bool_),
+            fouled=np.zeros(1, dtype=np.int8), batched=np.zeros(MAX_PLAYERS, dtype=np.int64),
             offsets=flat_offsets(players), settings=settings,
         )  # fmt: skip
+        self._every = np.arange(num_envs, dtype=np.int64)
         self._actions = np.zeros(num_envs, dtype=np.int64)  # the step's actions, in the kernel's own type
-        self._run = self._step_kernel = None
+        self._run = self._step_lanes = None
+        self._needs_reset = True  # before the first reset, and after a step that failed midway
         self._truncated = np.zeros(num_envs, dtype=np.bool_)
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         """Every lane starts a new episode; with ``seed``, episode counting starts afresh."""
+        state = self._state
         if seed is not None or self._run is None:
             seed = 0 if seed is None else int(seed)
             self._run = run_context(replace(self._config, seed=seed), 0, 1, False, StopFlag())
-            self._step_kernel = compiled_for(env_step_nb, (self._run, self._lanes, self._state, self._actions))
-            self._state.episodes[:] = 0
+            self._step_lanes = bound_call(
+                env_step_bound_nb, (self._run, self._lanes, state), (self._every, self._actions)
+            )
+            state.episodes[:] = 0
         self._actions[:] = 0
-        self._state.restart[:] = True  # whatever the lanes were doing: mid-deal, over, or just reset
-        self._step()
-        return self._out(self._state.obs), self._info(False)
+        state.restart[:] = True  # whatever the lanes were doing: mid-deal, over, or just reset
+        state.waiting[:], state.fouled[:] = False, 0  # what a failed step left
+        self._needs_reset = False
+        self._play()
+        return self._out(state.obs), self._info(False)
 
     def step(self, actions):
-        if self._run is None:
-            raise RuntimeError("call reset() before step()")
         self._actions[:] = np.asarray(actions, dtype=np.int64).reshape(self.num_envs)
-        self._step()
+        self._play()
         state = self._state
         rewards, terminated = self._out(state.rewards), self._out(state.terminated)
         return self._out(state.obs), rewards, terminated, self._truncated.copy(), self._info(True)
 
-    def _step(self) -> None:
-        numba.set_num_threads(min(self.threads, numba.config.NUMBA_NUM_THREADS))
-        self._step_kernel(self._run, self._lanes, self._state, self._actions)
+    def _play(self) -> None:
+        """Every lane moved on by its action in ``_actions``, to the learner's next card or
+        its episode's end, every other seat played."""
+        if self._needs_reset:
+            raise RuntimeError("call reset() before step() (and after a step that raised)")
+        self._needs_reset = True  # until the step is whole
+        if self.num_envs > LANES_PER_BLOCK:  # fewer are stepped on this thread
+            numba.set_num_threads(min(self.threads, numba.config.NUMBA_NUM_THREADS))
+        self._step_lanes(self._every, self._actions)
+        if self._state.fouled[0]:
+            raise self._foul()
+        self._needs_reset = False
+
+    def _foul(self) -> IllegalDecisionError:
+        """The first illegal decision of a seat not learning (its lane stopped)."""
+        lanes = self._lanes
+        lane = np.flatnonzero((lanes.cursor["phase"] == LANE_STOPPED) & ~self._state.illegal)[0]
+        text = illegal_decision_text(self._config, lanes.illegal[lane], int(lanes.cursor[lane]["deal"]))
+        return IllegalDecisionError(f"{text} (an opponent or partner of the learner)")
 
     def _out(self, array: np.ndarray) -> np.ndarray:
         return array.copy() if self.copy else array
@@ -156,7 +180,8 @@ class BriscolaVectorEnv(VectorEnv):
 
 
 class BriscolaEnv(gymnasium.Env):
-    """One deal at a time for one learning seat: ``BriscolaVectorEnv``'s single form.
+    """One deal at a time for one learning seat: ``BriscolaVectorEnv``'s single form,
+    stepped without its vector bookkeeping.
 
     >>> env = BriscolaEnv(players=2, opponents="greedy", seat=0)
     >>> obs, info = env.reset(seed=3)
@@ -175,13 +200,23 @@ class BriscolaEnv(gymnasium.Env):
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         super().reset(seed=seed)
-        obs, info = self._vector.reset(seed=seed)
-        return obs[0], _first(info)
+        self._vector.reset(seed=seed)
+        return self._state.obs[0].copy(), self._info()
 
     def step(self, action):
-        obs, rewards, terminated, truncated, info = self._vector.step(np.array([int(action)]))
-        return obs[0], float(rewards[0]), bool(terminated[0]), bool(truncated[0]), _first(info)
+        self._vector._actions[0] = int(action)
+        self._vector._play()
+        state = self._state
+        terminated = bool(state.terminated[0])
+        return state.obs[0].copy(), float(state.rewards[0]), terminated, False, self._info(terminated)
 
+    @property
+    def _state(self) -> EnvState:
+        return self._vector._state
 
-def _first(info: dict) -> dict:
-    return {key: value[0] for key, value in info.items() if not key.startswith("_")}
+    def _info(self, ended: bool = False) -> dict:
+        state = self._state
+        info = {"action_mask": state.masks[0].copy(), "seat": int(state.seats[0])}
+        if ended:
+            info["outcome"], info["illegal"] = int(state.outcomes[0]), bool(state.illegal[0])
+        return info

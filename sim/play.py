@@ -276,7 +276,7 @@ def _raise_on_illegal(
     first, deal_index = illegal[bad[0]], first_deal + int(bad[0]) * deal_step
     seat, card, play = int(first["seat"]), int(first["card"]), int(first["play"])
     if int(first["phase"]) != PHASE_PLAY or config.players == CHIAMATA:
-        raise IllegalDecisionError(_illegal_chiamata_text(config, first, deal_index))
+        raise IllegalDecisionError(illegal_decision_text(config, first, deal_index))
     returned = f"{card} ({short_name(card)})" if 0 <= card < 40 else f"{card} (not a card code)"
     view = None
     if not stop.is_set():
@@ -294,8 +294,9 @@ def _raise_on_illegal(
     raise error
 
 
-def _illegal_chiamata_text(config: RunConfig, illegal, deal_index: int) -> str:
-    """One line for an illegal bid, call or card at Briscola Chiamata, with the hand."""
+def illegal_decision_text(config: RunConfig, illegal, deal_index: int) -> str:
+    """One line for an illegal decision (a card, or at Briscola Chiamata a bid or a call)
+    with the hand: where the view is not rebuilt (Briscola Chiamata, the environments)."""
     seat, value = int(illegal["seat"]), int(illegal["card"])
     hand = ", ".join(short_name(int(c)) for c in illegal["hand"] if c >= 0)
     if int(illegal["phase"]) == PHASE_PLAY:

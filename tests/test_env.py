@@ -1,7 +1,7 @@
 """The training environments, checked by Gymnasium's and PettingZoo's own checkers at
 every table, and for what those do not check: the same seed gives the same episodes on
-any number of threads, rewards add up to the deal's points and outcome, and an illegal
-card ends the episode."""
+any number of threads, rewards add up to the deal's points and outcome, an illegal card
+ends the episode, and an opponent's is named."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from gymnasium.utils.env_checker import check_env  # noqa: E402
 from pettingzoo.test import api_test  # noqa: E402
 
 from sim.aec import BriscolaAEC  # noqa: E402
+from sim.config import ConfigError, IllegalDecisionError  # noqa: E402
 from sim.env import BriscolaEnv, BriscolaVectorEnv  # noqa: E402
 from tests.helpers import REPO  # noqa: E402
 
@@ -115,10 +116,42 @@ def test_an_illegal_card_ends_the_episode_and_the_next_step_starts_another():
 
 
 def test_bad_options_are_named():
-    with pytest.raises(Exception, match="team=True needs partners"):
+    with pytest.raises(ConfigError, match="team=True needs partners"):
         BriscolaVectorEnv(players=2, team=True)
-    with pytest.raises(Exception, match="seat 3 is not a seat at 2 players"):
+    with pytest.raises(ConfigError, match="seat 3 is not a seat at 2 players"):
         BriscolaVectorEnv(players=2, seat=3)
     plug_in = str(REPO / "examples" / "agents" / "numpy_mlp.py")
     with pytest.raises(Exception, match="'numpy-mlp' is a batched strategy.*valid opponents are jitted"):
         BriscolaVectorEnv(players=2, opponents="numpy-mlp", strategy_files=(plug_in,))
+
+
+def test_a_block_of_lanes_stepped_on_the_calling_thread_plays_as_the_parallel_loop():
+    """64 lanes or fewer are stepped without the parallel loop: their first episodes
+    (deal i in lane i, whatever the lanes) are those of the first 64 of 65 lanes."""
+    seen = []
+    for lanes in (64, 65):
+        env = BriscolaVectorEnv(num_envs=lanes, players=2, opponents="expert", threads=2)
+        obs, info = env.reset(seed=7)
+        steps = [obs[:64]]
+        for _ in range(15):  # the first episodes last 20 steps
+            obs, *_, info = env.step(info["action_mask"].argmax(axis=1))
+            steps.append(obs[:64])
+        seen.append(np.array(steps))
+    assert np.array_equal(seen[0], seen[1])
+
+
+@pytest.mark.parametrize("opponents, players, error, message", [
+    ("cheat", 2, IllegalDecisionError, r"strategy 'cheat' \(seat 1\) returned card .* not in its hand"),
+    ("miscaller", 5, IllegalDecisionError, r"strategy 'miscaller' \(seat \d\) called card .* of the bid's face"),
+])  # fmt: skip
+def test_an_opponents_fault_is_named_and_the_env_asks_for_a_reset(opponents, players, error, message):
+    """An opponent's illegal decision: an error of its own, not the learner's (who was
+    given the illegal reward for it)."""
+    files = (str(REPO / "tests" / "unfair_strategies.py"),)
+    env = BriscolaVectorEnv(num_envs=8, players=players, seat=0, opponents=opponents, strategy_files=files)
+    with pytest.raises(error, match=message):
+        obs, info = env.reset(seed=1)
+        for _ in range(3):
+            obs, *_, info = env.step(info["action_mask"].argmax(axis=1))
+    with pytest.raises(RuntimeError, match=r"call reset\(\) before step\(\)"):
+        env.step(np.zeros(8, dtype=np.int64))
