@@ -11,8 +11,9 @@
    the learner's view as Python lists, the same flat observation built from it with
    numpy at every step (a step: the learner's card and the opponent's). Then PettingZoo's
    AEC form (``BriscolaAEC``, every seat learning: a step is one card, the observation
-   and mask of the next seat written), driven as PettingZoo's own loop drives it. And
-   what encoding a view costs beside stepping it.
+   and mask of the next seat written), driven as PettingZoo's own loop drives it. The
+   vector environment against a batched opponent (the numpy MLP of examples/agents/, in
+   lock-step). And what encoding a view costs beside stepping it.
 2. A trivial numpy policy (a fixed score per card) as a batched strategy, in the whole
    ``briscola simulate`` command at 2 players on one thread: decisions per second, and
    the same policy written as a jitted strategy, run alike (the lock-step overhead).
@@ -89,10 +90,14 @@ MLP = Strategy("onnx-256", 1, "207-256-256-40 MLP, random weights", choose=choos
 """
 
 
+NUMPY_MLP = str(REPO / "examples" / "agents" / "numpy_mlp.py")  # a batched numpy network, 207-128-40
+
+
 def env_steps(opponents: str, seconds: float) -> float:
     from sim.env import BriscolaVectorEnv
 
-    env = BriscolaVectorEnv(num_envs=4096, players=2, opponents=opponents, threads=1, copy=False)
+    env = BriscolaVectorEnv(num_envs=4096, players=2, opponents=opponents, threads=1, copy=False,
+                            strategy_files=(NUMPY_MLP,))  # fmt: skip
     obs, info = env.reset(seed=1)
     steps, started = 0, time.perf_counter()
     while time.perf_counter() - started < seconds:
@@ -289,6 +294,9 @@ def main() -> None:
             line += (f"   plain Python env {plain:9,.0f}   vector / plain {fast / plain:6.1f}x"
                      f"   single / plain {single / plain:4.1f}x")  # fmt: skip
         print(line)
+    env_steps("numpy-mlp", 0.5)
+    mlp = env_steps("numpy-mlp", seconds)
+    print(f"   against examples/agents/numpy_mlp.py (batched, in lock-step): vector env {mlp:12,.0f}")
     aec_steps(0.5)
     aec = aec_steps(seconds / 2)
     print(f"   PettingZoo AEC (every seat learning; a step is one card): {aec:9,.0f}   AEC / plain {aec / plain:4.1f}x")

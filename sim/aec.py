@@ -1,8 +1,17 @@
-"""Every seat learning: Briscola as a PettingZoo AEC environment, one deal at a time,
-played by the lock-step kernels (``kernels/lockstep_nb.py``) with every seat's cards
-decided outside them, each step one compiled call (``kernels/env_nb.py: aec_step_nb``).
-At Briscola Chiamata the auction and the call are made by ``auction`` (a strategy's
+"""Every seat learning: Briscola as a PettingZoo environment, one deal at a time, played
+by the lock-step kernels (``kernels/lockstep_nb.py``) with every seat's cards decided
+outside them, each step one compiled call (``kernels/env_nb.py: aec_step_nb``). At
+Briscola Chiamata the auction and the call are made by ``auction`` (a jitted strategy's
 bidding, inside the kernels); the agents play the cards.
+
+- ``BriscolaAEC``: PettingZoo's AEC API, one card a step, by the agent to play.
+- ``BriscolaParallel``: its parallel API, turn by turn: every step takes a dict of
+  actions, plays the card of the agent to play and ignores the others'. Only that agent's
+  ``action_mask`` holds legal cards; every other agent's is all zero and its observation
+  what it saw at its last turn. Briscola cannot be played as a cycle of simultaneous
+  moves (each seat sees the cards played before its own, and the leader changes with
+  each trick), so ``BriscolaAEC`` is not ``is_parallelizable``: PettingZoo's
+  ``aec_to_parallel`` would play a different game.
 
 Agents are ``player_0`` .. ``player_{P-1}`` (seats). Each observes a dict: ``observation``
 (the flat encoding of its view, strategies/observation.py) and ``action_mask`` (its legal
@@ -25,17 +34,17 @@ import numpy as np
 
 try:
     from gymnasium import spaces
-    from pettingzoo import AECEnv
+    from pettingzoo import AECEnv, ParallelEnv
 except ImportError as error:  # the package's optional extra
     raise ImportError("the AEC environment needs PettingZoo: pip install -e '.[rl]'") from error
 
 from kernels.enums import MAX_PLAYERS, N_CARDS
 from kernels.env_nb import SETTING_ILLEGAL, SETTING_OUTCOME, SETTING_POINTS, AecState, aec_step_bound_nb
 from kernels.lockstep_nb import LANE_OVER, LANE_STOPPED, OUTSIDE_PLAY, new_lanes_nb
-from sim.config import Rules, RunConfig
+from sim.config import ConfigError, Rules, RunConfig
 from sim.interrupt import StopFlag
 from sim.kernel_thread import bound_call
-from sim.play import run_context
+from sim.play import lineup, run_context
 from strategies.api import MAX_PARAMS
 from strategies.observation import FLAT_VERSION, flat_offsets, flat_size
 
@@ -46,11 +55,15 @@ class BriscolaAEC(AECEnv):
     metadata = {"render_modes": [], "name": NAME, "is_parallelizable": False}
 
     def __init__(self, players: int = 2, rules: Rules | None = None, auction: str = "greedy",
-                 points_weight: float = 1.0, outcome_weight: float = 1.0, illegal_reward: float = -1.0):  # fmt: skip
+                 points_weight: float = 1.0, outcome_weight: float = 1.0, illegal_reward: float = -1.0,
+                 strategy_files: tuple[str, ...] = ()):  # fmt: skip
         super().__init__()
         self.players = players
         self._config = RunConfig(players=players, strategies=(auction,) * players, deals=1, seed=0,
-                                 rules=rules or Rules(), threads=1)  # fmt: skip
+                                 rules=rules or Rules(), threads=1, strategy_files=tuple(strategy_files))  # fmt: skip
+        if lineup(self._config).batched:
+            raise ConfigError(f"auction {auction!r} is a batched strategy; the auction is played inside the kernels: "
+                              "valid auctions are jitted strategies (built-in or plug-in)")  # fmt: skip
         self.possible_agents = [f"player_{seat}" for seat in range(players)]
         self._size = flat_size(players)
         observation = spaces.Dict({"observation": spaces.Box(0.0, 1.0, (self._size,), np.float32),
@@ -123,3 +136,63 @@ class BriscolaAEC(AECEnv):
     def _blank(self) -> dict:
         return {"observation": np.zeros(self._size, dtype=np.float32),
                 "action_mask": np.zeros(N_CARDS, dtype=np.int8)}  # fmt: skip
+
+
+NOT_YOUR_TURN = np.zeros(N_CARDS, dtype=np.int8)  # the action mask of an agent not to play
+NOT_YOUR_TURN.flags.writeable = False
+
+
+class BriscolaParallel(ParallelEnv):
+    """Every seat learning, PettingZoo's parallel API, turn by turn (see the module's
+    docstring); ``BriscolaAEC``'s options. ``infos[agent]["active_agent"]`` names the
+    agent to play.
+
+    >>> env = BriscolaParallel(players=2)
+    >>> observations, infos = env.reset(seed=4)
+    >>> to_play = infos["player_0"]["active_agent"]
+    >>> [int(observations[agent]["action_mask"].sum()) for agent in env.agents], to_play
+    ([3, 0], 'player_0')
+    """
+
+    metadata = {"render_modes": [], "name": NAME}
+
+    def __init__(self, **options):
+        self._aec = BriscolaAEC(**options)
+        self.possible_agents = self._aec.possible_agents
+        self.agents = []
+
+    def observation_space(self, agent):
+        return self._aec.observation_space(agent)
+
+    def action_space(self, agent):
+        return self._aec.action_space(agent)
+
+    def reset(self, seed: int | None = None, options: dict | None = None):
+        self._aec.reset(seed=seed, options=options)
+        self.agents = list(self._aec.agents)
+        return self._observations(), self._infos()
+
+    def step(self, actions: dict):
+        aec = self._aec
+        agent = aec.agent_selection
+        if agent not in actions:
+            raise ValueError(f"actions hold no card for {agent}, the agent to play (infos[...]['active_agent'])")
+        aec.step(actions[agent])
+        rewards, terminations, truncations = dict(aec.rewards), dict(aec.terminations), dict(aec.truncations)
+        observations, infos = self._observations(), self._infos()
+        if any(terminations.values()):
+            self.agents = []
+        return observations, rewards, terminations, truncations, infos
+
+    def _observations(self) -> dict:
+        aec = self._aec
+        to_play = None if any(aec.terminations.values()) else aec.agent_selection
+        return {agent: aec.observe(agent) if agent == to_play
+                else {"observation": aec.observe(agent)["observation"], "action_mask": NOT_YOUR_TURN}
+                for agent in aec.agents}  # fmt: skip
+
+    def _infos(self) -> dict:
+        aec = self._aec
+        if any(aec.terminations.values()):
+            return {agent: dict(info) for agent, info in aec.infos.items()}
+        return {agent: {**info, "active_agent": aec.agent_selection} for agent, info in aec.infos.items()}

@@ -115,8 +115,13 @@ def _parsed(strategies: tuple[str, ...], strategy_files: tuple[str, ...]) -> tup
 
 @functools.lru_cache(maxsize=256)
 def _resolved(strategies: tuple[str, ...], strategy_files: tuple[str, ...], players: int) -> Lineup:
+    return specs_lineup(_parsed(strategies, strategy_files), players)
+
+
+def specs_lineup(specs: tuple[StrategySpec, ...], players: int) -> Lineup:
+    """The Lineup of seats given as specs (strategies in hand, not named: a training
+    loop's own), their strategies compiled."""
     chiamata = players == CHIAMATA
-    specs = _parsed(strategies, strategy_files)
     ids = np.full(MAX_PLAYERS, -1, dtype=np.int64)
     params = np.zeros((MAX_PLAYERS, MAX_PARAMS), dtype=np.float64)
     slots = []
@@ -171,10 +176,12 @@ def canonical_strategies(texts, strategy_files=()) -> tuple[str, ...]:
     return tuple(parse_spec(text, strategies).label for text in texts)
 
 
-def run_context(config: RunConfig, first_deal: int, deal_step: int, dealt: bool, stop: StopFlag) -> RunContext:
+def run_context(config: RunConfig, first_deal: int, deal_step: int, dealt: bool, stop: StopFlag,
+                seats: Lineup | None = None) -> RunContext:  # fmt: skip
     """The kernels' read-only inputs for deals ``first_deal + i * deal_step`` of the run
-    (``dealt``: the deals are given, as in a replay; the table is then any)."""
-    seats = lineup(config)
+    (``dealt``: the deals are given, as in a replay; the table is then any), its seats
+    those of ``config`` unless given."""
+    seats = seats if seats is not None else lineup(config)
     # np.uint64: a jitted function returns a plain int, which Numba would type int64 below 2**63
     return RunContext(
         seed_key=np.uint64(seed_key_nb(config.seed)), first_deal=int(first_deal), deal_step=int(deal_step),
