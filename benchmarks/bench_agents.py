@@ -9,7 +9,11 @@
    at a time from a Python loop), and against ``random`` a plain Python environment, as
    the Briscola environments written in Python are: the rules of ``sim/reference.py``,
    the learner's view as Python lists, the same flat observation built from it with
-   numpy at every step. And what encoding a view costs beside stepping it.
+   numpy at every step (a step: the learner's card and the opponent's). Then PettingZoo's
+   AEC form (``BriscolaAEC``, every seat learning: a step is one card, the observation
+   and mask of the next seat written), driven as PettingZoo's own loop drives it. The
+   vector environment against a batched opponent (the numpy MLP of examples/agents/, in
+   lock-step). And what encoding a view costs beside stepping it.
 2. A trivial numpy policy (a fixed score per card) as a batched strategy, in the whole
    ``briscola simulate`` command at 2 players on one thread: decisions per second, and
    the same policy written as a jitted strategy, run alike (the lock-step overhead).
@@ -86,10 +90,14 @@ MLP = Strategy("onnx-256", 1, "207-256-256-40 MLP, random weights", choose=choos
 """
 
 
+NUMPY_MLP = str(REPO / "examples" / "agents" / "numpy_mlp.py")  # a batched numpy network, 207-128-40
+
+
 def env_steps(opponents: str, seconds: float) -> float:
     from sim.env import BriscolaVectorEnv
 
-    env = BriscolaVectorEnv(num_envs=4096, players=2, opponents=opponents, threads=1, copy=False)
+    env = BriscolaVectorEnv(num_envs=4096, players=2, opponents=opponents, threads=1, copy=False,
+                            strategy_files=(NUMPY_MLP,))  # fmt: skip
     obs, info = env.reset(seed=1)
     steps, started = 0, time.perf_counter()
     while time.perf_counter() - started < seconds:
@@ -203,6 +211,24 @@ def single_env_steps(opponents: str, seconds: float) -> float:
     return steps / (time.perf_counter() - started)
 
 
+def aec_steps(seconds: float) -> float:
+    """Steps per second of ``BriscolaAEC`` at 2 players: ``last()`` then ``step()`` with the
+    first legal card, as PettingZoo's ``agent_iter`` loop does; a new deal at each end."""
+    from sim.aec import BriscolaAEC
+
+    env = BriscolaAEC(players=2, auction="random")
+    env.reset(seed=1)
+    steps, started = 0, time.perf_counter()
+    while time.perf_counter() - started < seconds:
+        observation, reward, terminated, truncated, info = env.last()
+        if terminated or truncated:
+            env.reset()
+            continue
+        env.step(int(observation["action_mask"].argmax()))
+        steps += 1
+    return steps / (time.perf_counter() - started)
+
+
 def command_seconds(folder: Path, strategies: str, deals: int, plug_in: str, threads: int = 1, **env) -> float:
     """Wall seconds of the whole ``briscola simulate`` command, as a user runs it."""
     args = [sys.executable, "-m", "sim.cli", "simulate", "--strategies", strategies, "--players", "2",
@@ -258,14 +284,22 @@ def main() -> None:
     quick = parser.parse_args().quick
     seconds = 2.0 if quick else 6.0
     print("1. the environment, 2 players, one thread, learning-seat steps/s (flat observation every step)")
+    plain = 0.0
     for opponents in ("random", "expert"):
         env_steps(opponents, 0.5)  # compiled and warm
         fast, single = env_steps(opponents, seconds), single_env_steps(opponents, seconds / 2)
         line = f"   against {opponents:6}: vector env (4,096 deals) {fast:12,.0f}   single form {single:9,.0f}"
         if opponents == "random":
             plain = plain_python_steps(seconds / 2)
-            line += f"   plain Python env {plain:9,.0f}   vector / plain {fast / plain:6.1f}x"
+            line += (f"   plain Python env {plain:9,.0f}   vector / plain {fast / plain:6.1f}x"
+                     f"   single / plain {single / plain:4.1f}x")  # fmt: skip
         print(line)
+    env_steps("numpy-mlp", 0.5)
+    mlp = env_steps("numpy-mlp", seconds)
+    print(f"   against examples/agents/numpy_mlp.py (batched, in lock-step): vector env {mlp:12,.0f}")
+    aec_steps(0.5)
+    aec = aec_steps(seconds / 2)
+    print(f"   PettingZoo AEC (every seat learning; a step is one card): {aec:9,.0f}   AEC / plain {aec / plain:4.1f}x")
     encode, step = encoding_cost(seconds / 2)
     print(f"   encode_flat + legal_mask of a view: {encode:.0f} ns, beside the environment's step of it: {step:.0f} ns")
     with tempfile.TemporaryDirectory() as name:

@@ -1,11 +1,16 @@
-"""The training environment's step (jitted code only): every lane of a batch moved on by
-one decision of its learning seat, opponents and partners played inside the kernels
-(``lockstep_nb``), and the learner's next observation, legal mask and reward written.
+"""The training environments' steps (jitted code only): lanes of deals moved on by the
+learners' decisions, every other seat played inside the kernels (``lockstep_nb``) or, for
+a batched strategy, left waiting for its decision taken outside, and the learner's next
+observation, legal mask and reward written.
 
-Each lane plays episodes one after another: episode e of lane i is deal
-``i + e * n_lanes`` of the run's seed, so the same seed gives the same episodes however
-many threads step them. A lane whose episode ended is started again at the next step
-(Gymnasium's next-step autoreset): that step ignores its action and gives reward 0.
+Each lane of the vector environment plays episodes one after another: episode e of lane
+i is deal ``i + e * n_lanes`` of the run's seed, so the same seed gives the same episodes
+however many threads step them. A lane whose episode ended is started again at the next
+step (Gymnasium's next-step autoreset): that step ignores its action and gives reward 0.
+
+The AEC environment's one deal, every seat deciding outside, is ``aec_step_nb``. Both are
+called through their bound forms (``*_bound_nb``, kernels/bound_nb.py): their run
+context is unboxed once per environment, not at every step.
 """
 
 from collections import namedtuple
@@ -14,10 +19,12 @@ import numpy as np
 from numba import njit, prange
 
 from kernels.contexts_nb import PluginData, Plugins, RunContext
-from kernels.enums import CHIAMATA_PLAYERS, MAX_PLAYERS, TOTAL_POINTS
+from kernels.enums import CHIAMATA_PLAYERS, MAX_PLAYERS, PHASE_PLAY, TOTAL_POINTS
 from kernels.lockstep_nb import (
     LANE_OVER,
+    LANE_PLAY,
     LANE_STOPPED,
+    LANES_PER_BLOCK,
     OUTSIDE_PLAY,
     advance_lane_nb,
     lane_scratch_nb,
@@ -29,16 +36,20 @@ from kernels.rules_nb import n_sides_nb
 EnvState = namedtuple(
     "EnvState",
     [
-        "outside",  # int64 (n, MAX_PLAYERS): each lane's learning seats (OUTSIDE_PLAY)
+        "outside",  # int64 (n, MAX_PLAYERS): each lane's decisions taken outside (OUTSIDE_*): its learners' cards, the batched seats'
+        "learns",  # bool (n, MAX_PLAYERS): each lane's learning seats this episode
         "seats",  # int64 (n,): each lane's learning seat this episode
         "episodes",  # int64 (n,): episodes each lane has started
-        "restart",  # bool (n,): the lane's episode is over: it starts anew at the next step
+        "restart",  # bool (n,): the lane starts its next episode at its next step, and stays so until the learner is to play
+        "waiting",  # bool (n,): the lane waits on a batched seat's decision
         "obs",  # float32 (n, flat size): the learner's observation
         "masks",  # bool (n, 40): its legal cards
         "rewards",  # float64 (n,)
         "terminated",  # bool (n,)
         "outcomes",  # int8 (n,): at an episode's end, +1 won, 0 drawn, -1 lost (or an illegal card)
-        "illegal",  # bool (n,): the episode ended on an illegal card
+        "illegal",  # bool (n,): the episode ended on the learner's illegal card
+        "fouled",  # int8 (1,): set once a lane stopped on an illegal decision of a seat not learning
+        "batched",  # int64 (MAX_PLAYERS,): the OUTSIDE_* bits of the seats a batched strategy plays
         "offsets",  # int64: the flat encoding's layout (strategies/observation.py)
         "settings",  # float64: SETTING_* below
     ],
@@ -48,9 +59,24 @@ SETTING_POINTS, SETTING_OUTCOME, SETTING_ILLEGAL, SETTING_SEAT, SETTING_TEAM = 0
 ROTATE = -1  # settings[SETTING_SEAT]: the learning seat moves round the table, an episode at a time
 
 
+@njit(cache=True)
+def env_step_bound_nb(bound, which, actions):
+    """``env_step_nb`` with (run, lanes, env) bound once. A block of lanes or fewer (the
+    single environment) is stepped on this thread: a parallel loop takes 2 us to start."""
+    run, lanes, env = bound.arguments
+    if which.shape[0] > LANES_PER_BLOCK:
+        env_step_nb(run, lanes, env, which, actions)
+    else:
+        _step_lanes_nb(run, lanes, env, which, actions, 0, which.shape[0], np.empty(run.params.shape[1]))
+
+
 @njit(cache=True, parallel=True)
-def env_step_nb(run, lanes, env, actions):
-    """One step of every lane (a lane whose ``env.restart`` is set starts its next episode).
+def env_step_nb(run, lanes, env, which, actions):
+    """Moves lane ``which[j]`` on by decision ``actions[j]``: the learner's card (a lane
+    whose ``env.restart`` is set ignores it and starts its next episode), or for a lane
+    ``env.waiting`` the batched seat's decision it awaits. The lane then plays on to the
+    learner's next card (reward, observation and mask written), to the episode's end, or
+    to a batched seat's decision (``env.waiting`` set: the caller asks for it).
 
     The prange body only calls: Numba (0.68) drops a write into a namedtuple's array made
     in the body itself (a reset flag set there was never seen), so every write is made in
@@ -71,70 +97,97 @@ def env_step_nb(run, lanes, env, actions):
     ) = run
     decide, bid, call, decide_data, bid_data, call_data = plugins
     takes_data, data, data_spans = plugin_data
-    n = actions.shape[0]
-    n_blocks = (n + 63) // 64
+    n = which.shape[0]
+    n_blocks = (n + LANES_PER_BLOCK - 1) // LANES_PER_BLOCK
     for block in prange(n_blocks):
         block_run = RunContext(seed_key, first_deal, deal_step, players, dealt, rules, strategy_ids, params,
                                Plugins(decide, bid, call, decide_data, bid_data, call_data),
                                PluginData(takes_data, data, data_spans),
                                seat_streams, stop)  # fmt: skip
-        sealed_params = np.empty(params.shape[1], dtype=np.float64)
-        for i in range(block * 64, min(n, block * 64 + 64)):
-            _step_lane_nb(block_run, lanes, env, i, actions[i], sealed_params)
+        start = block * LANES_PER_BLOCK
+        end = min(n, start + LANES_PER_BLOCK)
+        _step_lanes_nb(block_run, lanes, env, which, actions, start, end, np.empty(params.shape[1], dtype=np.float64))
 
 
 @njit(cache=True, _nrt=False)
+def _step_lanes_nb(run, lanes, env, which, actions, start, end, sealed_params):
+    for j in range(start, end):
+        _step_lane_nb(run, lanes, env, which[j], actions[j], sealed_params)
+
+
+@njit(cache=True, inline="always")
 def _step_lane_nb(run, lanes, env, i, action, sealed_params):
     scratch = lane_scratch_nb(lanes, i, sealed_params)
     cursor, result, illegal = lanes.cursor[i], lanes.results[i], lanes.illegal[i]
-    outside, seat = env.outside[i], env.seats[i]
-    reward = 0.0
-    env.terminated[i] = False
-    env.illegal[i] = False
-    if env.restart[i]:
-        env.restart[i] = False
-        _next_episode_nb(run, env, i, scratch, cursor, result, illegal, lanes.cursor.shape[0])
-        seat = env.seats[i]
+    if env.waiting[i]:
+        advance_lane_nb(run, env.outside[i], scratch, cursor, result, illegal, action)
     else:
-        advance_lane_nb(run, outside, scratch, cursor, result, illegal, action)
-        if cursor.phase == LANE_STOPPED:
-            env.illegal[i] = True
-            _end_episode_nb(env, i, -1)
-            reward = env.settings[SETTING_ILLEGAL]
+        env.terminated[i] = False
+        env.illegal[i] = False
+        if env.restart[i]:
+            _next_episode_nb(run, env, i, scratch, cursor, result, illegal, lanes.cursor.shape[0])
         else:
-            side_points = side_points_nb(scratch.work[0].points, seat, scratch.views[0].players)
-            reward = env.settings[SETTING_POINTS] * (side_points - cursor.banked) / TOTAL_POINTS
-            cursor.banked = side_points
-            if cursor.phase == LANE_OVER:
-                outcome = outcome_nb(result, seat, scratch.views[0].players)
-                reward += env.settings[SETTING_OUTCOME] * outcome
-                _end_episode_nb(env, i, outcome)
-    env.rewards[i] = reward
-    shown = scratch.views[1] if cursor.seat >= 0 else scratch.views[0]
-    if cursor.seat < 0:  # the episode is over: the table as it ended, and an empty hand
-        shown.seat, shown.n_hand = seat, 0
-    encode_flat_nb(shown, env.offsets, env.obs[i])
-    card_mask_nb(shown, env.masks[i])
+            advance_lane_nb(run, env.outside[i], scratch, cursor, result, illegal, action)
+    while True:
+        if cursor.seat >= 0 and not (cursor.phase == LANE_PLAY and env.learns[i, cursor.seat]):
+            env.waiting[i] = True
+            return
+        if not (env.restart[i] and cursor.phase == LANE_OVER):
+            break
+        # over before the learner's first card (a Briscola Chiamata deal thrown in): the next
+        _next_episode_nb(run, env, i, scratch, cursor, result, illegal, lanes.cursor.shape[0])
+    env.waiting[i] = False
+    _show_learner_nb(env, i, scratch, cursor, result, illegal)
 
 
 @njit(cache=True, inline="always")
 def _next_episode_nb(run, env, i, scratch, cursor, result, illegal, n_lanes):
-    """Starts the lane's next episode and plays it to the learner's first card (an
-    episode that ends before it, a Briscola Chiamata deal thrown in, is skipped)."""
+    """Starts the lane's next episode, its learners chosen, and plays it to the first
+    decision taken outside."""
     players = run.players
-    while True:
-        episode = env.episodes[i]
-        env.episodes[i] = episode + 1
-        fixed = np.int64(env.settings[SETTING_SEAT])
-        seat = fixed if fixed != ROTATE else (i + episode) % players  # lanes start at every seat
-        env.seats[i] = seat
-        for other in range(MAX_PLAYERS):
-            team = env.settings[SETTING_TEAM] != 0 and other < players and other % 2 == seat % 2
-            env.outside[i, other] = OUTSIDE_PLAY if other == seat or team else 0
-        start_lane_nb(run, scratch, cursor, result, illegal, i + episode * n_lanes)
-        advance_lane_nb(run, env.outside[i], scratch, cursor, result, illegal, -1)
-        if cursor.seat >= 0 or run.stop[0] != 0:
-            return
+    episode = env.episodes[i]
+    env.episodes[i] = episode + 1
+    fixed = np.int64(env.settings[SETTING_SEAT])
+    seat = fixed if fixed != ROTATE else (i + episode) % players  # lanes start at every seat
+    env.seats[i] = seat
+    for other in range(MAX_PLAYERS):
+        learns = other == seat or (env.settings[SETTING_TEAM] != 0 and other < players and other % 2 == seat % 2)
+        env.learns[i, other] = learns
+        env.outside[i, other] = (OUTSIDE_PLAY if learns else 0) | env.batched[other]
+    start_lane_nb(run, scratch, cursor, result, illegal, i + episode * n_lanes)
+    advance_lane_nb(run, env.outside[i], scratch, cursor, result, illegal, -1)
+
+
+@njit(cache=True, inline="always")
+def _show_learner_nb(env, i, scratch, cursor, result, illegal):
+    """The step's reward, and what the learner sees: its view and legal cards (once the
+    episode is over, the table as it ended and an empty hand)."""
+    seat, players = env.seats[i], scratch.views[0].players
+    reward = 0.0
+    stopped = cursor.phase == LANE_STOPPED
+    if stopped and not (illegal.phase == PHASE_PLAY and env.learns[i, illegal.seat]):
+        env.fouled[0] = 1  # another seat's illegal decision: the caller names it
+        _end_episode_nb(env, i, 0)
+    elif env.restart[i]:
+        env.restart[i] = False
+    elif stopped:
+        env.illegal[i] = True
+        _end_episode_nb(env, i, -1)
+        reward = env.settings[SETTING_ILLEGAL]
+    else:
+        side_points = side_points_nb(scratch.work[0].points, seat, players)
+        reward = env.settings[SETTING_POINTS] * (side_points - cursor.banked) / TOTAL_POINTS
+        cursor.banked = side_points
+        if cursor.phase == LANE_OVER:
+            outcome = outcome_nb(result, seat, players)
+            reward += env.settings[SETTING_OUTCOME] * outcome
+            _end_episode_nb(env, i, outcome)
+    env.rewards[i] = reward
+    shown = scratch.views[1] if cursor.seat >= 0 else scratch.views[0]
+    if cursor.seat < 0:
+        shown.seat, shown.n_hand = seat, 0
+    encode_flat_nb(shown, env.offsets, env.obs[i])
+    card_mask_nb(shown, env.masks[i])
 
 
 @njit(cache=True, inline="always")
@@ -142,6 +195,71 @@ def _end_episode_nb(env, i, outcome):
     env.terminated[i] = True
     env.restart[i] = True
     env.outcomes[i] = outcome
+
+
+AecState = namedtuple(
+    "AecState",
+    [
+        "outside",  # int64 (MAX_PLAYERS,): OUTSIDE_PLAY at every seat
+        "restart",  # bool (1,): the next step starts the next deal (set by the caller at a reset)
+        "episodes",  # int64 (1,): deals started; deal e is deal e of the run's seed
+        "status",  # int64 (2,): the lane's phase (LANE_*) and the seat to play (-1: none)
+        "banked",  # int64 (MAX_PLAYERS,): each seat's side points already rewarded
+        "rewards",  # float64 (players,): each seat's reward for the step
+        "obs",  # float32 (flat size): the observation of the seat to play
+        "mask",  # int8 (40,): its legal cards
+        "sealed_params",  # float64 (MAX_PARAMS,): the deciding seat's parameters, copied for a plug-in
+        "offsets",  # int64: the flat encoding's layout
+        "settings",  # float64: SETTING_POINTS, SETTING_OUTCOME and SETTING_ILLEGAL
+    ],
+)
+
+
+@njit(cache=True)
+def aec_step_bound_nb(bound, action):
+    """``aec_step_nb`` with (run, lanes, aec) bound once."""
+    run, lanes, aec = bound.arguments
+    aec_step_nb(run, lanes, aec, action)
+
+
+@njit(cache=True)
+def aec_step_nb(run, lanes, aec, action):
+    """The AEC environment's step of its one lane: the card ``action`` of the seat to play
+    (or, with ``aec.restart``, the next deal to its first card), every seat's reward, and
+    the next seat's observation and legal cards. An illegal card ends the deal: its seat
+    gets the illegal reward, the others 0."""
+    scratch = lane_scratch_nb(lanes, 0, aec.sealed_params)
+    cursor, result, illegal = lanes.cursor[0], lanes.results[0], lanes.illegal[0]
+    players = run.players
+    if aec.restart[0]:
+        aec.restart[0] = False
+        while True:  # a Briscola Chiamata deal thrown in has no card to play: the next deal
+            start_lane_nb(run, scratch, cursor, result, illegal, aec.episodes[0])
+            aec.episodes[0] += 1
+            advance_lane_nb(run, aec.outside, scratch, cursor, result, illegal, -1)
+            if cursor.seat >= 0 or run.stop[0] != 0:
+                break
+        for seat in range(players):
+            aec.banked[seat] = 0
+            aec.rewards[seat] = 0.0
+    else:
+        mover = cursor.seat
+        advance_lane_nb(run, aec.outside, scratch, cursor, result, illegal, action)
+        for seat in range(players):
+            points = side_points_nb(scratch.work[0].points, seat, players)
+            aec.rewards[seat] = aec.settings[SETTING_POINTS] * (points - aec.banked[seat]) / TOTAL_POINTS
+            aec.banked[seat] = points
+        if cursor.phase == LANE_STOPPED:
+            for seat in range(players):
+                aec.rewards[seat] = 0.0
+            aec.rewards[mover] = aec.settings[SETTING_ILLEGAL]
+        elif cursor.phase == LANE_OVER:
+            for seat in range(players):
+                aec.rewards[seat] += aec.settings[SETTING_OUTCOME] * outcome_nb(result, seat, players)
+    aec.status[0], aec.status[1] = cursor.phase, cursor.seat
+    if cursor.seat >= 0:
+        encode_flat_nb(scratch.views[1], aec.offsets, aec.obs)
+        card_mask_nb(scratch.views[1], aec.mask)
 
 
 @njit(cache=True, inline="always")

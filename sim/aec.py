@@ -1,7 +1,17 @@
-"""Every seat learning: Briscola as a PettingZoo AEC environment, one deal at a time,
-played by the lock-step kernels (``kernels/lockstep_nb.py``) with every seat's cards
-decided outside them. At Briscola Chiamata the auction and the call are made by
-``auction`` (a strategy's bidding, inside the kernels); the agents play the cards.
+"""Every seat learning: Briscola as a PettingZoo environment, one deal at a time, played
+by the lock-step kernels (``kernels/lockstep_nb.py``) with every seat's cards decided
+outside them, each step one compiled call (``kernels/env_nb.py: aec_step_nb``). At
+Briscola Chiamata the auction and the call are made by ``auction`` (a jitted strategy's
+bidding, inside the kernels); the agents play the cards.
+
+- ``BriscolaAEC``: PettingZoo's AEC API, one card a step, by the agent to play.
+- ``BriscolaParallel``: its parallel API, turn by turn: every step takes a dict of
+  actions, plays the card of the agent to play and ignores the others'. Only that agent's
+  ``action_mask`` holds legal cards; every other agent's is all zero and its observation
+  what it saw at its last turn. Briscola cannot be played as a cycle of simultaneous
+  moves (each seat sees the cards played before its own, and the leader changes with
+  each trick), so ``BriscolaAEC`` is not ``is_parallelizable``: PettingZoo's
+  ``aec_to_parallel`` would play a different game.
 
 Agents are ``player_0`` .. ``player_{P-1}`` (seats). Each observes a dict: ``observation``
 (the flat encoding of its view, strategies/observation.py) and ``action_mask`` (its legal
@@ -24,40 +34,54 @@ import numpy as np
 
 try:
     from gymnasium import spaces
-    from pettingzoo import AECEnv
+    from pettingzoo import AECEnv, ParallelEnv
 except ImportError as error:  # the package's optional extra
     raise ImportError("the AEC environment needs PettingZoo: pip install -e '.[rl]'") from error
 
-from kernels.enums import MAX_PLAYERS, N_CARDS, TOTAL_POINTS
-from kernels.env_nb import outcome_nb, side_points_nb
+from kernels.enums import MAX_PLAYERS, N_CARDS
+from kernels.env_nb import SETTING_ILLEGAL, SETTING_OUTCOME, SETTING_POINTS, AecState, aec_step_bound_nb
 from kernels.lockstep_nb import LANE_OVER, LANE_STOPPED, OUTSIDE_PLAY, new_lanes_nb
-from sim.config import Rules, RunConfig
+from sim.config import ConfigError, Rules, RunConfig
 from sim.interrupt import StopFlag
-from sim.lockstep import lane_kernels
-from sim.play import run_context
-from strategies.observation import FLAT_VERSION, encode_flat, flat_size, legal_mask
+from sim.kernel_thread import bound_call
+from sim.play import lineup, run_context
+from strategies.api import MAX_PARAMS
+from strategies.observation import FLAT_VERSION, flat_offsets, flat_size
 
-ONE = np.zeros(1, dtype=np.int64)  # the one lane
+NAME = f"briscola_flat_v{FLAT_VERSION}"
 
 
 class BriscolaAEC(AECEnv):
-    metadata = {"render_modes": [], "name": f"briscola_flat_v{FLAT_VERSION}", "is_parallelizable": False}
+    metadata = {"render_modes": [], "name": NAME, "is_parallelizable": False}
 
     def __init__(self, players: int = 2, rules: Rules | None = None, auction: str = "greedy",
-                 points_weight: float = 1.0, outcome_weight: float = 1.0, illegal_reward: float = -1.0):  # fmt: skip
+                 points_weight: float = 1.0, outcome_weight: float = 1.0, illegal_reward: float = -1.0,
+                 strategy_files: tuple[str, ...] = ()):  # fmt: skip
         super().__init__()
         self.players = players
         self._config = RunConfig(players=players, strategies=(auction,) * players, deals=1, seed=0,
-                                 rules=rules or Rules(), threads=1)  # fmt: skip
-        self._weights = (points_weight, outcome_weight, illegal_reward)
+                                 rules=rules or Rules(), threads=1, strategy_files=tuple(strategy_files))  # fmt: skip
+        if lineup(self._config).batched:
+            raise ConfigError(f"auction {auction!r} is a batched strategy; the auction is played inside the kernels: "
+                              "valid auctions are jitted strategies (built-in or plug-in)")  # fmt: skip
         self.possible_agents = [f"player_{seat}" for seat in range(players)]
-        observation = spaces.Dict({"observation": spaces.Box(0.0, 1.0, (flat_size(players),), np.float32),
+        self._size = flat_size(players)
+        observation = spaces.Dict({"observation": spaces.Box(0.0, 1.0, (self._size,), np.float32),
                                    "action_mask": spaces.Box(0, 1, (N_CARDS,), np.int8)})  # fmt: skip
         self.observation_spaces = {agent: observation for agent in self.possible_agents}
         self.action_spaces = {agent: spaces.Discrete(N_CARDS) for agent in self.possible_agents}
-        self._outside = np.where(np.arange(MAX_PLAYERS) < players, OUTSIDE_PLAY, 0).astype(np.int64)
+        settings = np.zeros(3, dtype=np.float64)
+        settings[[SETTING_POINTS, SETTING_OUTCOME, SETTING_ILLEGAL]] = points_weight, outcome_weight, illegal_reward
+        self._state = AecState(
+            outside=np.where(np.arange(MAX_PLAYERS) < players, OUTSIDE_PLAY, 0).astype(np.int64),
+            restart=np.ones(1, dtype=np.bool_), episodes=np.zeros(1, dtype=np.int64),
+            status=np.zeros(2, dtype=np.int64), banked=np.zeros(MAX_PLAYERS, dtype=np.int64),
+            rewards=np.zeros(players), obs=np.zeros(self._size, dtype=np.float32),
+            mask=np.zeros(N_CARDS, dtype=np.int8), sealed_params=np.zeros(MAX_PARAMS),
+            offsets=flat_offsets(players), settings=settings,
+        )  # fmt: skip
         self._lanes = new_lanes_nb(1)
-        self._episode, self._run = 0, None
+        self._run = self._step_lane = None
 
     def observation_space(self, agent):
         return self.observation_spaces[agent]
@@ -66,25 +90,22 @@ class BriscolaAEC(AECEnv):
         return self.action_spaces[agent]
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        state = self._state
         if seed is not None or self._run is None:
             self._run = run_context(replace(self._config, seed=0 if seed is None else int(seed)), 0, 1, False,
                                     StopFlag())  # fmt: skip
-            self._start_lanes, self._advance_lanes = lane_kernels(self._run, self._outside, self._lanes)
-            self._episode = 0
+            self._step_lane = bound_call(aec_step_bound_nb, (self._run, self._lanes, state), (0,))
+            state.episodes[:] = 0
         self.agents = list(self.possible_agents)
-        self.rewards = {agent: 0.0 for agent in self.agents}
-        self._cumulative_rewards = {agent: 0.0 for agent in self.agents}
-        self.terminations = {agent: False for agent in self.agents}
-        self.truncations = {agent: False for agent in self.agents}
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
         self.infos = {agent: {} for agent in self.agents}
         self._observations = {agent: self._blank() for agent in self.agents}
-        while True:  # a Briscola Chiamata deal thrown in has no card to play: the next deal
-            self._start_lanes(self._run, self._outside, self._lanes, ONE, np.array([self._episode], dtype=np.int64))
-            self._episode += 1
-            if self._lanes.cursor[0]["seat"] >= 0:
-                break
-        self._banked = np.zeros(self.players)
-        self._show_next()
+        state.restart[0] = True
+        self._step_lane(0)
+        self._show(int(state.status[1]))
 
     def observe(self, agent):
         return self._observations[agent]
@@ -95,43 +116,83 @@ class BriscolaAEC(AECEnv):
             self._was_dead_step(action)
             return
         self._cumulative_rewards[agent] = 0.0
-        self._advance_lanes(self._run, self._outside, self._lanes, ONE, np.array([int(action)], dtype=np.int64))
-        phase = int(self._lanes.cursor[0]["phase"])
-        points_weight, outcome_weight, illegal_reward = self._weights
-        rewards = self._points_rewards(points_weight)
-        if phase == LANE_STOPPED:
-            rewards = np.zeros(self.players)
-            rewards[self.possible_agents.index(agent)] = illegal_reward
-        elif phase == LANE_OVER:
-            rewards += outcome_weight * self._outcomes()
-        self.rewards = {a: float(rewards[k]) for k, a in enumerate(self.possible_agents)}
+        state = self._state
+        self._step_lane(int(action))
+        phase, seat = state.status.tolist()
+        self.rewards = dict(zip(self.possible_agents, state.rewards.tolist()))
         if phase >= LANE_OVER:
-            self.terminations = {a: True for a in self.agents}
+            self.terminations = dict.fromkeys(self.agents, True)
             self.infos = {a: {"illegal": phase == LANE_STOPPED} for a in self.agents}
         else:
-            self._show_next()
+            self._show(seat)
         self._accumulate_rewards()
 
-    def _show_next(self) -> None:
-        lanes = self._lanes
-        seat = int(lanes.cursor[0]["seat"])
-        views = lanes.views[[0], 1]
-        self._observations[self.possible_agents[seat]] = {
-            "observation": encode_flat(views)[0],
-            "action_mask": legal_mask(views)[0].astype(np.int8),
-        }
-        self.agent_selection = self.possible_agents[seat]
+    def _show(self, seat: int) -> None:
+        """The seat to play now: its observation and legal cards, written by the step."""
+        state = self._state
+        agent = self.agent_selection = self.possible_agents[seat]
+        self._observations[agent] = {"observation": state.obs.copy(), "action_mask": state.mask.copy()}
 
     def _blank(self) -> dict:
-        return {"observation": np.zeros(flat_size(self.players), dtype=np.float32),
+        return {"observation": np.zeros(self._size, dtype=np.float32),
                 "action_mask": np.zeros(N_CARDS, dtype=np.int8)}  # fmt: skip
 
-    def _points_rewards(self, weight: float) -> np.ndarray:
-        points = self._lanes.work[0]["points"]
-        now = np.array([side_points_nb(points, seat, self.players) for seat in range(self.players)], dtype=np.float64)
-        gained, self._banked = now - self._banked, now
-        return weight * gained / TOTAL_POINTS
 
-    def _outcomes(self) -> np.ndarray:
-        result = self._lanes.results[0]
-        return np.array([outcome_nb(result, seat, self.players) for seat in range(self.players)], dtype=np.float64)
+NOT_YOUR_TURN = np.zeros(N_CARDS, dtype=np.int8)  # the action mask of an agent not to play
+NOT_YOUR_TURN.flags.writeable = False
+
+
+class BriscolaParallel(ParallelEnv):
+    """Every seat learning, PettingZoo's parallel API, turn by turn (see the module's
+    docstring); ``BriscolaAEC``'s options. ``infos[agent]["active_agent"]`` names the
+    agent to play.
+
+    >>> env = BriscolaParallel(players=2)
+    >>> observations, infos = env.reset(seed=4)
+    >>> to_play = infos["player_0"]["active_agent"]
+    >>> [int(observations[agent]["action_mask"].sum()) for agent in env.agents], to_play
+    ([3, 0], 'player_0')
+    """
+
+    metadata = {"render_modes": [], "name": NAME}
+
+    def __init__(self, **options):
+        self._aec = BriscolaAEC(**options)
+        self.possible_agents = self._aec.possible_agents
+        self.agents = []
+
+    def observation_space(self, agent):
+        return self._aec.observation_space(agent)
+
+    def action_space(self, agent):
+        return self._aec.action_space(agent)
+
+    def reset(self, seed: int | None = None, options: dict | None = None):
+        self._aec.reset(seed=seed, options=options)
+        self.agents = list(self._aec.agents)
+        return self._observations(), self._infos()
+
+    def step(self, actions: dict):
+        aec = self._aec
+        agent = aec.agent_selection
+        if agent not in actions:
+            raise ValueError(f"actions hold no card for {agent}, the agent to play (infos[...]['active_agent'])")
+        aec.step(actions[agent])
+        rewards, terminations, truncations = dict(aec.rewards), dict(aec.terminations), dict(aec.truncations)
+        observations, infos = self._observations(), self._infos()
+        if any(terminations.values()):
+            self.agents = []
+        return observations, rewards, terminations, truncations, infos
+
+    def _observations(self) -> dict:
+        aec = self._aec
+        to_play = None if any(aec.terminations.values()) else aec.agent_selection
+        return {agent: aec.observe(agent) if agent == to_play
+                else {"observation": aec.observe(agent)["observation"], "action_mask": NOT_YOUR_TURN}
+                for agent in aec.agents}  # fmt: skip
+
+    def _infos(self) -> dict:
+        aec = self._aec
+        if any(aec.terminations.values()):
+            return {agent: dict(info) for agent, info in aec.infos.items()}
+        return {agent: {**info, "active_agent": aec.agent_selection} for agent, info in aec.infos.items()}

@@ -2,11 +2,14 @@
 kernels (``kernels/env_nb.py``).
 
 - ``BriscolaVectorEnv``: ``num_envs`` deals stepped together for one learning seat (or
-  team); its opponents and partners are any strategies, played inside the kernels.
+  team); its opponents and partners are any strategies: jitted ones played inside the
+  kernels, batched ones (a network, a frozen copy of the learner) in lock-step with them.
   Gymnasium's vector API, next-step autoreset.
 - ``BriscolaEnv``: the same, one deal at a time (Gymnasium's ``Env``; passes its
-  ``check_env``).
-- ``BriscolaAEC``: every seat learning, PettingZoo's AEC API (passes its ``api_test``).
+  ``check_env``); registered as ``briscola/Briscola-v0`` for ``gymnasium.make`` (and
+  ``make_vec``, whose entry point is ``BriscolaVectorEnv``).
+- ``BriscolaAEC`` and ``BriscolaParallel`` (sim/aec.py): every seat learning, PettingZoo's
+  AEC and parallel APIs (they pass its ``api_test`` and ``parallel_api_test``).
 
 An action is a card code (0..39); the legal cards are the observation's ``action_mask``
 (in ``info`` for the Gymnasium forms). An illegal card ends the episode with reward
@@ -24,6 +27,7 @@ from dataclasses import replace
 
 import numba
 import numpy as np
+from threadpoolctl import ThreadpoolController
 
 try:
     import gymnasium
@@ -41,24 +45,33 @@ from kernels.env_nb import (
     SETTING_SEAT,
     SETTING_TEAM,
     EnvState,
-    env_step_nb,
+    env_step_bound_nb,
 )
-from kernels.lockstep_nb import new_lanes_nb
-from sim.config import ConfigError, Rules, RunConfig
+from kernels.lockstep_nb import LANE_STOPPED, LANES_PER_BLOCK, new_lanes_nb
+from sim.config import ConfigError, IllegalDecisionError, Rules, RunConfig
 from sim.interrupt import StopFlag
-from sim.kernel_thread import compiled_for
-from sim.play import run_context, seat_specs
+from sim.kernel_thread import bound_call
+from sim.lockstep import decide, outside_mask
+from sim.play import Lineup, illegal_decision_text, lineup, run_context, specs_lineup
+from strategies.api import Strategy, parse_spec
 from strategies.knowledge_nb import pack_size_nb
 from strategies.observation import FLAT_VERSION, flat_offsets, flat_size
+
+ENV_ID = "briscola/Briscola-v0"  # gymnasium.make's name for BriscolaEnv (make_vec's: BriscolaVectorEnv)
 
 
 class BriscolaVectorEnv(VectorEnv):
     """``num_envs`` deals for one learning seat, stepped together.
 
-    ``opponents``: the strategy every other seat plays (``NAME[:key=value...]``, plug-ins
-    from ``strategy_files``); with ``team`` the learner's partners (4 and 6 players) learn
-    too, as the same policy. ``seat``: the learning seat, or None to move round the table
-    an episode at a time. The same ``seed`` gives the same episodes on any ``threads``.
+    ``opponents``: the strategy every other seat plays: a name (``NAME[:key=value...]``,
+    plug-ins from ``strategy_files``) or a ``Strategy`` object (a training loop's own, such
+    as a frozen copy of the learner; its parameters at their defaults). A batched one is
+    played in lock-step: at each step the kernels play every lane on until it waits on the
+    learner or on a batched seat, the batched strategy is called once for all the lanes
+    waiting on it, and the kernels go on. With ``team`` the learner's partners (4 and 6
+    players) learn too, as the same policy. ``seat``: the learning seat, or None to move
+    round the table an episode at a time. The same ``seed`` gives the same episodes on
+    any ``threads``.
 
     >>> env = BriscolaVectorEnv(num_envs=8, players=2, opponents="random")
     >>> obs, info = env.reset(seed=1)
@@ -72,7 +85,7 @@ class BriscolaVectorEnv(VectorEnv):
         self,
         num_envs: int = 1024,
         players: int = 2,
-        opponents: str = "random",
+        opponents: str | Strategy = "random",
         seat: int | None = None,
         team: bool = False,
         rules: Rules | None = None,
@@ -89,14 +102,17 @@ class BriscolaVectorEnv(VectorEnv):
             raise ConfigError(f"seat {seat} is not a seat at {players} players; valid: 0..{players - 1} or None")
         if team and players not in (4, 6):
             raise ConfigError(f"team=True needs partners: 4 or 6 players, not {players}")
+        if not isinstance(opponents, str | Strategy):
+            raise ConfigError(f"opponents {opponents!r}: valid: a strategy's name (NAME[:key=value...]) or a Strategy")
         self.num_envs, self.players, self.copy, self.threads = num_envs, players, copy, threads
         # The learner's steps in a deal: its cards (its team's, with team), all played.
         self.steps_per_deal = pack_size_nb(players) // players * (players // 2 if team else 1)
-        self._config = RunConfig(players=players, strategies=(opponents,) * players, deals=1, seed=0,
+        label = opponents.name if isinstance(opponents, Strategy) else opponents
+        self._config = RunConfig(players=players, strategies=(label,) * players, deals=1, seed=0,
                                  rules=rules or Rules(), threads=threads, strategy_files=tuple(strategy_files))  # fmt: skip
-        if any(spec.strategy.batched for spec in seat_specs(self._config)):
-            raise ConfigError(f"opponents {opponents!r} is a batched strategy; the environment plays the other "
-                              "seats inside the kernels: valid opponents are jitted strategies (built-in or plug-in)")  # fmt: skip
+        self._seats = _opponents_lineup(opponents, self._config)
+        self._batched = self._seats.batched  # the seats decided outside the kernels, in lock-step
+        self._blas = ThreadpoolController() if self._batched else None  # made once: 20 us a step, not 350
         size = flat_size(players)
         self.single_observation_space = spaces.Box(0.0, 1.0, (size,), np.float32)
         self.single_action_space = spaces.Discrete(N_CARDS)
@@ -107,41 +123,77 @@ class BriscolaVectorEnv(VectorEnv):
         settings[SETTING_SEAT], settings[SETTING_TEAM] = ROTATE if seat is None else seat, float(team)
         self._lanes = new_lanes_nb(num_envs)
         self._state = EnvState(
-            outside=np.zeros((num_envs, MAX_PLAYERS), dtype=np.int64), seats=np.zeros(num_envs, dtype=np.int64),
+            outside=np.zeros((num_envs, MAX_PLAYERS), dtype=np.int64),
+            learns=np.zeros((num_envs, MAX_PLAYERS), dtype=np.bool_), seats=np.zeros(num_envs, dtype=np.int64),
             episodes=np.zeros(num_envs, dtype=np.int64), restart=np.ones(num_envs, dtype=np.bool_),
+            waiting=np.zeros(num_envs, dtype=np.bool_),
             obs=np.zeros((num_envs, size), dtype=np.float32), masks=np.zeros((num_envs, N_CARDS), dtype=np.bool_),
             rewards=np.zeros(num_envs), terminated=np.zeros(num_envs, dtype=np.bool_),
             outcomes=np.zeros(num_envs, dtype=np.int8), illegal=np.zeros(num_envs, dtype=np.bool_),
+            fouled=np.zeros(1, dtype=np.int8), batched=outside_mask(self._batched),
             offsets=flat_offsets(players), settings=settings,
         )  # fmt: skip
+        self._every = np.arange(num_envs, dtype=np.int64)
         self._actions = np.zeros(num_envs, dtype=np.int64)  # the step's actions, in the kernel's own type
-        self._run = self._step_kernel = None
+        self._run = self._step_lanes = None
+        self._needs_reset = True  # before the first reset, and after a step that failed midway
         self._truncated = np.zeros(num_envs, dtype=np.bool_)
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         """Every lane starts a new episode; with ``seed``, episode counting starts afresh."""
+        state = self._state
         if seed is not None or self._run is None:
             seed = 0 if seed is None else int(seed)
-            self._run = run_context(replace(self._config, seed=seed), 0, 1, False, StopFlag())
-            self._step_kernel = compiled_for(env_step_nb, (self._run, self._lanes, self._state, self._actions))
-            self._state.episodes[:] = 0
+            self._run = run_context(replace(self._config, seed=seed), 0, 1, False, StopFlag(), self._seats)
+            self._step_lanes = bound_call(
+                env_step_bound_nb, (self._run, self._lanes, state), (self._every, self._actions)
+            )
+            state.episodes[:] = 0
         self._actions[:] = 0
-        self._state.restart[:] = True  # whatever the lanes were doing: mid-deal, over, or just reset
-        self._step()
-        return self._out(self._state.obs), self._info(False)
+        state.restart[:] = True  # whatever the lanes were doing: mid-deal, over, or just reset
+        state.waiting[:], state.fouled[:] = False, 0  # what a failed step left
+        self._needs_reset = False
+        self._play()
+        return self._out(state.obs), self._info(False)
 
     def step(self, actions):
-        if self._run is None:
-            raise RuntimeError("call reset() before step()")
         self._actions[:] = np.asarray(actions, dtype=np.int64).reshape(self.num_envs)
-        self._step()
+        self._play()
         state = self._state
         rewards, terminated = self._out(state.rewards), self._out(state.terminated)
         return self._out(state.obs), rewards, terminated, self._truncated.copy(), self._info(True)
 
-    def _step(self) -> None:
-        numba.set_num_threads(min(self.threads, numba.config.NUMBA_NUM_THREADS))
-        self._step_kernel(self._run, self._lanes, self._state, self._actions)
+    def _play(self) -> None:
+        """Every lane moved on by its action in ``_actions``, to the learner's next card or
+        its episode's end, every other seat played."""
+        if self._needs_reset:
+            raise RuntimeError("call reset() before step() (and after a step that raised)")
+        self._needs_reset = True  # until the step is whole: a batched strategy may raise midway
+        if self.num_envs > LANES_PER_BLOCK:  # fewer are stepped on this thread
+            numba.set_num_threads(min(self.threads, numba.config.NUMBA_NUM_THREADS))
+        self._step_lanes(self._every, self._actions)
+        if self._batched:
+            with self._blas.limit(limits=1, user_api="blas"):  # as in sim/lockstep.py: a BLAS pool beside the kernels
+                self._play_batched_seats()
+        if self._state.fouled[0]:
+            raise self._foul()
+        self._needs_reset = False
+
+    def _play_batched_seats(self) -> None:
+        """Lock-step: each batched strategy decides for all the lanes waiting on it at once
+        (sim/lockstep.py), and those lanes play on, until none waits."""
+        while True:
+            waiting = np.flatnonzero(self._state.waiting)
+            if waiting.size == 0:
+                return
+            self._step_lanes(waiting, decide(self._batched, self._lanes, waiting))
+
+    def _foul(self) -> IllegalDecisionError:
+        """The first illegal decision of a seat not learning (its lane stopped)."""
+        lanes = self._lanes
+        lane = np.flatnonzero((lanes.cursor["phase"] == LANE_STOPPED) & ~self._state.illegal)[0]
+        text = illegal_decision_text(self._config, lanes.illegal[lane], int(lanes.cursor[lane]["deal"]))
+        return IllegalDecisionError(f"{text} (an opponent or partner of the learner)")
 
     def _out(self, array: np.ndarray) -> np.ndarray:
         return array.copy() if self.copy else array
@@ -155,8 +207,18 @@ class BriscolaVectorEnv(VectorEnv):
         return info
 
 
+def _opponents_lineup(opponents: str | Strategy, config: RunConfig) -> Lineup:
+    """The seats' strategies: every seat plays ``opponents`` (the learner's own seats are
+    decided outside)."""
+    if isinstance(opponents, Strategy):
+        spec = parse_spec(opponents.name, {opponents.name: opponents})
+        return specs_lineup((spec,) * config.players, config.players)
+    return lineup(config)
+
+
 class BriscolaEnv(gymnasium.Env):
-    """One deal at a time for one learning seat: ``BriscolaVectorEnv``'s single form.
+    """One deal at a time for one learning seat: ``BriscolaVectorEnv``'s single form,
+    stepped without its vector bookkeeping.
 
     >>> env = BriscolaEnv(players=2, opponents="greedy", seat=0)
     >>> obs, info = env.reset(seed=3)
@@ -175,13 +237,27 @@ class BriscolaEnv(gymnasium.Env):
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         super().reset(seed=seed)
-        obs, info = self._vector.reset(seed=seed)
-        return obs[0], _first(info)
+        self._vector.reset(seed=seed)
+        return self._state.obs[0].copy(), self._info()
 
     def step(self, action):
-        obs, rewards, terminated, truncated, info = self._vector.step(np.array([int(action)]))
-        return obs[0], float(rewards[0]), bool(terminated[0]), bool(truncated[0]), _first(info)
+        self._vector._actions[0] = int(action)
+        self._vector._play()
+        state = self._state
+        terminated = bool(state.terminated[0])
+        return state.obs[0].copy(), float(state.rewards[0]), terminated, False, self._info(terminated)
+
+    @property
+    def _state(self) -> EnvState:
+        return self._vector._state
+
+    def _info(self, ended: bool = False) -> dict:
+        state = self._state
+        info = {"action_mask": state.masks[0].copy(), "seat": int(state.seats[0])}
+        if ended:
+            info["outcome"], info["illegal"] = int(state.outcomes[0]), bool(state.illegal[0])
+        return info
 
 
-def _first(info: dict) -> dict:
-    return {key: value[0] for key, value in info.items() if not key.startswith("_")}
+if ENV_ID not in gymnasium.registry:  # registered once, however often the module is imported
+    gymnasium.register(ENV_ID, entry_point="sim.env:BriscolaEnv", vector_entry_point="sim.env:BriscolaVectorEnv")

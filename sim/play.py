@@ -116,9 +116,14 @@ def _parsed(strategies: tuple[str, ...], strategy_files: tuple[str, ...]) -> tup
 
 @functools.lru_cache(maxsize=256)
 def _resolved(strategies: tuple[str, ...], strategy_files: tuple[str, ...], players: int) -> Lineup:
+    return specs_lineup(_parsed(strategies, strategy_files), players)
+
+
+def specs_lineup(specs: tuple[StrategySpec, ...], players: int) -> Lineup:
+    """The Lineup of seats given as specs (strategies in hand, not named: a training
+    loop's own), their strategies compiled."""
     chiamata = players == CHIAMATA
-    check_tables(strategies, strategy_files, players)
-    specs = _parsed(strategies, strategy_files)
+    refuse_unplayed(specs, players)
     ids = np.full(MAX_PLAYERS, -1, dtype=np.int64)
     params = np.zeros((MAX_PLAYERS, MAX_PARAMS), dtype=np.float64)
     slots = []
@@ -161,7 +166,11 @@ def _plugins(slots: list, players: int, chiamata: bool) -> tuple[Plugins, Plugin
 def check_tables(texts, strategy_files, players: int) -> None:
     """StrategyError for a strategy that does not play at a table of ``players`` (its
     declared ``tables``)."""
-    for spec in _parsed(tuple(texts), tuple(strategy_files)):
+    refuse_unplayed(_parsed(tuple(texts), tuple(strategy_files)), players)
+
+
+def refuse_unplayed(specs, players: int) -> None:
+    for spec in specs:
         if not spec.strategy.plays_at(players):
             raise StrategyError(spec.strategy.not_played_text(players))
 
@@ -181,10 +190,12 @@ def canonical_strategies(texts, strategy_files=()) -> tuple[str, ...]:
     return tuple(parse_spec(text, strategies).label for text in texts)
 
 
-def run_context(config: RunConfig, first_deal: int, deal_step: int, dealt: bool, stop: StopFlag) -> RunContext:
+def run_context(config: RunConfig, first_deal: int, deal_step: int, dealt: bool, stop: StopFlag,
+                seats: Lineup | None = None) -> RunContext:  # fmt: skip
     """The kernels' read-only inputs for deals ``first_deal + i * deal_step`` of the run
-    (``dealt``: the deals are given, as in a replay; the table is then any)."""
-    seats = lineup(config)
+    (``dealt``: the deals are given, as in a replay; the table is then any), its seats
+    those of ``config`` unless given."""
+    seats = seats if seats is not None else lineup(config)
     # np.uint64: a jitted function returns a plain int, which Numba would type int64 below 2**63
     return RunContext(
         seed_key=np.uint64(seed_key_nb(config.seed)), first_deal=int(first_deal), deal_step=int(deal_step),
@@ -286,7 +297,7 @@ def _raise_on_illegal(
     first, deal_index = illegal[bad[0]], first_deal + int(bad[0]) * deal_step
     seat, card, play = int(first["seat"]), int(first["card"]), int(first["play"])
     if int(first["phase"]) != PHASE_PLAY or config.players == CHIAMATA:
-        raise IllegalDecisionError(_illegal_chiamata_text(config, first, deal_index))
+        raise IllegalDecisionError(illegal_decision_text(config, first, deal_index))
     returned = f"{card} ({short_name(card)})" if 0 <= card < 40 else f"{card} (not a card code)"
     view = None
     if not stop.is_set():
@@ -304,8 +315,9 @@ def _raise_on_illegal(
     raise error
 
 
-def _illegal_chiamata_text(config: RunConfig, illegal, deal_index: int) -> str:
-    """One line for an illegal bid, call or card at Briscola Chiamata, with the hand."""
+def illegal_decision_text(config: RunConfig, illegal, deal_index: int) -> str:
+    """One line for an illegal decision (a card, or at Briscola Chiamata a bid or a call)
+    with the hand: where the view is not rebuilt (Briscola Chiamata, the environments)."""
     seat, value = int(illegal["seat"]), int(illegal["card"])
     hand = ", ".join(short_name(int(c)) for c in illegal["hand"] if c >= 0)
     if int(illegal["phase"]) == PHASE_PLAY:
