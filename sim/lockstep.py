@@ -146,10 +146,11 @@ def _play_wave(run, groups, outside, lanes, kernels, which, indices, threads, st
     return False
 
 
-def decide(groups, lanes, waiting: np.ndarray, threads: int, stop) -> np.ndarray | None:
-    """Every awaited decision of the lanes ``waiting``: one call per strategy and phase,
-    each on the kernel thread so that a strategy that stalls cannot hold up a stop (None:
-    a stop came first, or a call was left to finish on its own)."""
+def decide(groups, lanes, waiting: np.ndarray, threads: int = 1, stop=None) -> np.ndarray | None:
+    """Every awaited decision of the lanes ``waiting``: one call per strategy and phase.
+    With a run's ``stop``, each call runs on the kernel thread so that a strategy that
+    stalls cannot hold up a stop (None: a stop came first, or a call was left to finish
+    on its own); without one (a training environment's step), on this thread."""
     actions = np.full(waiting.size, -1, dtype=np.int64)
     seats = lanes.cursor["seat"][waiting]
     phases = lanes.cursor["phase"][waiting]
@@ -162,6 +163,9 @@ def decide(groups, lanes, waiting: np.ndarray, threads: int, stop) -> np.ndarray
                 views = sealed_views(lanes, lane)  # a copy: what the strategy writes there, nobody sees
                 cursor = lanes.cursor[lane]
                 question = (group.spec, function, PHASE_NAMES[phase], views, cursor["key"], where_decided(cursor))
+                if stop is None:
+                    actions[chosen] = ask(*question)
+                    continue
                 answered, decided = call_on_kernel_thread(ask, question, threads, stop, may_never_end=True)
                 if not answered or stop.is_set():
                     return None
