@@ -23,7 +23,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import zipfile
 from pathlib import Path
 from typing import NoReturn
 
@@ -31,7 +30,15 @@ import numpy as np
 
 from sim.files import write_atomically
 from strategies.errors import StrategyError
-from strategies.nets import WEIGHTS, pack_file, provenance_path, weights_path
+from strategies.nets import (
+    WEIGHTS,
+    WEIGHTS_HASH,
+    checked_weights,
+    pack_file,
+    provenance_path,
+    weights_hash,
+    weights_path,
+)
 
 BETA1, BETA2, EPSILON = 0.9, 0.999, 1e-8  # Adam's
 DEALS_HELD_OUT = 0.05  # the share of deals (the last indices) kept out of training to judge it
@@ -129,18 +136,22 @@ def commit() -> str:
 
 
 def save_networks(folder: Path, players: int, weights: dict, facts: dict) -> None:
-    """Writes a table's networks and their provenance into ``folder``, once the kernels
-    are known to take them (``pack_file`` checks every shape); each file appears whole or
-    not at all, so a run killed while saving leaves the weights it would have replaced."""
+    """Writes a table's networks and their provenance, bound to them by the sha256 of the
+    weights' file, into ``folder``, once the kernels are known to take them (``pack_file``
+    checks every shape and value). Each file appears whole or not at all, so a run killed
+    while saving leaves the weights it would have replaced (killed between the two, the
+    provenance no longer matches the weights, and reading them says so)."""
     pack_file(weights, players)
+    written = {}
 
     def write_weights(temporary: Path) -> None:
         with open(temporary, "wb") as file:  # a file object: np.savez would add ".npz" to a name
             np.savez(file, **weights)
+        written[WEIGHTS_HASH] = weights_hash(temporary.read_bytes())
 
     write_atomically(weights_path(players, Path(folder)), write_weights)
-    write_atomically(provenance_path(players, Path(folder)),
-                     lambda temporary: temporary.write_text(json.dumps(facts, indent=1) + "\n"))  # fmt: skip
+    record = json.dumps({**facts, **written}, indent=1, allow_nan=False) + "\n"
+    write_atomically(provenance_path(players, Path(folder)), lambda temporary: temporary.write_text(record))
 
 
 def refuse(parser: argparse.ArgumentParser, message: str) -> NoReturn:
@@ -165,20 +176,15 @@ def checked_folders(parser: argparse.ArgumentParser, args: argparse.Namespace, p
     sets ``--out``'s default."""
     if args.out is None:
         args.out = args.weights
-    path = weights_path(players, args.weights)
-    if not path.is_file():
+    if not weights_path(players, args.weights).is_file():
         if need:
             refuse(parser, f"--weights {args.weights} holds no net-{players}p.npz; valid: a folder of networks, such "
                            f"as strategies/weights or one a training script wrote")  # fmt: skip
         return {}
     try:
-        with np.load(path) as saved:
-            weights = dict(saved)
-        pack_file(weights, players)
-    except (OSError, ValueError, KeyError, zipfile.BadZipFile, StrategyError) as error:
-        refuse(parser, f"--weights: {path} is not {players}-player networks ({error}); valid: a file a training "
-                       "script wrote")  # fmt: skip
-    return weights
+        return checked_weights(players, args.weights)
+    except StrategyError as error:
+        refuse(parser, f"--weights: {error}")
 
 
 def checked_study(parser: argparse.ArgumentParser, folder: Path):
