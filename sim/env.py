@@ -90,8 +90,7 @@ class BriscolaVectorEnv(VectorEnv):
         if team and players not in (4, 6):
             raise ConfigError(f"team=True needs partners: 4 or 6 players, not {players}")
         self.num_envs, self.players, self.copy, self.threads = num_envs, players, copy, threads
-        # The learner's steps in a deal: its cards (its team's, with team), all played.
-        self.steps_per_deal = pack_size_nb(players) // players * (players // 2 if team else 1)
+        self.steps_per_deal = self.steps_in_deal(players, team)
         self._config = RunConfig(players=players, strategies=(opponents,) * players, deals=1, seed=0,
                                  rules=rules or Rules(), threads=threads, strategy_files=tuple(strategy_files))  # fmt: skip
         if any(spec.strategy.batched for spec in seat_specs(self._config)):
@@ -117,6 +116,11 @@ class BriscolaVectorEnv(VectorEnv):
         self._actions = np.zeros(num_envs, dtype=np.int64)  # the step's actions, in the kernel's own type
         self._run = self._step_kernel = None
         self._truncated = np.zeros(num_envs, dtype=np.bool_)
+
+    @staticmethod
+    def steps_in_deal(players: int, team: bool = False) -> int:
+        """The learner's steps in a deal: its cards (its team's, with ``team``), all played."""
+        return pack_size_nb(players) // players * (players // 2 if team else 1)
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         """Every lane starts a new episode; with ``seed``, episode counting starts afresh."""
