@@ -15,17 +15,17 @@ varied so that contracts of every height are called). A deal's row gives the cal
 the called card and the side's points, its trace the caller's hand.
 
     .venv/bin/briscola batch examples/auction-data.toml
-    .venv/bin/python examples/train_auction.py --study results/auction-data
+    .venv/bin/python examples/train_auction.py --study results/auction-data --out auction
 
-It adds the network to ``--weights``'s ``net-5p.npz`` (the shipped
-``strategies/weights`` by default; ``--out`` for another folder; the policy and value
-networks are copied as they are) and records its training
-in the ``.json``. Reproducible from ``--seed`` with the same BLAS and thread count.
+It adds the network to the networks of ``--weights``'s ``net-5p.npz`` (the shipped
+``strategies/weights`` by default; the policy and value networks are copied as they
+are), writes them into ``--out`` (by default ``--weights``; needed where that is the
+shipped networks' folder) and records its training in the ``.json``. Reproducible from
+``--seed`` with the same BLAS and thread count.
 """
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import time
 from pathlib import Path
@@ -35,6 +35,8 @@ import numpy as np
 from kernels.enums import CHIAMATA_PLAYERS, N_CARDS, N_FACES, N_SUITS
 from sim.learn import (
     MLP,
+    SEED,
+    ScriptParser,
     add_folder_options,
     checked_folders,
     checked_split,
@@ -42,9 +44,11 @@ from sim.learn import (
     commit,
     held_out_split,
     logistic_loss,
+    positive,
     refuse,
     save_networks,
     traced_experiments,
+    whole,
 )
 from strategies.net_nb import CONTRACT_INPUTS, FIRST_TARGET, N_TARGETS
 from strategies.nets import provenance, with_layers
@@ -96,14 +100,14 @@ def targets(points) -> np.ndarray:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = ScriptParser(description=__doc__.splitlines()[0])
     parser.add_argument(
         "--study", type=Path, required=True, help="a study folder with a 5-player experiment keeping traces"
     )
-    parser.add_argument("--epochs", type=int, default=10)
-    parser.add_argument("--batch", type=int, default=1024)
-    parser.add_argument("--rate", type=float, default=1e-3)
-    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--epochs", type=whole(1), default=10)
+    parser.add_argument("--batch", type=whole(1), default=1024)
+    parser.add_argument("--rate", type=positive, default=1e-3)
+    parser.add_argument("--seed", type=SEED, default=1)
     add_folder_options(parser, "net-5p.npz and .json")
     args = parser.parse_args()
     weights = checked_folders(parser, args, CHIAMATA_PLAYERS)

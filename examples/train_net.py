@@ -10,13 +10,13 @@ seat's side (win 1, draw 1/2, loss 0; a logistic output). Decisions with one car
 are not taken: ``net`` plays them without asking its network.
 
     .venv/bin/briscola batch examples/net-data.toml
-    .venv/bin/python examples/train_net.py --players 2 --study results/net-data
+    .venv/bin/python examples/train_net.py --players 2 --study results/net-data --out round-1
 
-It writes ``net-{P}p.npz`` into ``--out`` (by default the ``--weights`` folder, the
-shipped ``strategies/weights`` unless told; the layers, in the layout strategies/nets.py
-packs for the kernels) and ``net-{P}p.json`` (the provenance:
-the data's plan, experiment, seed and a hash of its deals, the training's seed and
-settings, the commit).
+It writes ``net-{P}p.npz`` into ``--out`` (by default the ``--weights`` folder, needed
+where that is the shipped ``strategies/weights``; the layers, in the layout
+strategies/nets.py packs for the kernels) and ``net-{P}p.json`` (the provenance: the
+data's plan, experiment, seed and a hash of its deals, the training's seed and settings,
+the commit, the sha256 of the weights).
 Training needs numpy alone (sim/learn.py) and is reproducible from ``--seed`` with the
 same BLAS and thread count (``OPENBLAS_NUM_THREADS``). Decisions of the last 5% of the
 deals are held out to report the policy's agreement with the search.
@@ -24,7 +24,6 @@ deals are held out to report the policy's agreement with the search.
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import json
 import time
@@ -38,6 +37,8 @@ from sim.check import view_record
 from sim.config import Rules, side_of_seat
 from sim.learn import (
     MLP,
+    SEED,
+    ScriptParser,
     add_folder_options,
     checked_folders,
     checked_split,
@@ -46,9 +47,11 @@ from sim.learn import (
     cross_entropy,
     held_out_split,
     logistic_loss,
+    positive,
     refuse,
     save_networks,
     traced_experiments,
+    whole,
 )
 from sim.reference import chiamata_decisions, views_along
 from strategies.nets import provenance, with_layers
@@ -57,6 +60,9 @@ from strategies.observation import encode_flat, flat_size, legal_mask
 POLICY_HIDDEN = (128, 64)  # two ReLU layers: small enough for 20k deals/s on one thread at 2 players
 VALUE_HIDDEN = (128, 64)
 HAND_SIZE = 3
+# Renamed copies of a decision: the 4 suits have 24 orders, the decision as it is one of them
+MAX_AUGMENT = 23
+AUGMENT_BOUND = ": the suits have 24 orders, and the decisions as they are take one"
 
 
 def read_study(parser, folder: Path, players: int) -> tuple[list[dict], dict]:
@@ -244,7 +250,7 @@ def kept_networks(weights: dict, folder: Path, players: int) -> tuple[dict, dict
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description="Train net's policy and value networks for one table.")
+    parser = ScriptParser(description="Train net's policy and value networks for one table.")
     parser.add_argument("--players", type=int, required=True, choices=(2, 3, 4, 5, 6))
     parser.add_argument(
         "--study",
@@ -252,14 +258,15 @@ def main() -> None:
         required=True,
         help="a study folder (briscola batch) holding an experiment at --players with trace = true",
     )
-    parser.add_argument("--seed", type=int, default=1, help="the training's seed (initial weights, order)")
-    parser.add_argument("--epochs", type=int, default=8)
-    parser.add_argument("--batch", type=int, default=1024)
+    parser.add_argument("--seed", type=SEED, default=1, help="the training's seed (initial weights, order)")
+    parser.add_argument("--epochs", type=whole(1), default=8)
+    parser.add_argument("--batch", type=whole(1), default=1024)
     parser.add_argument(
-        "--rate", type=float, default=3e-3, help="Adam's learning rate at the start, decaying to 0 (cosine)"
+        "--rate", type=positive, default=3e-3, help="Adam's learning rate at the start, decaying to 0 (cosine)"
     )
-    parser.add_argument("--augment", type=int, default=0, help="copies of each decision with the suits renamed")
-    parser.add_argument("--max-deals", type=int, default=0, help="use the first N deals only (0: all)")
+    parser.add_argument("--augment", type=whole(0, MAX_AUGMENT, AUGMENT_BOUND), default=0,
+                        help=f"copies of each decision with the suits renamed (at most {MAX_AUGMENT})")  # fmt: skip
+    parser.add_argument("--max-deals", type=whole(0), default=0, help="use the first N deals only (0: all)")
     add_folder_options(parser, "the auction network to keep (5 players)")
     args = parser.parse_args()
     read = checked_folders(parser, args, args.players, need=args.players == CHIAMATA_PLAYERS)  # the auction's kept

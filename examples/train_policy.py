@@ -1,38 +1,49 @@
 """Trains a small policy from scratch in the vector environment with PPO, numpy alone.
 
-It saves the policy where the batched plug-in ``examples/agents/numpy_mlp.py`` loads it.
+It saves the policy where ``--out`` says, in the layout the batched plug-in
+``examples/agents/numpy_mlp.py`` loads from ``numpy_mlp.npz`` beside it; to play it,
+copy the plug-in beside the file:
 
-    .venv/bin/python examples/train_policy.py            # 10 minutes
+    .venv/bin/python examples/train_policy.py --deals 1536000 --out my-agent/numpy_mlp.npz
+    cp examples/agents/numpy_mlp.py my-agent/
     .venv/bin/briscola compare numpy-mlp random --players 2 --deals 20000 --seed 99 \\
-        --strategy-file examples/agents/numpy_mlp.py
+        --strategy-file my-agent/numpy_mlp.py
 
 The policy: the flat observation -> 128 ReLU units -> a score per card, softmax over the
 legal cards (the plug-in plays the card of highest score). Beside it a value network of
 the same shape estimates what the position is worth. Learning: PPO (clipped surrogate,
 generalised advantage estimation, an entropy bonus), Adam with a rate that falls to
-nothing over the run. Each round plays one whole deal in each of 1,024 lanes against
-``random`` (20 learner's cards each at 2 players), then makes 4 passes over those
+nothing over the run's deals. Each round plays one whole deal in each of 1,024 lanes
+against ``random`` (20 learner's cards each at 2 players), then makes 4 passes over those
 20,480 decisions in minibatches of 4,096. The reward is the points the learner's side
 takes / 120, and +1/-1 for winning/losing at the end; no discount within a deal. The
 learner's seat moves round the table a deal at a time.
+
+A run is its deal budget (``--deals``, whole rounds of ``--envs``): the same budget,
+``--envs`` and ``--seed`` make the same policy on any machine, however busy (with the
+same BLAS and thread count). Every option and ``--out`` are checked before the first
+round; the file appears whole once trained, and replaces an existing one only with
+``--overwrite``, and only a policy this script wrote.
 """
 
 from __future__ import annotations
 
-import argparse
 import time
+import zipfile
 from pathlib import Path
 
 import numpy as np
 
-from sim.learn import vector_env
+from sim.config import ConfigError
+from sim.files import check_writable, write_atomically
+from sim.learn import SEED, ScriptParser, refuse, vector_env, whole
 
 BriscolaVectorEnv = vector_env()  # the rl extra's Gymnasium, or a one-line exit
 
-
-HERE = Path(__file__).resolve().parent
+DEALS = 1_536_000  # the default budget: 1,500 rounds of 1,024 lanes
+POLICY = ("w1", "b1", "w2", "b2")  # what the plug-in loads (the value network is not saved)
 HIDDEN = 128
-RATE = 3e-3  # Adam's at the start, falling linearly with the time left (1e-3 learnt half as fast)
+RATE = 3e-3  # Adam's at the start, falling linearly with the deals left (1e-3 learnt half as fast)
 EPOCHS, MINIBATCH = 4, 4096  # passes over each round's decisions, and their size
 CLIP, ENTROPY, LAMBDA = 0.2, 0.01, 0.95
 STEPS = 20  # the learner's cards in a deal at 2 players: a round is one deal per lane
@@ -148,32 +159,83 @@ def learn(net, adam, record, rate, rng) -> None:
             adam.step(net, grads, rate)
 
 
-def train(minutes: float, envs: int, seed: int, out: Path, quiet: bool = False, rounds: int | None = None) -> float:
-    """Trains for ``minutes`` of wall time (or ``rounds`` rounds, if fewer) and saves the
+def train(deals: int, envs: int, seed: int, out: Path, quiet: bool = False) -> float:
+    """Trains on ``deals`` deals (whole rounds of ``envs``, one at least) and saves the
     policy into ``out``; returns the share of the last rounds' deals it won (playing its
     stochastic policy)."""
+    rounds = max(1, deals // envs)
     rng = np.random.default_rng(seed)
     env = BriscolaVectorEnv(num_envs=envs, players=2, opponents="random", copy=False)
     net = new_networks(env.single_observation_space.shape[0], rng)
     adam = Adam(net)
     obs, info = env.reset(seed=seed)
     started, won = time.monotonic(), []
-    while (elapsed := time.monotonic() - started) < minutes * 60 and (rounds is None or len(won) < rounds):
+    for done in range(rounds):
         record, share, obs, info = play_round(env, net, obs.copy(), info, rng)
         won.append(share)
-        learn(net, adam, record, RATE * max(0.02, 1 - elapsed / (minutes * 60)), rng)
+        learn(net, adam, record, RATE * max(0.02, 1 - done / rounds), rng)
         if not quiet and len(won) % 20 == 0:
-            print(f"{elapsed:5.0f} s  {len(won) * envs:>9,} deals  won {np.mean(won[-20:]):.3f}", flush=True)
-    np.savez(out, **{key: net[key] for key in ("w1", "b1", "w2", "b2")})
-    return float(np.mean(won[-20:])) if won else 0.0
+            print(f"{time.monotonic() - started:5.0f} s  {len(won) * envs:>9,} deals  won {np.mean(won[-20:]):.3f}",
+                  flush=True)  # fmt: skip
+    policy = {key: net[key] for key in POLICY}
+    if not all(np.isfinite(array).all() for array in policy.values()):
+        raise SystemExit("train_policy.py: the training diverged (its weights are not finite): nothing written")
+    write_atomically(out, lambda temporary: _save(temporary, policy))
+    return float(np.mean(won[-20:]))
+
+
+def _save(path: Path, arrays: dict) -> None:
+    with open(path, "wb") as file:  # a file object: np.savez would add ".npz" to another name
+        np.savez(file, **arrays)
+
+
+def checked_out(parser, out: Path, overwrite: bool) -> None:
+    """Refuses, before the first round, an ``--out`` that cannot or must not be written:
+    not an .npz name, a folder, an existing file without ``--overwrite`` or one that is
+    not a policy this script wrote, a folder that cannot be written in."""
+    if out.suffix != ".npz":
+        refuse(parser, f"--out {out} does not end in .npz; valid: a file name such as my-agent/numpy_mlp.npz "
+                       "(the plug-in loads numpy_mlp.npz beside it)")  # fmt: skip
+    if out.is_dir():
+        refuse(parser, f"--out {out} is a folder; valid: a file path, such as {out / 'numpy_mlp.npz'}")
+    if out.exists() and not overwrite:
+        refuse(parser, f"--out {out} already exists; pass --overwrite to replace it")
+    if out.exists() and not is_policy(out):
+        refuse(parser, f"--out {out} is not a policy this script wrote (arrays {', '.join(POLICY)}): --overwrite "
+                       "replaces only those; move it away, or choose another path")  # fmt: skip
+    try:
+        check_writable(out, "--out")
+    except ConfigError as error:
+        refuse(parser, str(error))
+
+
+def is_policy(path: Path) -> bool:
+    """Whether ``path`` holds what this script writes: the arrays of a policy, no more."""
+    try:
+        with np.load(path) as saved:
+            return sorted(saved.files) == sorted(POLICY)
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile):
+        return False
+
+
+def main() -> None:
+    parser = ScriptParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--deals", type=whole(1), default=DEALS,
+                        help=f"deals to train on, in whole rounds of --envs (default {DEALS:,})")  # fmt: skip
+    parser.add_argument("--envs", type=whole(1), default=1024, help="lanes: deals played at once, a round")
+    parser.add_argument("--seed", type=SEED, default=1)
+    parser.add_argument("--out", type=Path, required=True, help="the .npz to write, such as my-agent/numpy_mlp.npz")
+    parser.add_argument("--overwrite", action="store_true", help="replace --out if it is a policy this script wrote")
+    args = parser.parse_args()
+    if args.deals < args.envs:
+        refuse(parser, f"--deals {args.deals:,} is less than a round of --envs {args.envs:,} deals; valid: "
+                       f"{args.envs:,} or more")  # fmt: skip
+    checked_out(parser, args.out, args.overwrite)
+    rounds = args.deals // args.envs
+    print(f"{rounds * args.envs:,} deals: {rounds:,} rounds of {args.envs:,}", flush=True)
+    won = train(args.deals, args.envs, args.seed, args.out)
+    print(f"saved {args.out} (the last rounds won {won:.3f} of their deals, playing at random by the policy)")
 
 
 if __name__ == "__main__":
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--minutes", type=float, default=10.0)
-    parser.add_argument("--envs", type=int, default=1024)
-    parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--out", type=Path, default=HERE / "agents" / "numpy_mlp.npz")
-    args = parser.parse_args()
-    train(args.minutes, args.envs, args.seed, args.out)
-    print(f"saved {args.out}")
+    main()

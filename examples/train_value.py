@@ -11,25 +11,27 @@ the same policy network in numpy, and every position of the learner's side is la
 by how the deal ended (1 won, 1/2 drawn, 0 lost). Deals stream through: each round of
 deals is learnt from once, in shuffled minibatches, and forgotten.
 
-    .venv/bin/python examples/train_value.py --players 2 --deals 2000000
+    .venv/bin/python examples/train_value.py --players 2 --deals 2000000 --out value
 
 A fixed set of deals of another seed is held out; the value network is kept at its best
 held-out log-loss, which is printed beside that of the network it replaces, and written
 only if it is the better of the two (``--even-if-worse`` writes it anyway). It rewrites
-the value layers of ``--weights``'s ``net-{P}p.npz`` (``--out`` for another folder;
-the policy is copied as it is) and records the training in the ``.json``. Reproducible
+the value layers of ``--weights``'s ``net-{P}p.npz`` (``--out`` for another folder,
+needed where ``--weights`` is the shipped networks' folder; the policy is copied as it
+is) and records the training in the ``.json``. Reproducible
 from ``--seed`` with the same BLAS and thread count.
 """
 
 from __future__ import annotations
 
-import argparse
 import time
 
 import numpy as np
 
 from sim.learn import (
     MLP,
+    SEED,
+    ScriptParser,
     add_folder_options,
     checked_folders,
     commit,
@@ -38,6 +40,7 @@ from sim.learn import (
     refuse,
     save_networks,
     vector_env,
+    whole,
 )
 from strategies.nets import layers, provenance, with_layers
 
@@ -80,29 +83,35 @@ def held_out_loss(network, x, labels) -> float:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = ScriptParser(description=__doc__.splitlines()[0])
     parser.add_argument("--players", type=int, required=True, choices=TABLES)
-    parser.add_argument("--deals", type=float, default=2e6, help="deals to learn from")
-    parser.add_argument("--lanes", type=int, default=4096)
-    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--deals", type=whole(1), default=2_000_000, help="deals to learn from (whole rounds of --lanes)"
+    )
+    parser.add_argument("--lanes", type=whole(1), default=4096)
+    parser.add_argument("--seed", type=SEED, default=1)
     parser.add_argument("--even-if-worse", action="store_true",
                         help="write the new value even when it scores worse on the held-out deals than the one it replaces")  # fmt: skip
     add_folder_options(parser, "net-{P}p.npz and .json")
     args = parser.parse_args()
+    steps = BriscolaVectorEnv.steps_in_deal(args.players, team=args.players in (4, 6))
+    if args.lanes * steps < MINIBATCH:  # no minibatch would fit a round: nothing would be learnt
+        refuse(parser, f"--lanes {args.lanes} gives {args.lanes * steps:,} positions a round, fewer than a "
+                       f"minibatch of {MINIBATCH:,}; valid: --lanes {-(-MINIBATCH // steps)} or more")  # fmt: skip
+    if args.deals < args.lanes:
+        refuse(parser, f"--deals {args.deals:,} is less than a round of --lanes {args.lanes:,} deals; valid: "
+                       f"{args.lanes:,} or more")  # fmt: skip
     weights = checked_folders(parser, args, args.players)
     players, rng = args.players, np.random.default_rng(args.seed)
     policy = layers(weights, "policy")
     held = SelfPlay(players, args.lanes, policy, seed=10_000 + args.seed)
-    if args.lanes * held.steps < MINIBATCH:  # no minibatch would fit a round: nothing would be learnt
-        refuse(parser, f"--lanes {args.lanes} gives {args.lanes * held.steps:,} positions a round, fewer than a "
-                       f"minibatch of {MINIBATCH:,}; valid: --lanes {-(-MINIBATCH // held.steps)} or more")  # fmt: skip
     rounds = [held.round() for _ in range(HELD_OUT_ROUNDS)]
     held_x, held_y = np.concatenate([x for x, _ in rounds]), np.concatenate([y for _, y in rounds])
     before = held_out_loss(layers(weights, "value"), held_x, held_y) if layers(weights, "value") else float("nan")
     width = held_x.shape[1]
     value = MLP((width, *VALUE_HIDDEN, 1), rng)
     play = SelfPlay(players, args.lanes, policy, seed=args.seed)
-    n_rounds = max(1, int(args.deals) // args.lanes)
+    n_rounds = args.deals // args.lanes
     print(f"{n_rounds * args.lanes:,} deals to learn from: {n_rounds:,} rounds of {args.lanes:,} lanes", flush=True)
     best, best_layers, started = np.inf, None, time.perf_counter()
     for r in range(n_rounds):

@@ -9,7 +9,7 @@ inherits the search's own weaknesses there (at 2 players ``pimc`` scores less ag
 (by default ``random``, ``greedy``, ``hoarder``, ``expert`` and the imitation ``net``
 itself, as it was before tuning) teaches it those positions from their outcomes.
 
-    .venv/bin/python examples/tune_net.py --players 2 --minutes 20
+    .venv/bin/python examples/tune_net.py --players 2 --minutes 20 --out tuned
 
 Each round plays one whole deal in every lane, the lanes split evenly over the pool
 (at 4 and 6 players the policy plays every seat of its team), then makes EPOCHS passes
@@ -18,7 +18,8 @@ for winning/losing at the end. The critic (a fresh network of the value's shape)
 alone for the first WARM_UP rounds, so that the first policy steps follow real
 advantages. The value network ``pimc:value_tricks`` uses is kept as it was.
 
-It rewrites ``--weights``'s ``net-{P}p.npz`` (``--out`` for another folder) and adds
+It rewrites ``--weights``'s ``net-{P}p.npz`` (``--out`` for another folder, needed where
+``--weights`` is the shipped networks' folder) and adds
 the tuning (seed, rounds, pool, settings, the deals played, and the fingerprint of the
 networks each learned opponent in the pool played with) to the list of tunings in its
 ``.json`` (``--weights`` may hold weights tuned before: the run goes on from them).
@@ -28,13 +29,25 @@ Reproducible from ``--rounds`` and ``--seed`` with the same BLAS and thread coun
 
 from __future__ import annotations
 
-import argparse
 import time
 
 import numpy as np
 
-from sim.learn import MLP, add_folder_options, checked_folders, commit, save_networks, vector_env
+from sim.learn import (
+    MLP,
+    SEED,
+    ScriptParser,
+    add_folder_options,
+    checked_folders,
+    commit,
+    positive,
+    refuse,
+    save_networks,
+    vector_env,
+    whole,
+)
 from strategies.api import parse_spec
+from strategies.errors import StrategyError
 from strategies.nets import layers, provenance, with_layers
 from strategies.registry import builtin_strategies
 
@@ -167,16 +180,23 @@ def learn(policy: MLP, critic: MLP, record, rate: float, tune_policy: bool, rng)
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = ScriptParser(description=__doc__.splitlines()[0])
     parser.add_argument("--players", type=int, required=True, choices=TABLES)
-    parser.add_argument("--minutes", type=float, default=20.0, help="wall time (the run stops at --rounds if sooner)")
-    parser.add_argument("--rounds", type=int, default=0, help="rounds to play (0: as many as --minutes allows)")
-    parser.add_argument("--lanes", type=int, default=512, help="lanes per opponent")
+    parser.add_argument("--minutes", type=positive, default=20.0, help="wall time, where --rounds is 0")
+    parser.add_argument("--rounds", type=whole(0), default=0, help="rounds to play (0: as many as --minutes allows)")
+    parser.add_argument("--lanes", type=whole(1), default=512, help="lanes per opponent")
     parser.add_argument("--pool", nargs="+", default=list(POOL), help="the opponents (strategy specs)")
-    parser.add_argument("--warm-up", type=int, default=WARM_UP, help="rounds the critic learns alone first")
-    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--warm-up", type=whole(0), default=WARM_UP, help="rounds the critic learns alone first")
+    parser.add_argument("--seed", type=SEED, default=1)
     add_folder_options(parser, "net-{P}p.npz and .json")
     args = parser.parse_args()
+    if args.rounds and args.warm_up >= args.rounds:
+        refuse(parser, f"--warm-up {args.warm_up} leaves none of the {args.rounds} --rounds to tune the policy in; "
+                       f"valid: --warm-up below --rounds")  # fmt: skip
+    try:  # before anything runs: the fingerprints the record names, and a spec that is no strategy refused
+        networks = pool_networks(args.pool)
+    except StrategyError as error:
+        refuse(parser, f"--pool: {error}")
     weights = checked_folders(parser, args, args.players)
     players, rng = args.players, np.random.default_rng(args.seed)
     policy = MLP([weights["policy.0.weight"].shape[0]] + [w.shape[1] for w, _ in layers(weights, "policy")], rng)
@@ -197,13 +217,16 @@ def main() -> None:
             shares = np.mean(won[-10:], axis=0)
             print(f"{time.monotonic() - started:5.0f} s  round {rounds}  won: "
                   + "  ".join(f"{name} {share:.3f}" for name, share in zip(args.pool, shares)), flush=True)  # fmt: skip
+    if rounds <= args.warm_up:  # (--minutes ran out first) the policy never took a step
+        raise SystemExit(f"tune_net.py: {rounds} rounds in {args.minutes:g} minutes, none past the {args.warm_up} of "
+                         "--warm-up: the policy was never tuned, nothing written (more --minutes, or --rounds)")  # fmt: skip
     facts = provenance(players, args.weights)
     tuned_before = facts.get("tuning", [])  # a tuning run may go on from another's weights: each is recorded
     facts["tuning"] = [*tuned_before, {"script": "examples/tune_net.py", "seed": args.seed, "rounds": rounds, "lanes": args.lanes,
                        "pool": args.pool, "deals": rounds * args.lanes * len(args.pool), "rate": RATE,
                        "clip": CLIP, "entropy": ENTROPY, "epochs": EPOCHS, "warm_up": args.warm_up,
                        "won_last_rounds": dict(zip(args.pool, np.round(np.mean(won[-10:], axis=0), 3).tolist())),
-                       "pool_networks": pool_networks(args.pool), "commit": commit()}]  # fmt: skip
+                       "pool_networks": networks, "commit": commit()}]  # fmt: skip
     save_networks(args.out, players, with_layers(weights, "policy", policy.layers), facts)
     print(f"wrote {args.out}/net-{players}p.npz and .json after {rounds} rounds")
 

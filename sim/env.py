@@ -105,8 +105,7 @@ class BriscolaVectorEnv(VectorEnv):
         if not isinstance(opponents, str | Strategy):
             raise ConfigError(f"opponents {opponents!r}: valid: a strategy's name (NAME[:key=value...]) or a Strategy")
         self.num_envs, self.players, self.copy, self.threads = num_envs, players, copy, threads
-        # The learner's steps in a deal: its cards (its team's, with team), all played.
-        self.steps_per_deal = pack_size_nb(players) // players * (players // 2 if team else 1)
+        self.steps_per_deal = self.steps_in_deal(players, team)
         label = opponents.name if isinstance(opponents, Strategy) else opponents
         self._config = RunConfig(players=players, strategies=(label,) * players, deals=1, seed=0,
                                  rules=rules or Rules(), threads=threads, strategy_files=tuple(strategy_files))  # fmt: skip
@@ -138,6 +137,11 @@ class BriscolaVectorEnv(VectorEnv):
         self._run = self._step_lanes = None
         self._needs_reset = True  # before the first reset, and after a step that failed midway
         self._truncated = np.zeros(num_envs, dtype=np.bool_)
+
+    @staticmethod
+    def steps_in_deal(players: int, team: bool = False) -> int:
+        """The learner's steps in a deal: its cards (its team's, with ``team``), all played."""
+        return pack_size_nb(players) // players * (players // 2 if team else 1)
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         """Every lane starts a new episode; with ``seed``, episode counting starts afresh."""

@@ -242,6 +242,12 @@ def check_output_path(path: Path, overwrite: bool, option: str, layout: str | No
     elif path.exists() and not is_result_file(path):
         raise ConfigError(f"{option} {path} is not a file briscola wrote (no briscola metadata): --overwrite "
                           "replaces only briscola's own results; move it away, or choose another path")  # fmt: skip
+    check_writable(path, option)
+
+
+def check_writable(path: Path, option: str) -> None:
+    """Refuses a path whose folder cannot be written: the nearest folder above it that
+    exists must be a folder this process can write in (it makes the missing ones)."""
     existing = path.absolute().parent
     while not existing.exists():
         existing = existing.parent

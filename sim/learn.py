@@ -22,16 +22,25 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
-import zipfile
 from pathlib import Path
 from typing import NoReturn
 
 import numpy as np
 
-from sim.files import write_atomically
+from sim.config import ConfigError, parse_count
+from sim.files import check_writable, write_atomically
 from strategies.errors import StrategyError
-from strategies.nets import WEIGHTS, pack_file, provenance_path, weights_path
+from strategies.nets import (
+    WEIGHTS,
+    WEIGHTS_HASH,
+    checked_weights,
+    pack_file,
+    provenance_path,
+    weights_hash,
+    weights_path,
+)
 
 BETA1, BETA2, EPSILON = 0.9, 0.999, 1e-8  # Adam's
 DEALS_HELD_OUT = 0.05  # the share of deals (the last indices) kept out of training to judge it
@@ -129,56 +138,130 @@ def commit() -> str:
 
 
 def save_networks(folder: Path, players: int, weights: dict, facts: dict) -> None:
-    """Writes a table's networks and their provenance into ``folder``, once the kernels
-    are known to take them (``pack_file`` checks every shape); each file appears whole or
-    not at all, so a run killed while saving leaves the weights it would have replaced."""
-    pack_file(weights, players)
+    """Writes a table's networks and their provenance, bound to them by the sha256 of the
+    weights' file, into ``folder``, once the kernels are known to take them (``pack_file``
+    checks every shape and value). Each file appears whole or not at all, so a run killed
+    while saving leaves the weights it would have replaced (killed between the two, the
+    provenance no longer matches the weights, and reading them says so)."""
+    try:
+        pack_file(weights, players)
+    except StrategyError as error:  # a training that diverged: its NaN would play on as some card
+        raise SystemExit(f"{script()}: the trained networks cannot be saved ({error}): nothing written") from None
+    written = {}
 
     def write_weights(temporary: Path) -> None:
         with open(temporary, "wb") as file:  # a file object: np.savez would add ".npz" to a name
             np.savez(file, **weights)
+        written[WEIGHTS_HASH] = weights_hash(temporary.read_bytes())
 
     write_atomically(weights_path(players, Path(folder)), write_weights)
-    write_atomically(provenance_path(players, Path(folder)),
-                     lambda temporary: temporary.write_text(json.dumps(facts, indent=1) + "\n"))  # fmt: skip
+    record = json.dumps({**facts, **written}, indent=1, allow_nan=False) + "\n"
+    write_atomically(provenance_path(players, Path(folder)), lambda temporary: temporary.write_text(record))
+
+
+def script() -> str:
+    """The running script's name, for its messages."""
+    return Path(sys.argv[0]).name
 
 
 def refuse(parser: argparse.ArgumentParser, message: str) -> NoReturn:
     """A training script's bad input: one line on stderr naming it, exit code 2, before
-    any work (argparse's own error adds its usage line)."""
+    any work."""
     print(f"{parser.prog}: error: {message}", file=sys.stderr)
     raise SystemExit(2)
 
 
+class ScriptParser(argparse.ArgumentParser):
+    """A training script's options: argparse's own errors (an unknown option, a value its
+    type refuses) are one line too (``refuse``; argparse's would add its usage line)."""
+
+    def error(self, message: str) -> NoReturn:
+        refuse(self, message)
+
+
+def whole(low: int, high: int | None = None, why: str = ""):
+    """An option's type: a whole number written as the briscola command takes counts
+    (``2000000``, ``2e6``: ``parse_count``), from ``low`` (to ``high``; ``why`` says why
+    there), in argparse's one-line refusal otherwise.
+
+    >>> whole(1)("2e6"), whole(0, 3)("3")
+    (2000000, 3)
+    """
+    valid = f"valid: a whole number, {low:,} or more" if high is None else f"valid: {low:,} to {high:,}{why}"
+
+    def parse(text: str) -> int:
+        try:
+            value = parse_count(text)
+        except ConfigError as error:
+            raise argparse.ArgumentTypeError(f"{error}; {valid}") from None
+        if value < low or (high is not None and value > high):
+            raise argparse.ArgumentTypeError(f"{value:,} is out of range; {valid}")
+        return value
+
+    return parse
+
+
+def positive(text: str) -> float:
+    """An option's type: a finite number above 0 (a learning rate, minutes)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a finite number above 0; valid: such as 1e-3 or 20")
+    return value
+
+
+SEED = whole(0, 2**32 - 1)  # every script's --seed (the environments' seeds are made from it)
+
+
 def add_folder_options(parser: argparse.ArgumentParser, reads: str) -> None:
     """``--weights`` and ``--out``, the folders every training script reads and writes.
-    ``--out`` defaults to ``--weights``: a run told to read another folder never
-    overwrites the shipped networks unless told to."""
+    ``--out`` defaults to ``--weights``, but never to the shipped networks: a run replaces
+    them only when told to by ``--out strategies/weights``."""
     parser.add_argument("--weights", type=Path, default=WEIGHTS,
                         help=f"folder to read {reads} from (default: the shipped networks, strategies/weights)")  # fmt: skip
-    parser.add_argument("--out", type=Path, help="folder to write to (default: --weights)")
+    parser.add_argument("--out", type=Path, help="folder to write to (default: --weights, unless that is the shipped "
+                        "networks' folder)")  # fmt: skip
 
 
 def checked_folders(parser: argparse.ArgumentParser, args: argparse.Namespace, players: int, need: bool = True) -> dict:
-    """Reads the table's networks from ``--weights`` before any training, refusing a file
-    that is not networks the kernels take ({}: none there, where not ``need``ed), and
-    sets ``--out``'s default."""
-    if args.out is None:
-        args.out = args.weights
-    path = weights_path(players, args.weights)
-    if not path.is_file():
+    """Before any training: checks ``--out`` (``checked_out``), and reads the table's
+    networks from ``--weights``, refusing a file that is not networks the kernels take
+    ({}: none there, where not ``need``ed)."""
+    checked_out(parser, args, players)
+    if not weights_path(players, args.weights).is_file():
         if need:
             refuse(parser, f"--weights {args.weights} holds no net-{players}p.npz; valid: a folder of networks, such "
                            f"as strategies/weights or one a training script wrote")  # fmt: skip
         return {}
     try:
-        with np.load(path) as saved:
-            weights = dict(saved)
-        pack_file(weights, players)
-    except (OSError, ValueError, KeyError, zipfile.BadZipFile, StrategyError) as error:
-        refuse(parser, f"--weights: {path} is not {players}-player networks ({error}); valid: a file a training "
-                       "script wrote")  # fmt: skip
-    return weights
+        return checked_weights(players, args.weights)
+    except StrategyError as error:
+        refuse(parser, f"--weights: {error}")
+
+
+def checked_out(parser: argparse.ArgumentParser, args: argparse.Namespace, players: int) -> None:
+    """Sets ``--out``'s default (``--weights``) and refuses, before any work, a default
+    that would replace the shipped networks and a folder the table's networks cannot be
+    written into."""
+    if args.out is None:
+        if Path(args.weights).resolve() == WEIGHTS:
+            refuse(parser, "--out is needed: by default a run writes where --weights reads, here the shipped networks "
+                           "(strategies/weights), which it replaces only when told; valid: --out FOLDER, or --out "
+                           "strategies/weights to replace them")  # fmt: skip
+        args.out = args.weights
+    if args.out.exists() and not args.out.is_dir():
+        refuse(parser, f"--out {args.out} is a file; valid: a folder, new or not, to write net-{players}p.npz and "
+                       ".json into")  # fmt: skip
+    for path in (weights_path(players, args.out), provenance_path(players, args.out)):
+        if path.is_dir():
+            refuse(parser, f"--out {args.out} holds a folder {path.name}, where the networks go; valid: a folder "
+                           "without one")  # fmt: skip
+    try:
+        check_writable(weights_path(players, args.out), "--out")
+    except ConfigError as error:
+        refuse(parser, str(error))
 
 
 def checked_study(parser: argparse.ArgumentParser, folder: Path):
@@ -231,5 +314,5 @@ def vector_env():
     try:
         from sim.env import BriscolaVectorEnv
     except ImportError as missing:  # Gymnasium comes with the rl extra
-        raise SystemExit(f"{Path(sys.argv[0]).name}: {missing}") from None
+        raise SystemExit(f"{script()}: {missing}") from None
     return BriscolaVectorEnv

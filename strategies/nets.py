@@ -5,8 +5,11 @@ Each table's networks lie in ``strategies/weights/``: ``net-{P}p.npz`` holds the
 the policy and of the value network (``policy.0.weight`` of shape (inputs, outputs),
 ``policy.0.bias``, ..., ``value.0.weight``, ...), ``net-{P}p.json`` where they come
 from (the plan and seeds that made the data, a hash of the data, the training's seed and
-settings, the code's commit). ``examples/train_net.py`` writes both; docs/learned.md says
-how to retrain them.
+settings, the code's commit) and the sha256 of the ``.npz`` it describes. The training
+scripts write both; docs/learned.md says how to retrain them. Every read checks them: a
+damaged file, weights that are not the ones their provenance describes, or weights that
+are not finite are refused in one line naming the file (``checked_weights``), one table
+at a time, so that a damaged table leaves the others playing.
 
 >>> policy = [(np.ones((207, 8)), np.zeros(8)), (np.ones((8, 40)), np.zeros(40))]
 >>> vector = pack(policy, [], players=2)
@@ -16,7 +19,11 @@ how to retrain them.
 
 from __future__ import annotations
 
+import hashlib
+import io
 import json
+import zipfile
+import zlib
 from pathlib import Path
 
 import numpy as np
@@ -27,6 +34,9 @@ from strategies.net_nb import CONTRACT_INPUTS, FORMAT, HEAD_AUCTION, HEAD_POLICY
 from strategies.observation import flat_offsets
 
 WEIGHTS = Path(__file__).resolve().parent / "weights"
+WEIGHTS_HASH = "weights_sha256"  # the provenance's key for the sha256 of the .npz it describes
+# What numpy raises for a file that is not an .npz it can read (cut short, empty, foreign)
+DAMAGED = (OSError, ValueError, EOFError, KeyError, zipfile.BadZipFile, zlib.error)
 
 
 def weights_path(players: int, folder: Path = WEIGHTS) -> Path:
@@ -42,13 +52,46 @@ def shipped_tables(folder: Path = WEIGHTS) -> list[int]:
 
 
 def shipped_files(folder: Path = WEIGHTS) -> tuple[str, ...]:
-    """Every weights and provenance file of ``folder``: what a ``net`` plays with."""
-    return tuple(str(path(p, folder)) for p in shipped_tables(folder) for path in (weights_path, provenance_path))
+    """Every weights and provenance file of ``folder`` (a table's provenance may be
+    missing): what a ``net`` plays with."""
+    found = (path(p, folder) for p in shipped_tables(folder) for path in (weights_path, provenance_path))
+    return tuple(str(file) for file in found if file.is_file())
 
 
 def provenance(players: int, folder: Path = WEIGHTS) -> dict:
+    """Where ``folder``'s networks at ``players`` come from ({} where it has no weights or
+    no provenance), once it is known to describe those weights (``checked_provenance``)."""
+    path = weights_path(players, folder)
+    return checked_provenance(players, folder, _file_bytes(path)) if path.is_file() else {}
+
+
+def checked_provenance(players: int, folder: Path, weights: bytes) -> dict:
+    """The provenance of the table's weights (their file's bytes: ``weights``), or {}
+    where there is none. A provenance vouches for one file: StrategyError, naming it, if
+    it cannot be read, records no hash, or records another file's."""
     path = provenance_path(players, folder)
-    return json.loads(path.read_text()) if path.is_file() else {}
+    if not path.is_file():
+        return {}
+    valid = "valid: the .json a training script wrote with its weights"
+    try:
+        facts = json.loads(path.read_text())
+    except (OSError, ValueError) as error:  # (a decoding error is a ValueError)
+        raise StrategyError(f"the provenance {path} cannot be read ({error}); {valid}") from None
+    recorded = facts.get(WEIGHTS_HASH) if isinstance(facts, dict) else None
+    if recorded is None:
+        raise StrategyError(f"the provenance {path} records no {WEIGHTS_HASH}, so it vouches for no weights in "
+                            f"particular; {valid}, or none")  # fmt: skip
+    actual = weights_hash(weights)
+    if recorded != actual:
+        raise StrategyError(f"{weights_path(players, folder)} is not the file its provenance {path.name} describes "
+                            f"(sha256 {actual[:16]}..., recorded {str(recorded)[:16]}...): changed since a training "
+                            f"script wrote them; {valid}")  # fmt: skip
+    return facts
+
+
+def weights_hash(weights: bytes) -> str:
+    """What a provenance records of its weights: the sha256 of the .npz's bytes."""
+    return hashlib.sha256(weights).hexdigest()
 
 
 def layers(weights, name: str) -> list[tuple[np.ndarray, np.ndarray]]:
@@ -98,20 +141,50 @@ def _pack_network(network, shape: tuple[int, int], name: str) -> np.ndarray:
                             f"{inputs} to {outputs}")  # fmt: skip
     if max(sizes[1:]) > MAX_WIDTH:  # the input is the flat encoding, of any width
         raise StrategyError(f"the {name} network has a layer of {max(sizes[1:])}; at most {MAX_WIDTH}")
+    for k, (weight, bias) in enumerate(network):
+        if not all(_finite_numbers(array) for array in (weight, bias)):  # a NaN would play on as some card
+            raise StrategyError(f"the {name} network's layer {k} holds values that are not finite numbers (NaN, "
+                                "infinite or not numbers); valid: finite numbers, as a training that converged leaves "
+                                "them")  # fmt: skip
     parts = [np.asarray([len(network), *sizes], dtype=np.float32)]
     for weight, bias in network:
         parts += [np.ascontiguousarray(weight, dtype=np.float32).ravel(), np.asarray(bias, dtype=np.float32)]
     return np.concatenate(parts)
 
 
-def net_data(players: int, folder: Path = WEIGHTS, name: str = "net") -> np.ndarray:
-    """The kernels' vector of the networks of ``folder`` (the shipped ones by default) at ``players``."""
+def checked_weights(players: int, folder: Path = WEIGHTS, name: str = "net") -> dict[str, np.ndarray]:
+    """The arrays of ``folder``'s weights at ``players`` (``name``'s, for the error of a
+    table without them), once they are known to be the file their provenance describes,
+    to be an .npz numpy reads, and to pack for the kernels with finite values; else
+    StrategyError naming the file. Each table is read alone."""
     path = weights_path(players, folder)
     if not path.is_file():
         tables = ", ".join(map(str, shipped_tables(folder))) or "none"
         raise StrategyError(f"{name} has no weights for {players} players ({path}); tables with weights: {tables}")
-    with np.load(path) as weights:
-        return pack_file(weights, players)
+    content = _file_bytes(path)
+    checked_provenance(players, folder, content)
+    try:
+        with np.load(io.BytesIO(content)) as saved:
+            weights = {key: saved[key] for key in saved.files}
+    except DAMAGED as error:
+        raise StrategyError(f"the weights {path} are damaged: not an .npz numpy can read ({type(error).__name__}: "
+                            f"{error}); valid: the .npz a training script wrote") from None  # fmt: skip
+    try:
+        pack_file(weights, players)
+    except StrategyError as error:
+        raise StrategyError(f"the weights {path}: {error}") from None
+    return weights
+
+
+def _finite_numbers(array) -> bool:
+    array = np.asarray(array)
+    return np.issubdtype(array.dtype, np.number) and bool(np.isfinite(array).all())
+
+
+def net_data(players: int, folder: Path = WEIGHTS, name: str = "net") -> np.ndarray:
+    """The kernels' vector of the networks of ``folder`` (the shipped ones by default) at
+    ``players``, checked (``checked_weights``)."""
+    return pack_file(checked_weights(players, folder, name), players)
 
 
 def search_data(players: int, folder: Path = WEIGHTS, name: str = "pimc") -> np.ndarray:
@@ -130,3 +203,10 @@ def with_layers(weights: dict, name: str, network) -> dict:
     for k, (weight, bias) in enumerate(network):
         kept[f"{name}.{k}.weight"], kept[f"{name}.{k}.bias"] = weight, bias
     return kept
+
+
+def _file_bytes(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except OSError as error:
+        raise StrategyError(f"the weights {path} cannot be read ({error.strerror or error})") from None

@@ -91,7 +91,7 @@ def test_a_batched_plug_in_with_weights_plays_on_dask_as_here(tmp_path):
 
 
 def test_the_training_script_learns_and_the_plug_in_plays_what_it_saved(tmp_path):
-    """A shortened run (60 rounds of 512 deals, about 20-30 s) already plays well above
+    """A shortened run (100 rounds of 512 deals, about 30 s) already plays well above
     chance: an untrained policy scores about 0.5 against random."""
     sys.path.insert(0, str(REPO / "examples"))
     try:
@@ -99,9 +99,9 @@ def test_the_training_script_learns_and_the_plug_in_plays_what_it_saved(tmp_path
     finally:
         sys.path.remove(str(REPO / "examples"))
     out = tmp_path / "numpy_mlp.npz"
-    train_policy.train(minutes=5, envs=512, seed=3, out=out, quiet=True, rounds=60)
+    train_policy.train(deals=100 * 512, envs=512, seed=3, out=out, quiet=True)
     shutil.copy(AGENTS / "numpy_mlp.py", tmp_path)
     done = run_here("compare", "numpy-mlp", "random", "--players", "2", "--deals", "1000", "--seed", "5",
                     "--strategy-file", tmp_path / "numpy_mlp.py", "--json", "--summary-only", cwd=tmp_path)  # fmt: skip
     assert done.returncode == 0, done.stderr
-    assert json.loads(done.stdout)["score"] > 0.6  # 0.705 here (seed 4 of training: 0.666)
+    assert json.loads(done.stdout)["score"] > 0.6  # 0.735 here (seed 4 of training: 0.733)

@@ -4,10 +4,13 @@ arrays (new weights, no new compile), the network the kernels run is the one tra
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
+import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pyarrow.parquet as pq
@@ -22,7 +25,18 @@ from sim.trace import trace_rows
 from strategies.errors import StrategyError
 from strategies.library import NET
 from strategies.net_nb import new_work_nb, policy_logits_nb
-from strategies.nets import layers, net_data, pack, shipped_tables, weights_path
+from strategies.nets import (
+    WEIGHTS,
+    WEIGHTS_HASH,
+    layers,
+    net_data,
+    pack,
+    provenance,
+    provenance_path,
+    shipped_tables,
+    weights_hash,
+    weights_path,
+)
 from strategies.observation import encode_flat
 from tests.helpers import REPO, deal_views, run_here
 
@@ -90,6 +104,84 @@ def test_net_has_no_weights_for_a_table_without_them(tmp_path):
         net_data(2, folder=tmp_path)
 
 
+def rehashed(folder, players: int = 2) -> None:
+    """The provenance in ``folder`` made to vouch for the table's weights as they are now."""
+    path = provenance_path(players, folder)
+    facts = json.loads(path.read_text())
+    path.write_text(json.dumps({**facts, WEIGHTS_HASH: weights_hash(weights_path(players, folder).read_bytes())}))
+
+
+def with_nan(folder) -> None:
+    with np.load(weights_path(2, folder)) as saved:
+        weights = dict(saved)
+    weights["policy.0.weight"][3, 5] = np.nan
+    np.savez(weights_path(2, folder), **weights)
+
+
+def tampered(folder) -> None:
+    with np.load(weights_path(2, folder)) as saved:
+        weights = dict(saved)
+    weights["policy.2.bias"] = weights["policy.2.bias"] + 1.0  # finite: it would play, as another network
+    np.savez(weights_path(2, folder), **weights)
+
+
+def copy_of_the_shipped_networks(tmp_path, damage) -> tuple[Path, Path]:
+    """A copy of strategies/weights damaged by ``damage(folder)``, and a plug-in file beside
+    it whose ``mine`` and ``mine-pimc`` are ``net`` and ``pimc`` playing that copy."""
+    folder = tmp_path / "weights"
+    shutil.copytree(WEIGHTS, folder)
+    damage(folder)
+    plugin = tmp_path / "mine.py"
+    plugin.write_text("from strategies.library import PIMC, net_from, with_networks\n"
+                      f"MINE = net_from({str(folder)!r}, 'mine')\n"
+                      f"MINE_PIMC = with_networks(PIMC, {str(folder)!r}, 'mine-pimc')\n")  # fmt: skip
+    return folder, plugin
+
+
+@pytest.mark.parametrize("damage, message", [
+    (tampered, "net-2p.npz is not the file its provenance net-2p.json describes"),
+    (lambda folder: (with_nan(folder), rehashed(folder)), "holds values that are not finite numbers (NaN"),
+    (lambda folder: (weights_path(2, folder).write_bytes(weights_path(2).read_bytes()[:1000]), rehashed(folder)),
+     "net-2p.npz are damaged: not an .npz numpy can read (BadZipFile"),
+    (lambda folder: (weights_path(2, folder).write_bytes(b""), rehashed(folder)), "net-2p.npz are damaged"),
+    (lambda folder: provenance_path(2, folder).write_text('{"table": "2 players"}'), "records no weights_sha256"),
+    (lambda folder: provenance_path(2, folder).write_text('{"table": '), "net-2p.json cannot be read"),
+], ids=["tampered", "nan", "cut-short", "empty", "no-hash", "provenance-cut-short"])  # fmt: skip
+def test_networks_that_are_not_what_their_provenance_describes_are_refused_in_one_line(tmp_path, damage, message):
+    """Weights changed under their provenance, weights that are not finite (a NaN played on
+    as some card), a damaged file (cut short: a numpy traceback; empty: "interrupted"), a
+    provenance that vouches for no file in particular: each is one line naming the file."""
+    folder, plugin = copy_of_the_shipped_networks(tmp_path, damage)
+    done = run_here("compare", "mine", "random", "--players", "2", "--deals", "20", "--seed", "1", "--strategy-file",
+                    plugin, "--out", tmp_path / "r.parquet")  # fmt: skip
+    assert done.returncode == 2 and len(done.stderr.splitlines()) == 1, done.stderr
+    assert message in done.stderr and str(folder / "net-2p.") in done.stderr
+    assert not (tmp_path / "r.parquet").exists()
+
+
+def test_a_damaged_table_leaves_the_others_playing(tmp_path):
+    """One table's damaged weights (Briscola Chiamata's) stop only the runs at that table:
+    ``net`` and ``pimc`` read each table's networks alone."""
+    folder, plugin = copy_of_the_shipped_networks(
+        tmp_path, lambda folder: weights_path(5, folder).write_bytes(weights_path(5).read_bytes()[:1000])
+    )
+    for spec in ("mine", "mine-pimc:samples=2"):
+        done = run_here("compare", spec, "random", "--players", "2", "--deals", "20", "--seed", "1",
+                        "--strategy-file", plugin, cwd=tmp_path)  # fmt: skip
+        assert done.returncode == 0, done.stderr
+    at_five = run_here("compare", "mine", "random", "--players", "5", "--deals", "20", "--seed", "1",
+                       "--strategy-file", plugin, cwd=tmp_path)  # fmt: skip
+    assert at_five.returncode == 2 and len(at_five.stderr.splitlines()) == 1, at_five.stderr
+    assert str(folder / "net-5p.npz") in at_five.stderr
+
+
+@pytest.mark.parametrize("players", shipped_tables())
+def test_each_shipped_provenance_vouches_for_its_weights(players):
+    facts = json.loads(provenance_path(players).read_text())
+    assert facts[WEIGHTS_HASH] == hashlib.sha256(weights_path(players).read_bytes()).hexdigest()
+    assert provenance(players) == facts
+
+
 def test_results_record_the_networks_provenance(tmp_path):
     players = shipped_tables()[0]
     out = tmp_path / "r.parquet"
@@ -126,6 +218,7 @@ def test_training_from_a_studys_traces_writes_weights_the_kernels_take(tmp_path,
     done = subprocess.run(train, capture_output=True, text=True, cwd=REPO, timeout=600)
     assert done.returncode == 0, done.stderr
     facts = json.loads((tmp_path / "w" / f"net-{players}p.json").read_text())
+    assert provenance(players, tmp_path / "w") == facts  # bound to the weights written beside it
     data = facts["data"]
     assert (
         data["deals"] == 40 and data["seed"] == 9 and data["strategies"] == ["greedy"] and data["experiment"] == "data"
@@ -181,6 +274,8 @@ def test_a_second_rounds_networks_name_the_networks_their_data_was_played_with(t
     copy.mkdir()
     shutil.copy(weights_path(2), copy / weights_path(2).name)
     provenance_path(2, copy).write_text(json.dumps({"table": "2 players", "note": "a copy"}))
+    rehashed(copy)
+    own = provenance(2, copy)
     (tmp_path / "mine.py").write_text(
         f"from strategies.library import net_from\nMINE = net_from({str(copy)!r}, 'mine')\n"
     )
@@ -190,7 +285,7 @@ def test_a_second_rounds_networks_name_the_networks_their_data_was_played_with(t
     made = run_here("batch", plan, "--out", tmp_path / "study", "--quiet")
     assert made.returncode == 0, made.stderr
     recorded = json.loads((tmp_path / "study" / "_study.json").read_text())["experiments"][0]["provenance"]
-    assert recorded == {"net": provenance(2), "mine": {"table": "2 players", "note": "a copy"}}
+    assert recorded == {"net": provenance(2), "mine": own}
     train = [sys.executable, str(REPO / "examples" / "train_net.py"), "--players", "2", "--study",
              str(tmp_path / "study"), "--epochs", "1", "--out", str(tmp_path / "w")]  # fmt: skip
     done = subprocess.run(train, capture_output=True, text=True, cwd=REPO, timeout=600)
@@ -198,7 +293,7 @@ def test_a_second_rounds_networks_name_the_networks_their_data_was_played_with(t
     facts = json.loads((tmp_path / "w" / "net-2p.json").read_text())
     teachers = facts["data"]["networks"]
     assert teachers["net"] == {"fingerprint": NET.fingerprint(), "provenance": provenance(2)}
-    assert teachers["mine"]["provenance"] == {"table": "2 players", "note": "a copy"}
+    assert teachers["mine"]["provenance"] == own
     assert teachers["mine"]["fingerprint"] != NET.fingerprint()
     line = _provenance_line(facts)
     assert f"the data's net read networks {NET.fingerprint()}, whose policy imitates" in line
@@ -244,6 +339,7 @@ def test_net_from_another_folder_plays_its_networks_and_records_them(tmp_path):
     weights["policy.2.bias"] = weights["policy.2.bias"] + np.arange(40, dtype=np.float32)  # prefers high codes
     np.savez(tmp_path / "net-2p.npz", **weights)
     (tmp_path / "net-2p.json").write_text(json.dumps({"table": "2 players", "note": "edited"}))
+    rehashed(tmp_path)
     plugin = tmp_path / "mine.py"
     plugin.write_text(f"from strategies.library import net_from\nMINE = net_from({str(tmp_path)!r}, 'mine')\n")
     out = tmp_path / "r.parquet"
@@ -251,7 +347,7 @@ def test_net_from_another_folder_plays_its_networks_and_records_them(tmp_path):
                       "--out", out, "--strategy-file", plugin)  # fmt: skip
     assert result.returncode == 0, result.stderr
     seats = json.loads(pq.read_metadata(out).metadata[b"briscola"])["strategies"]
-    assert seats[0]["provenance"] == {"table": "2 players", "note": "edited"}
+    assert seats[0]["provenance"] == provenance(2, tmp_path) and seats[0]["provenance"]["note"] == "edited"
     assert seats[0]["fingerprint"] != seats[1]["fingerprint"] == NET.fingerprint()
     missing = run_here("simulate", "--strategies", "mine,random,random", "--players", "3", "--deals", "10", "--seed",
                        "1", "--strategy-file", plugin)  # fmt: skip
@@ -281,11 +377,13 @@ def test_tuning_by_play_changes_the_policy_alone_reproducibly(tmp_path):
 
 def test_saving_networks_is_whole_or_not_at_all(tmp_path, monkeypatch):
     """A save that fails part-way (a full disk, a kill) leaves the weights it would have
-    replaced, and no half-written file beside them."""
+    replaced, and no half-written file beside them; the provenance it writes vouches for
+    the weights it wrote, by their hash."""
     with np.load(weights_path(2)) as shipped:
         weights = dict(shipped)
     save_networks(tmp_path, 2, weights, {"note": "before"})
     before = weights_path(2, tmp_path).read_bytes()
+    assert provenance(2, tmp_path) == {"note": "before", WEIGHTS_HASH: weights_hash(before)}
 
     def savez_then_fail(file, **arrays):
         file.write(b"half a file")
@@ -295,7 +393,7 @@ def test_saving_networks_is_whole_or_not_at_all(tmp_path, monkeypatch):
     with pytest.raises(OSError, match="No space left"):
         save_networks(tmp_path, 2, weights, {"note": "after"})
     assert weights_path(2, tmp_path).read_bytes() == before
-    assert json.loads(weights_path(2, tmp_path).with_suffix(".json").read_text()) == {"note": "before"}
+    assert provenance(2, tmp_path) == {"note": "before", WEIGHTS_HASH: weights_hash(before)}
     assert sorted(path.name for path in tmp_path.iterdir()) == ["net-2p.json", "net-2p.npz"]
 
 
@@ -349,8 +447,7 @@ def test_net_bids_by_its_auction_network(tmp_path, sure_up_to, bid):
     weights["auction.0.bias"] = np.where(FIRST_TARGET + np.arange(N_TARGETS) <= sure_up_to, 10.0, -10.0).astype(
         np.float32
     )
-    np.savez(tmp_path / "net-5p.npz", **weights)
-    (tmp_path / "net-5p.json").write_text("{}")
+    np.savez(tmp_path / "net-5p.npz", **weights)  # and no provenance: it comes from nowhere
     (tmp_path / "sure.py").write_text(
         f"from strategies.library import net_from\nSURE = net_from({str(tmp_path)!r}, 'sure')\n"
     )
@@ -378,7 +475,7 @@ def test_auction_training_adds_the_network_and_keeps_the_others(tmp_path):
     for refused, message in ((["--out", tmp_path / "w"], "--batch 1024 does not fit the"),  # no step would run
                              (["--batch", 64, "--weights", tmp_path], "holds no net-5p.npz"),
                              (["--batch", 64, "--weights", tmp_path / "damaged", "--out", tmp_path / "w"],
-                              "net-5p.npz is not 5-player networks")):  # fmt: skip
+                              "net-5p.npz are damaged")):  # fmt: skip
         done = run_example("train_auction.py", *study, *refused)
         assert done.returncode == 2 and message in done.stderr and len(done.stderr.splitlines()) == 1, done.stderr
         assert not (tmp_path / "w").exists() and not (tmp_path / "net-5p.npz").exists()
