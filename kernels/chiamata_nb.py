@@ -186,7 +186,7 @@ def _report_nb(illegal, index, phase, seat, value, work):
     illegal.play = index
     illegal.phase = phase
     illegal.seat = seat
-    illegal.card = max(-32768, min(32767, value))
+    illegal.card = value
     for k in range(illegal.hand.shape[0]):
         illegal.hand[k] = work.hands[seat, k]
 

@@ -198,7 +198,7 @@ ILLEGAL_DTYPE = record_dtype(
         ("play", np.int16),  # index of the decision in its phase; -1: every decision was legal
         ("phase", np.int8),
         ("seat", np.int8),
-        ("card", np.int16),  # what the strategy returned (a card, or a bid)
+        ("card", np.int64),  # what the strategy returned (a card, or a bid), whole: any int64
         ("hand", np.int8, MAX_HAND),
     ]
 )

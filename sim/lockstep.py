@@ -215,4 +215,8 @@ def ask(spec: StrategySpec, function, phase: str, views: np.ndarray, keys: np.nd
             f"strategy {name!r} returned {decided.dtype} of shape {decided.shape} for {len(views)} views deciding a "
             f"{phase}; it must return one integer per view (shape ({len(views)},))"
         )
+    if decided.dtype.kind == "u" and decided.size and decided.max() > np.iinfo(np.int64).max:
+        # cast to the kernels' int64 it would wrap round: 2**64 - 1 would read as -1, a pass at an auction
+        raise StrategyError(f"strategy {name!r} returned {decided.max()} deciding a {phase}: "
+                            f"{'a bid is -1 (pass) or a level 0..68' if phase == 'bid' else 'a card code is 0..39'}")  # fmt: skip
     return decided

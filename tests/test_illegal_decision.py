@@ -65,3 +65,50 @@ def test_the_command_says_it_in_one_line_with_exit_1(cheat_file):
     assert result.returncode == 1
     line = result.stderr.strip().splitlines()[-1]
     assert line.startswith("briscola: error: strategy 'cheat' (seat 1) returned card") and "its view: hand" in line
+
+
+WIDE = textwrap.dedent(
+    """
+    import numpy as np
+    from numba import njit
+    from strategies.api import Strategy
+
+    @njit
+    def wide_nb(view, params, rng):
+        return view.hand[0] + 65536  # a card in hand, once the high bits are cut off
+
+    def wide(views, legal, params, keys):
+        return views["hand"][:, 0].astype(np.int64) + 65536
+
+    def unsigned(views, legal, params, keys):
+        return np.full(len(views), np.iinfo(np.uint64).max, dtype=np.uint64)  # -1 (a pass) once cast
+
+    WIDE = Strategy("wide", 1, "A card in hand plus 65536.", wide_nb)
+    BWIDE = Strategy("bwide", 1, "The same, batched.", choose=wide, batched=True)
+    UNSIGNED = Strategy("unsigned", 1, "Returns 2**64 - 1.", choose=unsigned, bid=unsigned, batched=True)
+    """
+)
+
+
+@pytest.mark.parametrize("name", ["wide", "bwide"])
+def test_a_value_beyond_any_card_is_named_as_it_was_returned(tmp_path, name):
+    """It was cut to 16 bits and named as a card the strategy holds."""
+    (tmp_path / "wide.py").write_text(WIDE)
+    config = RunConfig(players=2, strategies=(name, "random"), deals=3, seed=1, threads=1,
+                       strategy_files=(str(tmp_path / "wide.py"),))  # fmt: skip
+    with pytest.raises(IllegalDecisionError) as caught:
+        play_batch(config, 0, 3)
+    card = caught.value.view["hand"][0]
+    assert f"returned card {card + 65536} (not a card code), not in its hand" in str(caught.value)
+
+
+@pytest.mark.parametrize("players", [2, 5])
+def test_an_unsigned_value_beyond_int64_is_refused_not_wrapped(tmp_path, players):
+    from strategies.errors import StrategyError
+
+    (tmp_path / "wide.py").write_text(WIDE)
+    config = RunConfig(players=players, strategies=("unsigned",) + ("random",) * (players - 1), deals=3, seed=1,
+                       threads=1, strategy_files=(str(tmp_path / "wide.py"),))  # fmt: skip
+    what = "a bid is -1 \\(pass\\)" if players == 5 else "a card code is 0..39"
+    with pytest.raises(StrategyError, match=f"strategy 'unsigned' returned 18446744073709551615 deciding a .*: {what}"):
+        play_batch(config, 0, 3)
