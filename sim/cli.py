@@ -778,6 +778,9 @@ def _print_notes(outcome) -> None:
     """Notes for people, on stderr: the compile time of a first run, the files written."""
     if outcome.warm_up_seconds > 2:
         print(f"compiled the kernels in {outcome.warm_up_seconds:.1f} s (cached for later runs)", file=sys.stderr)
+    if outcome.first_calls_seconds > 2:
+        print(f"the batched strategies' first decisions took {outcome.first_calls_seconds:.1f} s (their own "
+              "start-up, at every run)", file=sys.stderr)  # fmt: skip
     state = "partial (interrupted)" if outcome.interrupted else "complete"
     if outcome.experiment.run_kind.layout == "tournament":  # a folder of pairs
         if outcome.out is not None:

@@ -44,6 +44,7 @@ class RunOutcome:
     parts_done: int  # parts begun (a tournament's pairs), the last maybe partial
     tallies: dict  # part -> tally
     warm_up_seconds: float = 0.0  # loading or compiling the kernels, before the timed run
+    first_calls_seconds: float = 0.0  # its batched strategies' first decisions, before it too
 
 
 def run_command(experiment, out: Path | None, trace: Path | None = None, overwrite: bool = False,
@@ -57,7 +58,8 @@ def run_command(experiment, out: Path | None, trace: Path | None = None, overwri
     players = {part: kind.player(experiment, part) for part in experiment.parts}  # bad strategies fail here
     output = (FolderOutput if kind.layout == "tournament" else FileOutput)(experiment, out, trace, command)
     output.check(overwrite)
-    warm_up_seconds = sum(warm_up(config, tally=True) for player in players.values() for config in player.configs)
+    readied = [warm_up(config, tally=True) for player in players.values() for config in player.configs]
+    warm_up_seconds, first_calls_seconds = (sum(seconds) for seconds in zip(*readied))
     started = time.perf_counter()
     try:
         with nullcontext(stop) if stop is not None else deferred_interrupt() as stop:
@@ -77,7 +79,8 @@ def run_command(experiment, out: Path | None, trace: Path | None = None, overwri
         output.abort()
         raise
     played = sum(tally.units > 0 for tally in tallies.values())
-    return RunOutcome(experiment, summary, seconds, interrupted, out, trace, units, played, tallies, warm_up_seconds)
+    return RunOutcome(experiment, summary, seconds, interrupted, out, trace, units, played, tallies, warm_up_seconds,
+                      first_calls_seconds)  # fmt: skip
 
 
 def _play_part(experiment, part, player, output, stop, on_progress):

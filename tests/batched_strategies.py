@@ -66,6 +66,17 @@ def stalling(views, legal, params, keys, where):
     return random_cards(views, legal, params, keys)
 
 
+_STARTED: list[bool] = []
+
+
+def slow_start(views, legal, params, keys):
+    """``random``, after a start-up of 2.5 s at its first call (a model's session)."""
+    if not _STARTED:
+        time.sleep(2.5)
+        _STARTED.append(True)
+    return random_cards(views, legal, params, keys)
+
+
 def not_in_hand(views, legal, params, keys):
     return np.argmin(legal, axis=1)  # a card it does not hold
 
@@ -79,4 +90,5 @@ RAISING = Strategy("raising", 1, "raises", choose=raising, batched=True)
 EXITING = Strategy("exiting", 1, "raises SystemExit(0)", choose=exiting, batched=True)
 CLOSING = Strategy("closing", 1, "raises GeneratorExit", choose=closing, batched=True)
 STALLING = Strategy("stalling", 1, "random, until it never answers", choose=stalling, batched=True)
+SLOW_START = Strategy("slow-start", 1, "random, after 2.5 s at its first call", choose=slow_start, batched=True)
 NOT_IN_HAND = Strategy("not-in-hand", 1, "plays a card it does not hold", choose=not_in_hand, batched=True)

@@ -14,7 +14,7 @@ import sim.lockstep
 from sim.config import IllegalDecisionError, RunConfig
 from sim.play import play_batch
 from strategies.errors import StrategyError
-from tests.helpers import REPO, run_here
+from tests.helpers import REPO, run_cli, run_here
 
 FILE = str(REPO / "tests" / "batched_strategies.py")
 
@@ -139,6 +139,18 @@ def test_a_batched_strategy_is_told_where_each_decision_was_taken():
     assert set(where["seat"].tolist()) == {0, 2}
     assert sorted(set(where["deal"].tolist())) == list(range(10, 40))
     assert len(where) == 30 * 2 * 13  # 13 cards per seat at 3 players, for both batched seats
+
+
+def test_a_batched_strategys_start_up_is_not_called_compiling(tmp_path):
+    """Its first decisions' time was printed as "compiled the kernels in ... s"."""
+    arguments = ("simulate", "--strategies", "slow-start,random", "--players", "2", "--deals", "20", "--seed", "1",
+                 "--strategy-file", FILE, "--summary-only")  # fmt: skip
+    run_cli(*arguments, cwd=tmp_path, env={"PYTHONPATH": str(REPO)})  # the caches filled, if they were not
+    done = run_cli(*arguments, cwd=tmp_path, env={"PYTHONPATH": str(REPO)})
+    assert done.returncode == 0, done.stderr
+    noted = [line for line in done.stderr.splitlines() if "first decisions took" in line]
+    assert len(noted) == 1 and float(noted[0].split(" took ")[1].split(" s")[0]) >= 2.5
+    assert "compiled the kernels" not in done.stderr
 
 
 def test_check_passes_a_batched_strategy_at_every_table(tmp_path):
