@@ -483,14 +483,14 @@ def _as_study(
         raise ConfigError(f"{folder} already exists; pass --overwrite to start again, or continue it with "
                           f"{resume_command(folder)}")  # fmt: skip
     if folder.exists():
-        from sim.files import refuse_foreign, remove_own
+        from sim.files import refuse_foreign, remove_own, through_link
         from sim.study import running
 
         _check_backend(backend, scheduler, workers)  # nothing is removed for a mistyped option
         refuse_foreign(folder, "study", "--out")
         if running(folder):
             raise ConfigError(f"{folder} is being run by another briscola process; wait for it, or stop it")
-        remove_own(folder, "study")
+        remove_own(through_link(folder), "study")  # where a link points: the link stays
     text = plan_text(
         experiment,
         f"briscola {experiment.kind}, run as a study: briscola batch _plan.toml --out FOLDER --resume continues it",

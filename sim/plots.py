@@ -18,7 +18,7 @@ import pandas as pd
 
 from sim import analysis
 from sim.config import ConfigError
-from sim.files import refuse_foreign, replace_folder, temporary_path
+from sim.files import refuse_foreign, replace_folder, temporary_path, through_link
 from sim.report import chiamata_lines, rules_text, run_facts, show_summary
 from sim.summaries import SCORE_DIGITS, rounded
 
@@ -51,10 +51,11 @@ def write_report(path: Path, overwrite: bool = False) -> dict:
     (the folder appears only when complete). An existing report folder is kept unless
     ``overwrite``: ``written`` tells which."""
     run, found = load_report(path)
-    target = report_folder(path)
-    found.update(html=str(target / "index.html"), written=False, plots=[])
+    shown = report_folder(path)
+    target = through_link(shown)  # a link is drawn through, and stays
+    found.update(html=str(shown / "index.html"), written=False, plots=[])
     if target.exists() and not overwrite:
-        found["plots"] = sorted(str(p) for p in target.glob("*.png"))
+        found["plots"] = sorted(str(shown / p.name) for p in target.glob("*.png"))
         return found
     if target.exists():
         refuse_foreign(target, "report", "the report folder")  # before anything is drawn
@@ -67,7 +68,7 @@ def write_report(path: Path, overwrite: bool = False) -> dict:
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
-    found.update(written=True, plots=[str(target / name) for name in figures])
+    found.update(written=True, plots=[str(shown / name) for name in figures])
     return found
 
 

@@ -46,6 +46,7 @@ from sim.files import (
     is_temporary,
     remove_own,
     temporary_path,
+    through_link,
     write_atomically,
     write_json,
 )  # fmt: skip
@@ -371,7 +372,7 @@ class Study:
             for e in experiments
         ]
         _check_size(states)
-        cls._create(folder, plan, rows, states)
+        cls._create(through_link(folder), plan, rows, states)  # a link stays, naming the study
         study = cls(folder, plan, rows, states)
         study._lock()
         return study
