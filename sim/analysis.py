@@ -36,6 +36,12 @@ TOURNAMENT_FILE = "_tournament.json"
 STUDY_FILE = "_study.json"
 
 
+class RefusedRun(ValueError):
+    """What ``load`` will not take for a run's results: a trace file, a file whose rows
+    are not what its metadata says, a tournament lacking a pair. The message is one line,
+    naming the path, what is wrong and what to pass instead."""
+
+
 @dataclass
 class Results:
     """A result file or dataset: its rows, its configuration, what wrote it."""
@@ -79,8 +85,8 @@ def load(path: str | os.PathLike) -> Results:
     """Reads a ``simulate`` or ``compare`` file, a ``tournament`` folder (its pair files
     gain a ``pair`` column: ``i_j``, the indices of A and B among the strategies), or a
     study's folder (``briscola batch``): a StudyResults. What is read is checked first: a
-    file whose rows are not those its metadata describes, or a tournament lacking a pair
-    it lists, is a ValueError naming it."""
+    trace file, a file whose rows are not those its metadata describes, or a tournament
+    lacking a pair it lists, is a RefusedRun (a ValueError) naming it."""
     path = Path(path)
     if path.is_dir() and (path / STUDY_FILE).exists():
         return load_study(path)
@@ -98,7 +104,7 @@ def load_run(path: str | os.PathLike) -> Results:
     if not isinstance(run, StudyResults):
         return run
     if len(run.names) != 1:
-        raise ValueError(f"{path} is a study of {len(run.names)} experiments ({', '.join(run.names)}): "
+        raise RefusedRun(f"{path} is a study of {len(run.names)} experiments ({', '.join(run.names)}): "
                          f"briscola status {path} shows their summaries, sim.load({str(path)!r}).experiment(NAME) "
                          "reads each")  # fmt: skip
     return run.experiment(run.names[0])
@@ -107,20 +113,30 @@ def load_run(path: str | os.PathLike) -> Results:
 def _read_checked(path: Path) -> tuple[dict, pd.DataFrame]:
     """A result file's metadata and rows, checked against each other."""
     config = read_config(path)
+    _refuse_traces(path)
     players = config.get("players") if isinstance(config, dict) else None
     if players not in PLAYER_COUNTS or not isinstance(config.get("seed"), int):
-        raise ValueError(f"{path}: its metadata names no table and seed (players {players!r}): it was not written "
+        raise RefusedRun(f"{path}: its metadata names no table and seed (players {players!r}): it was not written "
                          "by briscola, or was damaged")  # fmt: skip
     deals = pd.read_parquet(path)
-    if "side_points_0" in deals:  # a result file (a trace file's rows are moves)
-        held = sum(column.startswith("points_") for column in deals.columns)
-        if held != players:
-            raise ValueError(f"{path}: its metadata says {players} players but its rows hold {held} players' points: "
-                             "the metadata and the rows disagree")  # fmt: skip
+    held = sum(column.startswith("points_") for column in deals.columns)
+    if held != players:
+        raise RefusedRun(f"{path}: its metadata says {players} players but its rows hold {held} players' points: "
+                         "the metadata and the rows disagree")  # fmt: skip
     if "rows" in config and len(deals) != config["rows"]:
-        raise ValueError(f"{path} holds {len(deals):,} rows where its metadata says {config['rows']:,}: it was "
+        raise RefusedRun(f"{path} holds {len(deals):,} rows where its metadata says {config['rows']:,}: it was "
                          "changed or damaged since briscola wrote it")  # fmt: skip
     return config, deals
+
+
+def _refuse_traces(path: Path) -> None:
+    """A trace file (``--trace``: its deals move by move) carries a run's metadata, but
+    its rows are moves: it is not the run's results."""
+    import pyarrow.parquet as pq
+
+    if "winner_side" not in pq.read_schema(path).names:
+        raise RefusedRun(f"{path} is a trace file (its deals move by move), not results: read it with "
+                         f"sim.read_results({str(path)!r}), or pass the run's result file (its --out)")  # fmt: skip
 
 
 def _load_tournament(path: Path) -> Results:
@@ -129,12 +145,12 @@ def _load_tournament(path: Path) -> Results:
 
     summary_file = path / TOURNAMENT_FILE
     if not summary_file.exists():
-        raise ValueError(f"{path} is a folder without {TOURNAMENT_FILE}: not a tournament dataset")
+        raise RefusedRun(f"{path} is a folder without {TOURNAMENT_FILE}: not a tournament dataset")
     try:
         config = json.loads(summary_file.read_text())
         names = list(config["strategies"])
     except (ValueError, KeyError, TypeError) as error:
-        raise ValueError(f"{summary_file} does not read ({type(error).__name__}: {error})") from None
+        raise RefusedRun(f"{summary_file} does not read ({type(error).__name__}: {error})") from None
     every = [f"{i}_{j}" for i, j in itertools.combinations(range(len(names)), 2)]
     listed = config.get("pairs", every if config.get("status") == "complete" else None)
     if listed is None:  # a partial tournament of an earlier version: the pairs there
@@ -144,7 +160,7 @@ def _load_tournament(path: Path) -> Results:
         file = path / f"pair_{pair}.parquet"
         if not file.exists():
             i, j = map(int, pair.split("_"))
-            raise ValueError(f"{path} lacks {file.name} ({names[i]} against {names[j]}), a pair its {TOURNAMENT_FILE} "
+            raise RefusedRun(f"{path} lacks {file.name} ({names[i]} against {names[j]}), a pair its {TOURNAMENT_FILE} "
                              "lists: the tournament's folder is incomplete")  # fmt: skip
         frames.append(_read_checked(file)[1].assign(pair=pair))
     deals = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
@@ -442,8 +458,6 @@ def paired(first, second) -> pd.DataFrame:
     from the spread of the paired differences, the ``units`` paired and the
     ``correlation`` of the two runs' units (the higher, the more pairing saves)."""
     runs = [run if isinstance(run, Results) else load(run) for run in (first, second)]
-    if any("side_points_0" not in run.deals for run in runs):
-        raise ValueError("one of the files is a trace file (--trace): pair the result files instead")
     for what in ("kind", "players", "seed", "match"):
         values = [getattr(run, what) for run in runs]
         if values[0] != values[1]:

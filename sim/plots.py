@@ -37,12 +37,12 @@ def load_report(path: Path) -> tuple[analysis.Results, dict]:
         raise ConfigError(f"{path} does not exist; give a result file or a tournament folder")
     try:
         run = analysis.load_run(path)
+    except analysis.RefusedRun as error:  # says what the path is, and what to pass instead
+        raise ConfigError(str(error)) from None
     except (ValueError, OSError) as error:
         if (path / analysis.STUDY_FILE).exists():  # a study of several experiments, or damaged
             raise ConfigError(str(error)) from None
         raise ConfigError(f"{path} is not a briscola result file or dataset ({error})") from None
-    if "side_points_0" not in run.deals:
-        raise ConfigError(f"{path} is a trace file; report its result file (simulate's --out) instead")
     return run, _findings(path, run)
 
 
