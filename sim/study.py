@@ -267,7 +267,41 @@ class ExperimentState:
             problem = _part_problem(part, record.get(checksum), record["identity"])
             if problem is not None:
                 return None, f"its {what} {part.name} {problem}"
+        if rows and not self.tallies_are_its_rows(chunk, record):
+            return None, f"its record {path.name} holds tallies its rows do not give (edited since it was written)"
         return record, None
+
+    def tallies_are_its_rows(self, chunk: Chunk, record: dict) -> bool:
+        """Whether a record's tallies are those of the rows of its part (a record edited,
+        its checksum made again, verifies on its own): its tally, and with an SPRT each
+        block of SPRT_CHECK_DEALS whose rows are kept (those past a decision are not)."""
+        import pyarrow.compute as pc
+        import pyarrow.parquet as pq
+
+        from sim.recount import RowsDisagree, columns_of, counted
+
+        experiment = self.experiment
+        kind, unit = experiment.run_kind, "match" if experiment.config.match != "deal" else "deal"
+        table = pq.read_table(self.part(chunk), columns=counted(self.columns, experiment.config.players))
+        tallies = [kind.read_tally(experiment, block) for block in record["blocks"]]
+        merged = kind.new_tally(experiment)
+        for tally in tallies:
+            merged.merge(tally)
+        if tallies and merged.to_dict() != record["tally"]:
+            return False
+        ranges = zip([chunk.first, *block_ends(chunk, tallies)], block_ends(chunk, tallies)) if tallies else \
+            [(chunk.first, chunk.first + chunk.n)]  # fmt: skip
+        wanted = tallies or [kind.read_tally(experiment, record["tally"])]
+        try:
+            for (first, end), tally in zip(ranges, wanted):
+                if first >= record.get("cut_at", math.inf):
+                    break  # past where its SPRT decided: its rows are not kept
+                mine = table.filter(pc.and_(pc.greater_equal(table[unit], first), pc.less(table[unit], end)))
+                if kind.recount(experiment, columns_of(mine, experiment.config.players)).to_dict() != tally.to_dict():
+                    return False
+        except (KeyError, RowsDisagree):
+            return False
+        return True
 
     def sprt_decision(self) -> tuple[Chunk, int] | None:
         """Where its SPRT decided, over the chunks done from the first on, at the

@@ -128,6 +128,50 @@ def test_an_edited_record_is_damaged_and_summaries_agree_with_the_rows(made, cap
     assert len(solo_rows) == solo["deals"] and (solo_rows["winner_side"] == 0).sum() == solo["sides"][0]["wins"]
 
 
+def sealed(record: Path, edit) -> None:
+    """A record edited, and its checksum made again, as someone who read the code would."""
+    from sim.study import record_checksum
+
+    data = json.loads(record.read_text())
+    edit(data)
+    data["checksum"] = record_checksum(data)
+    record.write_text(json.dumps(data, indent=1))
+
+
+def test_a_resealed_record_whose_tally_is_not_its_rows_is_damaged(made, capsys):
+    plan, study, reference = made
+
+    def three_hundred_won_more(record):
+        sides = record["tally"]["sides"]
+        sides[0]["wins"], sides[0]["losses"] = sides[0]["wins"] + 300, sides[0]["losses"] - 300
+        sides[1]["wins"], sides[1]["losses"] = sides[1]["wins"] - 300, sides[1]["losses"] + 300
+
+    sealed(study / "experiment=solo" / "_chunks" / "part-000000000000.json", three_hundred_won_more)
+    solo = status(capsys, study)["experiments"][0]
+    assert [d["chunk"] for d in solo["damaged"]] == ["part-000000000000"]
+    assert "tallies its rows do not give" in solo["damaged"][0]["problem"] and solo["summary"]["deals"] == 3000
+    resume(capsys, plan, study)
+    assert summaries(status(capsys, study)) == summaries(status(capsys, reference))
+
+
+def test_an_sprt_block_resealed_apart_from_its_rows_is_damaged(tmp_path, capsys):
+    plan = tmp_path / "plan.toml"
+    plan.write_text(
+        'seed = 3\n[[compare]]\nname = "duel"\na = "greedy"\nb = "greedy"\ndeals = 3000\nsprt = [-2, 2]\n'
+    )  # no decision in 3,000 deals: every block's rows are kept
+    study = tmp_path / "study"
+    assert command(capsys, "batch", str(plan), "--out", str(study), "--chunk-deals", "3000", "--quiet")[0] == 0
+
+    def moved_between_blocks(record):  # the chunk's tally unchanged: a game won moved from a block to another
+        first, second = record["blocks"][0], record["blocks"][1]
+        first["wins"], first["draws"] = first["wins"] + 1, first["draws"] - 1
+        second["wins"], second["draws"] = second["wins"] - 1, second["draws"] + 1
+
+    sealed(study / "experiment=duel" / "_chunks" / "part-000000000000.json", moved_between_blocks)
+    duel = status(capsys, study)["experiments"][0]
+    assert [d["chunk"] for d in duel["damaged"]] == ["part-000000000000"]
+
+
 def test_a_broken_status_file_is_one_line_and_a_lost_one_is_rebuilt(made, capsys):
     plan, study, reference = made
     (study / "_study.json").write_text('{"format": 2, "experiments": [')
