@@ -16,6 +16,7 @@ from sim.study import resume_command
 from sim.summaries import POINTS_DIGITS, SCORE_DIGITS, rounded
 
 MIN_WIDTH = 100
+STRAYS_SHOWN = 5  # files not a study's named by its status (--json lists every one)
 PLURALS = {"deal": "deals", "match": "matches"}
 
 
@@ -353,6 +354,8 @@ def show_study(outcome: dict) -> None:
     state, resume = outcome["status"], resume_command(outcome["out"])
     if state != "complete":
         state += ", running now" if outcome.get("running") else f", not running: resume it with {resume}"
+    if outcome.get("strays"):
+        state += f"; its folder holds {len(outcome['strays'])} file(s) not the study's (below)"
     table = Table(title=f"Study {outcome['out']}: {state}", title_justify="left")
     numbers = ("chunks", "deals", "work", "left")
     table.add_column("experiment", overflow="fold", min_width=20)
@@ -380,7 +383,14 @@ def show_study(outcome: dict) -> None:
     for experiment in experiments:
         for damage in experiment.get("damaged", []):
             console.print(f"not done: {experiment['name']} {damage['chunk']}: {damage['problem']} "
-                          f"({resume} plays it again)", highlight=False)  # fmt: skip
+                          f"({resume} plays it again)", highlight=False, soft_wrap=True)  # fmt: skip
+    strays = outcome.get("strays", [])
+    for stray in strays[:STRAYS_SHOWN]:  # a line each, whole (scripts grep them)
+        read = "pandas.read_parquet(FOLDER) reads it, sim.load does not; " if stray["read_by_pandas"] else ""
+        console.print(f"not the study's: {stray['path']} {stray['problem']} ({read}--resume {stray['resume']})",
+                      highlight=False, soft_wrap=True)  # fmt: skip
+    if len(strays) > STRAYS_SHOWN:
+        console.print(f"and {len(strays) - STRAYS_SHOWN} more files not the study's (status --json lists them)")
 
 
 def _work_left(experiment: dict) -> str:

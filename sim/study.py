@@ -43,6 +43,7 @@ from sim.experiments import Experiment, with_threads
 from sim.files import (
     METADATA_KEY,
     check_output_path,
+    is_result_file,
     is_temporary,
     remove_own,
     temporary_path,
@@ -59,6 +60,7 @@ from sim.version import __version__
 FORMAT = 2  # of the folder: 2 verifies every chunk (1 had no checksums)
 STUDY_FILE, PLAN_FILE, SUMMARY_FILE, CHUNKS_DIR = "_study.json", "_plan.toml", "_summary.json", "_chunks"
 TRACES_DIR = "_traces"  # "_": not part of the rows' dataset (Parquet readers skip such folders)
+SET_ASIDE_DIR = "_set_aside"  # where --resume moves the files that are no chunk of the plan
 CHUNK_SECONDS = 60.0  # a chunk is about this much work: a crash loses little, overhead stays small
 MAX_CHUNK_UNITS = 2_000_000  # and at most this many deals (its rows are held in memory once)
 MAX_SPRT_CHUNK_UNITS = 10 * SPRT_CHECK_DEALS  # an SPRT may decide early: at most this much is played past it
@@ -164,6 +166,32 @@ class Damage:
         return {"chunk": self.chunk.label, "problem": self.problem}
 
 
+@dataclass(frozen=True)
+class Stray:
+    """A file in a study's folder that is not the study's: no chunk of its plan has its
+    name (copied in, or left by another chunk size), or it holds rows of a chunk not
+    done (a run stopped between writing them and their record)."""
+
+    path: Path  # relative to the study's folder
+    problem: str
+    read: bool  # pandas.read_parquet(FOLDER) reads it: the rows would be counted beside the study's
+    briscolas: bool  # briscola wrote it (a part, a trace, a record, a result file): --resume may move it
+
+    @property
+    def resume(self) -> str:
+        """What ``--resume`` does with it."""
+        if self.problem == UNRECORDED:
+            return "removes it and plays its chunk again"
+        return f"sets it aside in {SET_ASIDE_DIR}/" if self.briscolas else "leaves it: briscola did not write it"
+
+    def to_dict(self) -> dict:
+        return {"path": self.path.as_posix(), "problem": self.problem, "read_by_pandas": self.read,
+                "resume": self.resume}  # fmt: skip
+
+
+NOT_OF_PLAN, UNRECORDED = "is no chunk of the plan", "holds rows of a chunk not done (no record)"
+
+
 # ------------------------------------------------------------------ one experiment's state
 
 
@@ -231,6 +259,13 @@ class ExperimentState:
 
     def seconds(self) -> float:
         return sum(record["seconds"] for record in self.records.values())
+
+    def files(self) -> set[Path]:
+        """Every file its chunks may have: parts, records, traces; and its summary."""
+        files = {self.directory / SUMMARY_FILE}
+        for chunk in self.chunks:
+            files.update((self.part(chunk), self.record_path(chunk), self.trace_part(chunk)))
+        return files
 
     # -- what is done, verified
 
@@ -318,6 +353,33 @@ class ExperimentState:
             if watch.add_all(zip(block_ends(chunk, blocks), blocks)):
                 return chunk, watch.stop
         return None
+
+
+def _written_by_briscola(path: Path) -> bool:
+    """Whether a file is one briscola writes: Parquet with its metadata (a chunk's part
+    or trace, a command's file) or a chunk's record."""
+    if path.suffix != ".json":
+        return is_result_file(path)
+    try:
+        record = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return False
+    return isinstance(record, dict) and {"identity", "checksum"} <= record.keys()
+
+
+def _free_path(path: Path) -> Path:
+    """``path``, or ``path.1``, ``path.2`` ... : the first that does not exist."""
+    found, number = path, 0
+    while found.exists():
+        number += 1
+        found = path.with_name(f"{path.name}.{number}")
+    return found
+
+
+def _counted(strays: list[Stray]) -> str:
+    """``3 files (experiment=a/part-000000005000.parquet and 2 more)``."""
+    more = f" and {len(strays) - 1} more" if len(strays) > 1 else ""
+    return f"{len(strays)} file{'s' if len(strays) > 1 else ''} ({strays[0].path.as_posix()}{more})"
 
 
 def _part_problem(part: Path, checksum: str | None, identity: dict) -> str | None:
@@ -568,7 +630,8 @@ class Study:
     def _load_records(self) -> None:
         """Reads what is done: every chunk whose record and rows verify. Leftovers
         (temporary files, rows without a record, chunks past an SPRT's stop) are removed,
-        and so are the damaged chunks (``replayed``): they are played again."""
+        and so are the damaged chunks (``replayed``): they are played again. What briscola
+        wrote that is no chunk of the plan is set aside (``_set_aside``)."""
         for temporary in self.folder.rglob(".*.tmp"):
             if is_temporary(temporary.name) and temporary.is_file():  # the study is locked: no one writes them now
                 temporary.unlink(missing_ok=True)
@@ -582,6 +645,52 @@ class Study:
                     state.part(chunk).unlink(missing_ok=True)
                     state.trace_part(chunk).unlink(missing_ok=True)
             self._check_sprt(state)
+        self._set_aside(self.strays())
+
+    def _set_aside(self, strays: list[Stray]) -> None:
+        """Moves the files briscola wrote that are no chunk of the plan into
+        ``_set_aside/`` (which Parquet readers skip), keeping their paths; names the others."""
+        moved = [stray for stray in strays if stray.problem == NOT_OF_PLAN and stray.briscolas]
+        for stray in moved:
+            target = _free_path(self.folder / SET_ASIDE_DIR / stray.path)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            os.replace(self.folder / stray.path, target)
+        if moved:
+            self.notes.append(f"set aside {_counted(moved)}, no chunk of the plan (copied in, or left by another "
+                              f"chunk size), in {self.folder / SET_ASIDE_DIR}: the study's dataset holds its own rows "
+                              "alone")  # fmt: skip
+        kept = [stray for stray in strays if stray.problem == NOT_OF_PLAN and stray.read and not stray.briscolas]
+        if kept:
+            self.notes.append(f"{_counted(kept)} that briscola did not write lie in the study's dataset: "
+                              "pandas.read_parquet reads them beside its rows; move them out of the folder")  # fmt: skip
+
+    def strays(self) -> list[Stray]:
+        """The files in the folder that are not the study's (``Stray``): what
+        ``pandas.read_parquet(FOLDER)`` reads beside its rows, and the records and traces
+        of no chunk of the plan; not the study's own files, temporaries, or what was set
+        aside."""
+        own = {self.folder / name for name in (PLAN_FILE, STUDY_FILE, ".lock")}
+        unrecorded = set()
+        for state in self.states:
+            own |= state.files()
+            damaged = {damage.chunk for name, damage in self.damaged if name == state.experiment.name}
+            unrecorded |= {state.part(c) for c in state.chunks if c not in state.records and c not in damaged}
+        found = []
+        for root, folders, files in os.walk(self.folder):
+            folders[:] = [name for name in folders if Path(root, name) != self.folder / SET_ASIDE_DIR]
+            for name in files:
+                path = Path(root, name)
+                relative = path.relative_to(self.folder)
+                read = not any(part.startswith(("_", ".")) for part in relative.parts)
+                if path in unrecorded:
+                    found.append(Stray(relative, UNRECORDED, read, True))
+                elif (
+                    path not in own
+                    and not is_temporary(name)
+                    and (read or path.parent.name in (CHUNKS_DIR, TRACES_DIR))
+                ):
+                    found.append(Stray(relative, NOT_OF_PLAN, read, _written_by_briscola(path)))
+        return sorted(found, key=lambda stray: stray.path)
 
     # -- recording
 
@@ -679,7 +788,8 @@ class Study:
                 "summary": experiment_summary(state), "damaged": damaged.get(state.experiment.name, []),
             })  # fmt: skip
         status = _overall([e["status"] for e in experiments])
-        return {"out": str(self.folder), "status": status, "running": running(self.folder), "experiments": experiments}
+        return {"out": str(self.folder), "status": status, "running": running(self.folder), "experiments": experiments,
+                "strays": [stray.to_dict() for stray in self.strays()]}  # fmt: skip
 
 
 def resume_command(folder, plan=None) -> str:

@@ -172,6 +172,75 @@ def test_an_sprt_block_resealed_apart_from_its_rows_is_damaged(tmp_path, capsys)
     assert [d["chunk"] for d in duel["damaged"]] == ["part-000000000000"]
 
 
+def copy_in(study: Path, source: str, target: str) -> None:
+    (study / target).parent.mkdir(parents=True, exist_ok=True)
+    shutil.copy(study / source, study / target)
+
+
+STRAYS = {
+    "a part under a name no chunk has": (
+        lambda study: copy_in(study, "experiment=solo/part-000000001000.parquet", "experiment=solo/part-000000009000.parquet"),
+        ["experiment=solo/part-000000009000.parquet"]),
+    "a part and its record under another name": (
+        lambda study: [copy_in(study, f"experiment=solo/{name}1000.{ext}", f"experiment=solo/{name}4000.{ext}")
+                       for name, ext in (("part-00000000", "parquet"), ("_chunks/part-00000000", "json"))],
+        ["experiment=solo/_chunks/part-000000004000.json", "experiment=solo/part-000000004000.parquet"]),
+    "a part in an experiment the plan does not have": (
+        lambda study: copy_in(study, "experiment=duel/part-000000000000.parquet", "experiment=old/part-000000000000.parquet"),
+        ["experiment=old/part-000000000000.parquet"]),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("stray", STRAYS)
+def test_a_part_that_is_no_chunk_of_the_plan_is_named_and_set_aside(made, capsys, stray):
+    plan, study, reference = made
+    copy, paths = STRAYS[stray]
+    copy(study)
+    assert len(pd.read_parquet(study)) > len(pd.read_parquet(reference))  # counted twice, as the issue saw
+    seen = status(capsys, study)
+    assert seen["status"] == "complete" and [s["path"] for s in seen["strays"]] == paths
+    assert all(s["resume"] == "sets it aside in _set_aside/" for s in seen["strays"])
+    code, out, _ = command(capsys, "status", str(study))
+    assert code == 0 and f"not the study's: {paths[-1]} is no chunk of the plan (pandas.read_parquet" in out
+    assert len(sim.load(study).deals) == len(pd.read_parquet(reference))  # sim.load reads the study alone
+    err = resume(capsys, plan, study)
+    assert f"set aside {len(paths)} file" in err and "_set_aside" in err
+    pd.testing.assert_frame_equal(dataset(study), dataset(reference))  # every deal once
+    assert status(capsys, study)["strays"] == [] and all((study / "_set_aside" / path).exists() for path in paths)
+
+
+def test_chunks_left_by_another_chunk_size_are_set_aside(made, capsys):
+    plan, study, reference = made
+    recorded = json.loads((study / "_study.json").read_text())
+    recorded["experiments"][0]["units_per_chunk"] = 1500  # edited: chunks 0, 1500, 3000
+    (study / "_study.json").write_text(json.dumps(recorded))
+    strays = [s["path"] for s in status(capsys, study)["strays"]]
+    assert (
+        "experiment=solo/part-000000001000.parquet" in strays and "experiment=solo/part-000000002000.parquet" in strays
+    )
+    resume(capsys, plan, study)
+    pd.testing.assert_frame_equal(dataset(study), dataset(reference))
+
+
+def test_rows_whose_record_never_came_are_named_and_played_again(made, capsys):
+    plan, study, reference = made
+    (study / "experiment=duel" / "_chunks" / "part-000000001000.json").unlink()  # a kill between rows and record
+    (stray,) = status(capsys, study)["strays"]
+    assert stray["path"] == "experiment=duel/part-000000001000.parquet" and "chunk not done" in stray["problem"]
+    resume(capsys, plan, study)
+    pd.testing.assert_frame_equal(dataset(study), dataset(reference))
+
+
+def test_a_parquet_file_briscola_did_not_write_is_named_and_left_where_it_is(made, capsys):
+    plan, study, reference = made
+    mine = study / "experiment=solo" / "my_rows.parquet"
+    pd.DataFrame({"deal": [1, 2]}).to_parquet(mine)
+    (stray,) = status(capsys, study)["strays"]
+    assert stray["read_by_pandas"] and stray["resume"] == "leaves it: briscola did not write it"
+    err = resume(capsys, plan, study)
+    assert "1 file (experiment=solo/my_rows.parquet) that briscola did not write" in err and mine.exists()
+
+
 def test_a_broken_status_file_is_one_line_and_a_lost_one_is_rebuilt(made, capsys):
     plan, study, reference = made
     (study / "_study.json").write_text('{"format": 2, "experiments": [')
