@@ -36,6 +36,7 @@ import time
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
+from typing import NamedTuple
 
 from sim.chunks import SPRT_CHECK_DEALS, Chunk, ChunkResult, SprtWatch, block_ends, chunks_of, run_chunk
 from sim.config import ConfigError, Rules, RunConfig
@@ -206,6 +207,8 @@ class ExperimentState:
     networks: dict = field(default_factory=dict)  # its networks' provenance (their files: in the fingerprint)
     records: dict = field(default_factory=dict)  # Chunk -> its record, for the chunks done
     sprt_stop: int | None = None  # the deal count where its SPRT decided
+    sized: float | None = None  # seconds a unit took when the study was sized (None: not sized)
+    playing: bool = False  # a run plays some of its chunks now
 
     @cached_property
     def chunks(self) -> list[Chunk]:
@@ -259,6 +262,13 @@ class ExperimentState:
 
     def seconds(self) -> float:
         return sum(record["seconds"] for record in self.records.values())
+
+    def seconds_per_unit(self, seen: float | None = None) -> float | None:
+        """A unit's work on one worker: over its chunks done, else ``seen`` (as a run saw
+        its units go), else as measured when the study was sized (playing a few deals:
+        the dearer for fast strategies); None if none is known."""
+        done = self.units_done()
+        return self.seconds() / done if done else seen or self.sized
 
     def files(self) -> set[Path]:
         """Every file its chunks may have: parts, records, traces; and its summary."""
@@ -431,6 +441,7 @@ class Study:
 
     def __init__(self, folder: Path, plan: Plan | None, rows: bool, states: list[ExperimentState]):
         self.folder, self.plan, self.rows, self.states = folder, plan, rows, states
+        self.plan_file = None if plan is None else str(Path(plan.path).absolute())  # the plan it is run with
         self.schema = study_schema([state.experiment for state in states])
         self.by_name = {state.experiment.name: state for state in states}
         self.plan_hash = plan_hash([(state.experiment.name, state.fingerprint) for state in states])
@@ -461,12 +472,12 @@ class Study:
         if chunk_units is None and on_sizing is not None:
             on_sizing()
         experiments = [e if threads is None else with_threads(e, threads) for e in plan.experiments]
+        sizes = [Sizing(chunk_units, None) if chunk_units else calibrate(e) for e in experiments]
         states = [
-            ExperimentState(
-                e, chunk_units or calibrate(e), experiment_dir(folder, e.name), fingerprint(e), networks_provenance(e)
-            )
-            for e in experiments
-        ]
+            ExperimentState(e, size.units, experiment_dir(folder, e.name), fingerprint(e), networks_provenance(e),
+                            sized=size.seconds_per_unit)
+            for e, size in zip(experiments, sizes)
+        ]  # fmt: skip
         _check_size(states)
         cls._create(through_link(folder), plan, rows, states)  # a link stays, naming the study
         study = cls(folder, plan, rows, states)
@@ -524,6 +535,7 @@ class Study:
                     folder / entry["directory"],
                     entry["fingerprint"],
                     networks_provenance(experiment),
+                    sized=entry.get("seconds_per_unit_sized"),
                 )
             )
         return cls._opened(folder, plan, rows, states)
@@ -547,10 +559,13 @@ class Study:
             if chunk_units is not None and recorded_units not in (None, chunk_units):
                 raise ConfigError(f"{folder} is cut in chunks of {recorded_units}: --chunk-deals cannot change "
                                   "when a study resumes")  # fmt: skip
-            units = recorded_units or chunk_units or calibrate(experiment)
-            states.append(
-                ExperimentState(experiment, units, directory, fingerprint(experiment), networks_provenance(experiment))
+            size = (
+                Sizing(recorded_units or chunk_units, None) if recorded_units or chunk_units else calibrate(experiment)
             )
+            states.append(
+                ExperimentState(experiment, size.units, directory, fingerprint(experiment), networks_provenance(experiment),
+                                sized=size.seconds_per_unit)
+            )  # fmt: skip
         _check_size(states)
         study = cls._opened(folder, plan, rows, states)
         study.notes.append(f"{folder / STUDY_FILE} was missing: rebuilt from {PLAN_FILE} and the chunks' records")
@@ -577,10 +592,12 @@ class Study:
         status = read_status(folder)
         states = [
             ExperimentState(experiment_of(entry), entry["units_per_chunk"], folder / entry["directory"],
-                            entry["fingerprint"], entry.get("provenance", {}))
+                            entry["fingerprint"], entry.get("provenance", {}), sized=entry.get("seconds_per_unit_sized"),
+                            playing=entry.get("playing", False))
             for entry in status["experiments"]
         ]  # fmt: skip
         study = cls(folder, None, status["rows"], states)
+        study.plan_file = status.get("plan")
         for state in states:
             damaged = state.load_records(study.rows)
             if damaged and running(folder):  # a run may be rewriting a part and its record: look again
@@ -614,7 +631,10 @@ class Study:
             self._lock_file = None
 
     def close(self) -> None:
-        """Saves the status and summaries, and lets other processes have the study."""
+        """Saves the status and summaries (no chunk is being played any more), and lets
+        other processes have the study."""
+        for state in self.states:
+            state.playing = False
         try:
             self.save()
         finally:
@@ -767,29 +787,108 @@ class Study:
     def status(self) -> dict:
         return {
             "format": FORMAT, "version": __version__, "plan_hash": self.plan_hash, "rows": self.rows,
-            "status": _overall([state.status for state in self.states]),
+            "plan": self.plan_file, "status": _overall([state.status for state in self.states]),
             "experiments": [_experiment_status(state) for state in self.states],
         }  # fmt: skip
 
+    def play(self, names) -> None:
+        """Notes the experiments whose chunks a run plays now (``briscola status`` shows
+        them as playing); the status file is written when that changes."""
+        changed = [state for state in self.states if (state.experiment.name in names) != state.playing]
+        for state in changed:
+            state.playing = not state.playing
+        if changed:
+            write_json(self.folder / STUDY_FILE, self.status())
+
+    def resume_command(self) -> str:
+        """The command that finishes the study: with the plan it is run with, or (read by
+        ``status``) the plan it was last run with if that file still holds the plan the
+        study began with, else the copy in its folder (whose relative plug-in paths, if
+        any, would not be found from there)."""
+        if self.plan is not None:
+            return resume_command(self.folder, self.plan.path)
+        recorded = Path(self.plan_file) if self.plan_file else None
+        try:
+            same = recorded is not None and recorded.read_text() == (self.folder / PLAN_FILE).read_text()
+        except OSError:
+            same = False
+        return resume_command(self.folder, recorded if same else None)
+
     def outcome(self) -> dict:
         """How far the study has come (what ``batch --json`` and ``status --json`` print):
-        per experiment its status, chunks and deals (done and in all), the work time of
-        its chunks done, its summary (computed from its verified records) and the chunks
-        found damaged."""
+        per experiment its status (``playing`` while a run plays its chunks), chunks and
+        deals (done and in all), the work time of its chunks done and a unit's (measured
+        on them, else when the study was sized), its summary (computed from its verified
+        records) and the chunks found damaged; the files in the folder not the study's,
+        and the command that finishes it (None once complete)."""
         damaged = {}
         for name, damage in self.damaged:
             damaged.setdefault(name, []).append(damage.to_dict())
-        experiments = []
+        experiments, now = [], running(self.folder)
         for state in self.states:
+            playing = now and state.playing and state.status != "complete"
+            cost = state.seconds_per_unit()
             experiments.append({
-                "name": state.experiment.name, "kind": state.experiment.kind, "status": state.status,
+                "name": state.experiment.name, "kind": state.experiment.kind,
+                "status": "playing" if playing else state.status,
                 "chunks": len(state.needed()), "chunks_done": sum(c in state.records for c in state.needed()),
                 "units": state.experiment.units, "units_done": state.units_done(), "seconds": round(state.seconds(), 3),
+                "seconds_per_unit": None if cost is None else float(f"{cost:.4g}"),
                 "summary": experiment_summary(state), "damaged": damaged.get(state.experiment.name, []),
             })  # fmt: skip
         status = _overall([e["status"] for e in experiments])
-        return {"out": str(self.folder), "status": status, "running": running(self.folder), "experiments": experiments,
-                "strays": [stray.to_dict() for stray in self.strays()]}  # fmt: skip
+        return {"out": str(self.folder), "status": status, "running": now, "experiments": experiments,
+                "strays": [stray.to_dict() for stray in self.strays()],
+                "resume": None if status == "complete" else self.resume_command()}  # fmt: skip
+
+
+class TimeLeft:
+    """How long a run of a study has left: the work its experiments have left (their
+    units left, each at its seconds a unit: ``ExperimentState.seconds_per_unit``, which
+    this run's own reports inform, else the mean of the others') at the pace this run
+    keeps (its work done per second of wall time: every worker counts). A run that plays
+    a cheap experiment first then a costly one is not fooled, as counting deals is."""
+
+    REFRESH_SECONDS = 1.0  # how often a unit's costs are looked at again (chunks are recorded meanwhile)
+
+    def __init__(self, study: Study):
+        self.study, self.started = study, time.monotonic()
+        self.left = {s.experiment.name: max(0, s.experiment.units - s.units_done()) for s in study.states}
+        self.done = dict.fromkeys(self.left, 0)  # units done by this run
+        self.seen = {name: [0.0, 0] for name in self.left}  # wall seconds and units between reports, by experiment
+        self._last, self._costs, self._costs_at = self.started, {}, -math.inf
+
+    def add(self, units: int, experiment: str) -> None:
+        """``units`` more of ``experiment`` done (the wall time since the last report: its)."""
+        now = time.monotonic()
+        self.seen[experiment][0] += now - self._last
+        self.seen[experiment][1] += units
+        self._last = now
+        self.left[experiment] = max(0, self.left[experiment] - units)
+        self.done[experiment] += units
+
+    def costs(self) -> dict[str, float]:
+        """Each experiment's seconds a unit (a guess where none is known)."""
+        if time.monotonic() - self._costs_at > self.REFRESH_SECONDS:
+            known = {s.experiment.name: s.seconds_per_unit(self._seen(s.experiment.name)) for s in self.study.states}
+            measured = [cost for cost in known.values() if cost]
+            guess = sum(measured) / len(measured) if measured else 1.0
+            self._costs = {name: cost or guess for name, cost in known.items()}
+            self._costs_at = time.monotonic()
+        return self._costs
+
+    def _seen(self, experiment: str) -> float | None:
+        seconds, units = self.seen[experiment]
+        return seconds / units if units else None
+
+    def seconds(self) -> float | None:
+        """The wall time left, at this run's pace so far (None before any unit is done)."""
+        costs = self.costs()
+        work_done = sum(units * costs[name] for name, units in self.done.items())
+        if work_done <= 0:
+            return None
+        work_left = sum(units * costs[name] for name, units in self.left.items())
+        return work_left * (time.monotonic() - self.started) / work_done
 
 
 def resume_command(folder, plan=None) -> str:
@@ -871,6 +970,7 @@ def running(folder: Path) -> bool:
 
 
 def _overall(statuses: list[str]) -> str:
+    """The study's status from its experiments' (``playing`` is partial, or pending)."""
     if all(s == "complete" for s in statuses):
         return "complete"
     return "pending" if all(s == "pending" for s in statuses) else "partial"
@@ -885,6 +985,7 @@ def _experiment_status(state: ExperimentState) -> dict:
         "units_per_chunk": state.units_per_chunk, "chunks": len(state.needed()),
         "chunks_done": sum(c in state.records for c in state.needed()), "units": experiment.units,
         "units_done": state.units_done(), "seconds": round(state.seconds(), 3), "sprt_stop": state.sprt_stop,
+        "seconds_per_unit_sized": state.sized, "playing": state.playing,
         **({"provenance": state.networks} if state.networks else {}),
     }  # fmt: skip
 
@@ -949,11 +1050,17 @@ def _part_tally(state: ExperimentState, part):
 # ------------------------------------------------------------------ chunk sizes
 
 
-def calibrate(experiment: Experiment) -> int:
+class Sizing(NamedTuple):
+    units: int  # per chunk
+    seconds_per_unit: float | None  # as measured (None: too few deals to measure)
+
+
+def calibrate(experiment: Experiment) -> Sizing:
     """Units per chunk: about CHUNK_SECONDS of this machine's work, measured by playing a
     few deals (which also readies the kernels), rounded down to 1, 2 or 5 times a power
-    of ten, at most MAX_CHUNK_UNITS. Measuring stops as soon as the answer is known: at
-    CALIBRATION_SECONDS, or once even the fastest rate seen would fill the largest chunk."""
+    of ten, at most MAX_CHUNK_UNITS; and the seconds a unit took. Measuring stops as soon
+    as the answer is known: at CALIBRATION_SECONDS, or once even the fastest rate seen
+    would fill the largest chunk."""
     chunk = chunks_of(experiment, experiment.config.deals)[0]
     total = experiment.config.deals
     run_chunk(experiment, Chunk(chunk.experiment, chunk.pair, 0, 1), rows=False)  # compiles or loads: not measured
@@ -964,7 +1071,8 @@ def calibrate(experiment: Experiment) -> int:
         run_chunk(experiment, Chunk(chunk.experiment, chunk.pair, 0, n), rows=False)
         seconds = time.perf_counter() - started
         rate = n / max(seconds, 1e-6)
-    return _round_down(min(largest_chunk(experiment), max(1, rate * CHUNK_SECONDS)))
+    units = _round_down(min(largest_chunk(experiment), max(1, rate * CHUNK_SECONDS)))
+    return Sizing(units, 1 / rate if rate else None)
 
 
 def _round_down(units: float) -> int:

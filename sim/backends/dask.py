@@ -60,6 +60,7 @@ def run(study, stop, on_progress=None, scheduler: str | None = None, workers: in
     """Plays the study's pending chunks on a Dask cluster and records each as it comes.
     ``threads``: Numba's threads per worker (default: a local cluster shares this
     machine's cores among its workers; a remote worker uses its own machine's).
+    ``on_progress(n, experiment)``: n more units of the experiment done;
     ``on_status(text or None)``: what the run waits for, for the progress line;
     ``on_note(text)``: what happened to the cluster (a worker lost), for the user."""
     pending = study.pending()
@@ -195,6 +196,7 @@ def _collect(study, client: Client, payloads: list[dict], stop, on_progress, on_
 
     submit()
     while in_flight and not stop.is_set():
+        study.play({chunk.experiment for chunk, _ in in_flight.values()})
         try:  # wakes at the first result, or to look at Ctrl-C and new workers
             wait([future for _, future in in_flight.values()], timeout=POLL_SECONDS, return_when="FIRST_COMPLETED")
         except TimeoutError:
@@ -241,7 +243,7 @@ def _take(study, chunk: Chunk, future, failures: list, on_progress) -> None:
         else:
             study.record(result)
             if on_progress is not None:
-                on_progress(result.completed)
+                on_progress(result.completed, chunk.experiment)
     future.release()
 
 
