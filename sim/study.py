@@ -263,12 +263,15 @@ class ExperimentState:
     def seconds(self) -> float:
         return sum(record["seconds"] for record in self.records.values())
 
-    def seconds_per_unit(self, seen: float | None = None) -> float | None:
-        """A unit's work on one worker: over its chunks done, else ``seen`` (as a run saw
-        its units go), else as measured when the study was sized (playing a few deals:
-        the dearer for fast strategies); None if none is known."""
+    def seconds_per_unit(self) -> float | None:
+        """A unit's work on one worker: over its chunks done, else as measured when the
+        study was sized (a few deals, their overhead included: fast strategies' are
+        overrated); None if neither is known."""
+        return self.measured_seconds_per_unit() or self.sized
+
+    def measured_seconds_per_unit(self) -> float | None:
         done = self.units_done()
-        return self.seconds() / done if done else seen or self.sized
+        return self.seconds() / done if done else None
 
     def files(self) -> set[Path]:
         """Every file its chunks may have: parts, records, traces; and its summary."""
@@ -844,19 +847,20 @@ class Study:
 
 class TimeLeft:
     """How long a run of a study has left: the work its experiments have left (their
-    units left, each at its seconds a unit: ``ExperimentState.seconds_per_unit``, which
-    this run's own reports inform, else the mean of the others') at the pace this run
-    keeps (its work done per second of wall time: every worker counts). A run that plays
-    a cheap experiment first then a costly one is not fooled, as counting deals is."""
+    units left, each at its seconds a unit: measured on its chunks done, else as this run
+    sees its units go between two reports, else as measured when the study was sized,
+    else the mean of the others') at the pace this run keeps (its work done per second
+    of wall time: every worker counts). A run that plays a cheap experiment first then a
+    dear one is not fooled, as counting deals is."""
 
-    REFRESH_SECONDS = 1.0  # how often a unit's costs are looked at again (chunks are recorded meanwhile)
+    REFRESH_SECONDS = 1.0  # how often the chunks done are looked at again (they are recorded meanwhile)
 
     def __init__(self, study: Study):
         self.study, self.started = study, time.monotonic()
         self.left = {s.experiment.name: max(0, s.experiment.units - s.units_done()) for s in study.states}
         self.done = dict.fromkeys(self.left, 0)  # units done by this run
         self.seen = {name: [0.0, 0] for name in self.left}  # wall seconds and units between reports, by experiment
-        self._last, self._costs, self._costs_at = self.started, {}, -math.inf
+        self._last, self._measured, self._measured_at = self.started, {}, -math.inf
 
     def add(self, units: int, experiment: str) -> None:
         """``units`` more of ``experiment`` done (the wall time since the last report: its)."""
@@ -869,13 +873,14 @@ class TimeLeft:
 
     def costs(self) -> dict[str, float]:
         """Each experiment's seconds a unit (a guess where none is known)."""
-        if time.monotonic() - self._costs_at > self.REFRESH_SECONDS:
-            known = {s.experiment.name: s.seconds_per_unit(self._seen(s.experiment.name)) for s in self.study.states}
-            measured = [cost for cost in known.values() if cost]
-            guess = sum(measured) / len(measured) if measured else 1.0
-            self._costs = {name: cost or guess for name, cost in known.items()}
-            self._costs_at = time.monotonic()
-        return self._costs
+        if time.monotonic() - self._measured_at > self.REFRESH_SECONDS:
+            self._measured = {s.experiment.name: s.measured_seconds_per_unit() for s in self.study.states}
+            self._measured_at = time.monotonic()
+        known = {s.experiment.name: self._measured[s.experiment.name] or self._seen(s.experiment.name) or s.sized
+                 for s in self.study.states}  # fmt: skip
+        found = [cost for cost in known.values() if cost]
+        guess = sum(found) / len(found) if found else 1.0
+        return {name: cost or guess for name, cost in known.items()}
 
     def _seen(self, experiment: str) -> float | None:
         seconds, units = self.seen[experiment]

@@ -610,14 +610,14 @@ def test_the_time_left_weighs_each_experiments_deals_by_their_cost(tmp_path, mon
     study = Study.open(tmp_path / "study", read_plan(tmp_path / "plan.toml"), rows=False, resume=False,
                        chunk_units=1000, threads=1)  # fmt: skip
     cheap, dear = study.states
-    cheap.sized, dear.sized = 0.001, None  # seconds a deal: the dear one not sized (--chunk-deals)
+    cheap.sized, dear.sized = 0.05, None  # seconds a deal: sizing overrates cheap ones; not sized (--chunk-deals)
     clock = [100.0]
     monkeypatch.setattr(sim.study.time, "monotonic", lambda: clock[0])
     left = TimeLeft(study)
     clock[0] += 9.0
     left.add(9000, "cheap")
     clock[0] += 10.0
-    left.add(100, "dear")  # seen: 0.1 s a deal
+    left.add(100, "dear")  # seen: 0.1 s a deal (and the cheap one 0.001 s, not as sized)
     assert left.seconds() == pytest.approx(900 * 0.1 * 19 / (9000 * 0.001 + 100 * 0.1))  # 90 s, at this run's pace
     monkeypatch.undo()
     study.close()
