@@ -1069,15 +1069,27 @@ def calibrate(experiment: Experiment) -> Sizing:
     chunk = chunks_of(experiment, experiment.config.deals)[0]
     total = experiment.config.deals
     run_chunk(experiment, Chunk(chunk.experiment, chunk.pair, 0, 1), rows=False)  # compiles or loads: not measured
-    n, seconds, rate = 2, 0.0, 0.0
+    n, seconds, rate, timed = 2, 0.0, 0.0, []
     while seconds < CALIBRATION_SECONDS and n < total and rate * CHUNK_SECONDS < MAX_CHUNK_UNITS:
         n = min(4 * n, total)
         started = time.perf_counter()
         run_chunk(experiment, Chunk(chunk.experiment, chunk.pair, 0, n), rows=False)
         seconds = time.perf_counter() - started
         rate = n / max(seconds, 1e-6)
+        timed.append((n, seconds))
     units = _round_down(min(largest_chunk(experiment), max(1, rate * CHUNK_SECONDS)))
-    return Sizing(units, 1 / rate if rate else None)
+    return Sizing(units, _seconds_per_unit(timed))
+
+
+def _seconds_per_unit(timed: list[tuple[int, float]]) -> float | None:
+    """A unit's cost from runs of (units, seconds): what the last run took beyond the one
+    before (a run's fixed cost, which dwarfs a few deals of a fast strategy, cancels),
+    else the last run's average; None if none ran."""
+    if not timed:
+        return None
+    (n, seconds), before = timed[-1], timed[-2] if len(timed) > 1 else (0, 0.0)
+    extra = (seconds - before[1]) / (n - before[0])
+    return extra if extra > 0 else seconds / n
 
 
 def _round_down(units: float) -> int:
