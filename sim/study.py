@@ -265,8 +265,7 @@ class ExperimentState:
 
     def seconds_per_unit(self) -> float | None:
         """A unit's work on one worker: over its chunks done, else as measured when the
-        study was sized (a few deals, their overhead included: fast strategies' are
-        overrated); None if neither is known."""
+        study was sized (a few deals: a rough figure); None if neither is known."""
         return self.measured_seconds_per_unit() or self.sized
 
     def measured_seconds_per_unit(self) -> float | None:
