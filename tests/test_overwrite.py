@@ -157,3 +157,21 @@ def test_a_study_is_made_and_run_again_through_a_linked_folder(tmp_path, capsys)
     assert link.is_symlink() and (real / "_study.json").exists()
     assert command(capsys, *args, "--deals", "30", "--overwrite")[0] == 0
     assert link.is_symlink() and len(pd.read_parquet(real)) == 30 and left_beside(link) == []
+
+
+def test_a_folder_of_someone_elses_files_is_not_kept_as_a_report(tmp_path, capsys):
+    run = tmp_path / "run.parquet"
+    assert command(capsys, "simulate", "--players", "2", "--strategies", "greedy,random", "--deals", "50",
+                   "--seed", "1", "--out", str(run), "--quiet")[0] == 0  # fmt: skip
+    report = tmp_path / "run_report"
+    report.mkdir()
+    (report / "my_notes.md").write_text("what the plots will mean")
+    code, out, err = command(capsys, "report", str(run))
+    assert code == 2 and out == "" and "kept" not in err and len(err.strip().splitlines()) == 1
+    assert f"holds no report but {report / 'my_notes.md'}" in err
+    assert [p.name for p in report.iterdir()] == ["my_notes.md"]  # left as it was
+    (report / "my_notes.md").unlink()  # an empty folder: the report is drawn in it
+    code, _, err = command(capsys, "report", str(run))
+    assert code == 0 and f"wrote {report / 'index.html'}" in err
+    code, _, err = command(capsys, "report", str(run))  # a report drawn before: kept
+    assert code == 0 and f"kept the existing report {report}" in err
