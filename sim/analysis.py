@@ -31,7 +31,7 @@ from sim import summaries
 from sim.config import PLAYER_COUNTS, RULE_TABLES, Rules, RunConfig, n_sides, side_of_seat
 from sim.recount import columns_of, compare_tally, run_tally
 from sim.results import read_config
-from sim.stats import Z_95, CompareTally, PairResult, Sprt, fit_ratings, score_against_copies
+from sim.stats import Z_95, CompareTally, PairResult, RunTally, Sprt, fit_ratings, score_against_copies
 from sim.version import __version__
 
 TOURNAMENT_FILE = "_tournament.json"
@@ -112,7 +112,7 @@ def load_run(path: str | os.PathLike) -> Results:
     return run.experiment(run.names[0])
 
 
-def _read_checked(path: Path) -> tuple[dict, pd.DataFrame, object]:
+def _read_checked(path: Path) -> tuple[dict, pd.DataFrame, RunTally | CompareTally]:
     """A result file's metadata, rows and their tally, checked against each other: the
     summary it keeps must be the one its rows give."""
     config = read_config(path)
@@ -163,8 +163,8 @@ def _file_summary(config: dict, deals: pd.DataFrame, tally) -> dict:
 
 
 def _table(config: dict, seats: list[str]) -> RunConfig:
-    """The run's table, rules and seed as a summary states them (``deals``: none states
-    them, its tallies count what was played)."""
+    """The run's table, rules, seed and match format, which its summary states (not the
+    deals asked for, nor a comparison's seats: its tallies count what was played)."""
     rules = Rules(**config.get("rules", {}))
     return RunConfig(config["players"], tuple(seats), 1, config["seed"], rules, 1, match=config.get("match", "deal"))
 

@@ -176,14 +176,14 @@ class Stray:
     path: Path  # relative to the study's folder
     problem: str
     read: bool  # pandas.read_parquet(FOLDER) reads it: the rows would be counted beside the study's
-    briscolas: bool  # briscola wrote it (a part, a trace, a record, a result file): --resume may move it
+    ours: bool  # briscola wrote it (a part, a trace, a record, a result file): --resume may move it
 
     @property
     def resume(self) -> str:
         """What ``--resume`` does with it."""
         if self.problem == UNRECORDED:
             return "removes it and plays its chunk again"
-        return f"sets it aside in {SET_ASIDE_DIR}/" if self.briscolas else "leaves it: briscola did not write it"
+        return f"sets it aside in {SET_ASIDE_DIR}/" if self.ours else "leaves it: briscola did not write it"
 
     def to_dict(self) -> dict:
         return {"path": self.path.as_posix(), "problem": self.problem, "read_by_pandas": self.read,
@@ -329,24 +329,23 @@ class ExperimentState:
 
         experiment = self.experiment
         kind, unit = experiment.run_kind, "match" if experiment.config.match != "deal" else "deal"
-        table = pq.read_table(self.part(chunk), columns=counted(self.columns, experiment.config.players))
-        tallies = [kind.read_tally(experiment, block) for block in record["blocks"]]
+        blocks = [kind.read_tally(experiment, block) for block in record["blocks"]]
         merged = kind.new_tally(experiment)
-        for tally in tallies:
-            merged.merge(tally)
-        if tallies and merged.to_dict() != record["tally"]:
+        for block in blocks:
+            merged.merge(block)
+        if blocks and merged.to_dict() != record["tally"]:
             return False
-        ranges = zip([chunk.first, *block_ends(chunk, tallies)], block_ends(chunk, tallies)) if tallies else \
-            [(chunk.first, chunk.first + chunk.n)]  # fmt: skip
-        wanted = tallies or [kind.read_tally(experiment, record["tally"])]
+        ends = block_ends(chunk, blocks) if blocks else [chunk.first + chunk.n]
+        tallies = blocks or [kind.read_tally(experiment, record["tally"])]
+        table = pq.read_table(self.part(chunk), columns=counted(self.columns, experiment.config.players))
         try:
-            for (first, end), tally in zip(ranges, wanted):
+            for first, end, tally in zip([chunk.first, *ends], ends, tallies):
                 if first >= record.get("cut_at", math.inf):
-                    break  # past where its SPRT decided: its rows are not kept
-                mine = table.filter(pc.and_(pc.greater_equal(table[unit], first), pc.less(table[unit], end)))
-                if kind.recount(experiment, columns_of(mine, experiment.config.players)).to_dict() != tally.to_dict():
+                    break  # past where its SPRT decided: those rows are not kept
+                rows = table.filter(pc.and_(pc.greater_equal(table[unit], first), pc.less(table[unit], end)))
+                if kind.recount(experiment, columns_of(rows, experiment.config.players)).to_dict() != tally.to_dict():
                     return False
-        except (KeyError, RowsDisagree):
+        except (KeyError, RowsDisagree):  # a column gone, seatings that disagree
             return False
         return True
 
@@ -672,7 +671,7 @@ class Study:
     def _set_aside(self, strays: list[Stray]) -> None:
         """Moves the files briscola wrote that are no chunk of the plan into
         ``_set_aside/`` (which Parquet readers skip), keeping their paths; names the others."""
-        moved = [stray for stray in strays if stray.problem == NOT_OF_PLAN and stray.briscolas]
+        moved = [stray for stray in strays if stray.problem == NOT_OF_PLAN and stray.ours]
         for stray in moved:
             target = _free_path(self.folder / SET_ASIDE_DIR / stray.path)
             target.parent.mkdir(parents=True, exist_ok=True)
@@ -681,7 +680,7 @@ class Study:
             self.notes.append(f"set aside {_counted(moved)}, no chunk of the plan (copied in, or left by another "
                               f"chunk size), in {self.folder / SET_ASIDE_DIR}: the study's dataset holds its own rows "
                               "alone")  # fmt: skip
-        kept = [stray for stray in strays if stray.problem == NOT_OF_PLAN and stray.read and not stray.briscolas]
+        kept = [stray for stray in strays if stray.problem == NOT_OF_PLAN and stray.read and not stray.ours]
         if kept:
             self.notes.append(f"{_counted(kept)} that briscola did not write lie in the study's dataset: "
                               "pandas.read_parquet reads them beside its rows; move them out of the folder")  # fmt: skip
