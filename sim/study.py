@@ -10,18 +10,22 @@ The study's folder is one Parquet dataset and the record of what is done:
     FOLDER/experiment=NAME/_traces/part-000000000000.parquet  its deals move by move
                                                               (a plan's ``trace = true``)
     FOLDER/experiment=NAME/_summary.json  what the experiment's command prints with --json
+    FOLDER/_set_aside/...                 files briscola wrote that are no chunk of the plan,
+                                          moved out of the dataset by --resume
 
 A chunk counts as done once its record (``_chunks/*.json``) exists and is verified: the
 record's own checksum, its chunk's identity (the experiment's name and everything that
-decides its results, the range of deals), and the checksums of its rows' part and of
-its trace (when kept), which hold the same identity in their metadata. Each is written under a temporary name first,
+decides its results, the range of deals), the checksums of its rows' part and of its
+trace (when kept), which hold the same identity in their metadata, and its tallies,
+which must be those its rows give. Each is written under a temporary name first,
 rows before record, so a killed run leaves nothing half-written that counts; a chunk
 that does not verify (a bit flipped, a part copied from elsewhere, a part gone) is not
 done: ``status`` and ``sim.load`` name it, and a resumed study plays it again.
 Summaries are always computed from the verified records, so a resumed study ends
 exactly as an uninterrupted one. Every part has the study's columns (the union of its
 experiments', empty where an experiment has none), so ``pandas.read_parquet(FOLDER)``
-reads the whole study, with an ``experiment`` column (``pair`` in tournaments).
+reads the whole study, with an ``experiment`` column (``pair`` in tournaments), and
+only it while ``status`` names no file in the folder that is not the study's (``Stray``).
 """
 
 from __future__ import annotations
