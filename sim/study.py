@@ -58,7 +58,7 @@ from sim.files import (
 )  # fmt: skip
 from sim.kinds import kind_of
 from sim.plan import Plan, experiment_folder, fingerprint, networks_provenance, plan_hash
-from sim.results import RESULT_ROW_GROUP
+from sim.results import RESULT_ROW_GROUP, numpy_column
 from sim.stats import Sprt
 from sim.version import __version__
 
@@ -326,10 +326,9 @@ class ExperimentState:
         """Whether a record's tallies are those of the rows of its part (a record edited,
         its checksum made again, verifies on its own): its tally, and with an SPRT each
         block of SPRT_CHECK_DEALS whose rows are kept (those past a decision are not)."""
-        import pyarrow.compute as pc
         import pyarrow.parquet as pq
 
-        from sim.recount import RowsDisagree, columns_of, counted
+        from sim.recount import RowsDisagree, counted
 
         experiment = self.experiment
         kind, unit = experiment.run_kind, "match" if experiment.config.match != "deal" else "deal"
@@ -341,13 +340,14 @@ class ExperimentState:
             return False
         ends = block_ends(chunk, blocks) if blocks else [chunk.first + chunk.n]
         tallies = blocks or [kind.read_tally(experiment, record["tally"])]
-        table = pq.read_table(self.part(chunk), columns=counted(self.columns, experiment.config.players))
+        part = pq.ParquetFile(self.part(chunk)).read(columns=counted(self.columns, experiment.config.players))
+        rows = {name: numpy_column(part.column(name)) for name in part.column_names}  # (pyarrow's would load pandas)
         try:
             for first, end, tally in zip([chunk.first, *ends], ends, tallies):
                 if first >= record.get("cut_at", math.inf):
                     break  # past where its SPRT decided: those rows are not kept
-                rows = table.filter(pc.and_(pc.greater_equal(table[unit], first), pc.less(table[unit], end)))
-                if kind.recount(experiment, columns_of(rows, experiment.config.players)).to_dict() != tally.to_dict():
+                block = (rows[unit] >= first) & (rows[unit] < end)
+                if kind.recount(experiment, {name: c[block] for name, c in rows.items()}).to_dict() != tally.to_dict():
                     return False
         except (KeyError, RowsDisagree):  # a column gone, seatings that disagree
             return False
