@@ -27,13 +27,21 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from sim.config import PLAYER_COUNTS, RULE_TABLES, n_sides, side_of_seat
+from sim import summaries
+from sim.config import PLAYER_COUNTS, RULE_TABLES, Rules, RunConfig, n_sides, side_of_seat
+from sim.recount import columns_of, compare_tally, run_tally
 from sim.results import read_config
-from sim.stats import Z_95, CompareTally, PairResult, fit_ratings, score_against_copies
+from sim.stats import Z_95, CompareTally, PairResult, RunTally, Sprt, fit_ratings, score_against_copies
 from sim.version import __version__
 
 TOURNAMENT_FILE = "_tournament.json"
 STUDY_FILE = "_study.json"
+
+
+class RefusedRun(ValueError):
+    """What ``load`` will not take for a run's results: a trace file, a file whose rows
+    are not what its metadata says, a tournament lacking a pair. The message is one line,
+    naming the path, what is wrong and what to pass instead."""
 
 
 @dataclass
@@ -79,14 +87,14 @@ def load(path: str | os.PathLike) -> Results:
     """Reads a ``simulate`` or ``compare`` file, a ``tournament`` folder (its pair files
     gain a ``pair`` column: ``i_j``, the indices of A and B among the strategies), or a
     study's folder (``briscola batch``): a StudyResults. What is read is checked first: a
-    file whose rows are not those its metadata describes, or a tournament lacking a pair
-    it lists, is a ValueError naming it."""
+    trace file, a file whose rows are not those its metadata describes, or a tournament
+    lacking a pair it lists, is a RefusedRun (a ValueError) naming it."""
     path = Path(path)
     if path.is_dir() and (path / STUDY_FILE).exists():
         return load_study(path)
     if path.is_dir():
         return _load_tournament(path)
-    config, deals = _read_checked(path)
+    config, deals, _ = _read_checked(path)
     deals.attrs["match"] = config.get("match", "deal")  # how a match file's standing is counted
     return Results(deals, config, "compare" if "compare" in config else "simulate")
 
@@ -98,29 +106,104 @@ def load_run(path: str | os.PathLike) -> Results:
     if not isinstance(run, StudyResults):
         return run
     if len(run.names) != 1:
-        raise ValueError(f"{path} is a study of {len(run.names)} experiments ({', '.join(run.names)}): "
+        raise RefusedRun(f"{path} is a study of {len(run.names)} experiments ({', '.join(run.names)}): "
                          f"briscola status {path} shows their summaries, sim.load({str(path)!r}).experiment(NAME) "
                          "reads each")  # fmt: skip
     return run.experiment(run.names[0])
 
 
-def _read_checked(path: Path) -> tuple[dict, pd.DataFrame]:
-    """A result file's metadata and rows, checked against each other."""
+def _read_checked(path: Path) -> tuple[dict, pd.DataFrame, RunTally | CompareTally]:
+    """A result file's metadata, rows and their tally, checked against each other: the
+    summary it keeps must be the one its rows give."""
     config = read_config(path)
+    _refuse_traces(path)
     players = config.get("players") if isinstance(config, dict) else None
     if players not in PLAYER_COUNTS or not isinstance(config.get("seed"), int):
-        raise ValueError(f"{path}: its metadata names no table and seed (players {players!r}): it was not written "
+        raise RefusedRun(f"{path}: its metadata names no table and seed (players {players!r}): it was not written "
                          "by briscola, or was damaged")  # fmt: skip
     deals = pd.read_parquet(path)
-    if "side_points_0" in deals:  # a result file (a trace file's rows are moves)
-        held = sum(column.startswith("points_") for column in deals.columns)
-        if held != players:
-            raise ValueError(f"{path}: its metadata says {players} players but its rows hold {held} players' points: "
-                             "the metadata and the rows disagree")  # fmt: skip
+    held = sum(column.startswith("points_") for column in deals.columns)
+    if held != players:
+        raise RefusedRun(f"{path}: its metadata says {players} players but its rows hold {held} players' points: "
+                         "the metadata and the rows disagree")  # fmt: skip
     if "rows" in config and len(deals) != config["rows"]:
-        raise ValueError(f"{path} holds {len(deals):,} rows where its metadata says {config['rows']:,}: it was "
+        raise RefusedRun(f"{path} holds {len(deals):,} rows where its metadata says {config['rows']:,}: it was "
                          "changed or damaged since briscola wrote it")  # fmt: skip
-    return config, deals
+    tally = _recount(path, config, deals)
+    if "summary" in config:  # (files written before summaries were kept have none)
+        _check_summary(path, config["summary"], _file_summary(config, deals, tally))
+    return config, deals, tally
+
+
+def _recount(path: Path, config: dict, deals: pd.DataFrame):
+    """The tally of a file's rows, as its run counted them (``sim.recount``)."""
+    count = compare_tally if "compare" in config else run_tally
+    try:
+        return count(columns_of(deals, config["players"]), config["players"], config.get("match", "deal"))
+    except (KeyError, ValueError) as error:  # a column gone, seatings that disagree
+        raise RefusedRun(f"{path}: its rows are not a run's ({type(error).__name__}: {error}): it was changed or "
+                         "damaged since briscola wrote it") from None  # fmt: skip
+
+
+def _file_summary(config: dict, deals: pd.DataFrame, tally) -> dict:
+    """The summary a file's command printed, made again from its rows' tally."""
+    if "compare" in config:
+        a, b = (str(_strategy_of(deals.head(1), who).iloc[0]) for who in "ab") if len(deals) else \
+            (config["compare"]["a"], config["compare"]["b"])  # fmt: skip
+        sprt = config["compare"].get("sprt")
+        sprt = Sprt(sprt["elo0"], sprt["elo1"], sprt["alpha"], sprt["beta"]) if sprt else None
+        return summaries.compare(_table(config, [a] * config["players"]), a, b, tally, sprt)
+    stored, players = config["summary"], config["players"]
+    if len(deals):  # a match's first deal seats its players as the run did
+        first = deals[deals["match_deal"] == 0] if "match_deal" in deals else deals
+        seats = [str(first[f"strategy_{seat}"].iloc[0]) for seat in range(players)]
+    else:  # a run stopped before its first deal: nothing to count, the names its summary gives
+        seats = [stored["sides"][side_of_seat(seat, players)]["strategy"] for seat in range(players)]
+    return summaries.simulate(_table(config, seats), tally, stored.get("seconds", 0.0))
+
+
+def _table(config: dict, seats: list[str]) -> RunConfig:
+    """The run's table, rules, seed and match format, which its summary states (not the
+    deals asked for, nor a comparison's seats: its tallies count what was played)."""
+    rules = Rules(**config.get("rules", {}))
+    return RunConfig(config["players"], tuple(seats), 1, config["seed"], rules, 1, match=config.get("match", "deal"))
+
+
+UNCOUNTED = ("seconds", "deals_per_second")  # a summary's timings: not in the rows
+
+
+def _check_summary(path: Path, stored: dict, recounted: dict) -> None:
+    """Refuses a file whose kept summary (what ``report`` shows) is not its rows' own."""
+    difference = _first_difference(stored, json.loads(json.dumps(recounted)), "")
+    if difference is not None:
+        where, kept, counted = difference
+        raise RefusedRun(f"{path}: its summary says {where} {kept} where its rows give {counted}: it was changed or "
+                         "damaged since briscola wrote it")  # fmt: skip
+
+
+def _first_difference(kept, counted, where: str):
+    """Where ``kept`` first differs from ``counted`` (the keys both hold, timings left
+    out): ``(where, kept value, counted value)``, or None."""
+    if isinstance(kept, dict) and isinstance(counted, dict):
+        for key in [key for key in kept if key in counted and key not in UNCOUNTED]:
+            found = _first_difference(kept[key], counted[key], f"{where}.{key}" if where else key)
+            if found is not None:
+                return found
+        return None
+    if isinstance(kept, list) and isinstance(counted, list) and len(kept) == len(counted):
+        return next((found for k, (one, two) in enumerate(zip(kept, counted))
+                     if (found := _first_difference(one, two, f"{where}[{k}]")) is not None), None)  # fmt: skip
+    return None if kept == counted else (where, kept, counted)
+
+
+def _refuse_traces(path: Path) -> None:
+    """A trace file (``--trace``: its deals move by move) carries a run's metadata, but
+    its rows are moves: it is not the run's results."""
+    import pyarrow.parquet as pq
+
+    if "winner_side" not in pq.read_schema(path).names:
+        raise RefusedRun(f"{path} is a trace file (its deals move by move), not results: read it with "
+                         f"sim.read_results({str(path)!r}), or pass the run's result file (its --out)")  # fmt: skip
 
 
 def _load_tournament(path: Path) -> Results:
@@ -129,24 +212,28 @@ def _load_tournament(path: Path) -> Results:
 
     summary_file = path / TOURNAMENT_FILE
     if not summary_file.exists():
-        raise ValueError(f"{path} is a folder without {TOURNAMENT_FILE}: not a tournament dataset")
+        raise RefusedRun(f"{path} is a folder without {TOURNAMENT_FILE}: not a tournament dataset")
     try:
         config = json.loads(summary_file.read_text())
         names = list(config["strategies"])
     except (ValueError, KeyError, TypeError) as error:
-        raise ValueError(f"{summary_file} does not read ({type(error).__name__}: {error})") from None
+        raise RefusedRun(f"{summary_file} does not read ({type(error).__name__}: {error})") from None
     every = [f"{i}_{j}" for i, j in itertools.combinations(range(len(names)), 2)]
     listed = config.get("pairs", every if config.get("status") == "complete" else None)
     if listed is None:  # a partial tournament of an earlier version: the pairs there
         listed = sorted(file.stem.removeprefix("pair_") for file in path.glob("pair_*.parquet"))
-    frames = []
+    frames, played = [], []
     for pair in listed:
         file = path / f"pair_{pair}.parquet"
+        i, j = map(int, pair.split("_"))
         if not file.exists():
-            i, j = map(int, pair.split("_"))
-            raise ValueError(f"{path} lacks {file.name} ({names[i]} against {names[j]}), a pair its {TOURNAMENT_FILE} "
+            raise RefusedRun(f"{path} lacks {file.name} ({names[i]} against {names[j]}), a pair its {TOURNAMENT_FILE} "
                              "lists: the tournament's folder is incomplete")  # fmt: skip
-        frames.append(_read_checked(file)[1].assign(pair=pair))
+        _, rows, tally = _read_checked(file)
+        frames.append(rows.assign(pair=pair))
+        played += [PairResult(i, j, tally)] if tally.units else []
+    table = _table(config, [names[0]] * config["players"])
+    _check_summary(summary_file, config, summaries.tournament(table, names, played))  # its matrix and ratings
     deals = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
     for column in [c for c in deals.columns if c.startswith("strategy_")]:
         deals[column] = deals[column].astype("category")
@@ -442,8 +529,6 @@ def paired(first, second) -> pd.DataFrame:
     from the spread of the paired differences, the ``units`` paired and the
     ``correlation`` of the two runs' units (the higher, the more pairing saves)."""
     runs = [run if isinstance(run, Results) else load(run) for run in (first, second)]
-    if any("side_points_0" not in run.deals for run in runs):
-        raise ValueError("one of the files is a trace file (--trace): pair the result files instead")
     for what in ("kind", "players", "seed", "match"):
         values = [getattr(run, what) for run in runs]
         if values[0] != values[1]:

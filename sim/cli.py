@@ -8,6 +8,7 @@ inside the commands so that ``briscola --help`` starts at once.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
 import os
@@ -414,7 +415,7 @@ def _run_study(folder, study_plan, resume, backend, scheduler, workers, chunk_de
     from sim.config import ChunkFailed, ConfigError
     from sim.files import WriteFailed
     from sim.interrupt import STUDY_STOPPING, deferred_interrupt
-    from sim.study import Study
+    from sim.study import Study, TimeLeft
 
     _check_backend(backend, scheduler, workers)
     if chunk_deals is not None and chunk_deals < 1:
@@ -437,34 +438,32 @@ def _run_study(folder, study_plan, resume, backend, scheduler, workers, chunk_de
               file=sys.stderr)  # fmt: skip
     total = sum(state.experiment.units for state in study.states)
     done = sum(state.units_done() for state in study.states)
-    from sim.study import resume_command
-
-    resume_hint = resume_command(folder, study_plan.path)
+    resume_hint = study.resume_command()
     try:
         with (
             deferred_interrupt(STUDY_STOPPING) as stop,
-            _progress(total, not quiet and sys.stderr.isatty(), done, quiet=quiet, lines=True) as progress,
-        ):
+            _progress(total, not quiet and sys.stderr.isatty(), done, quiet=quiet, lines=True,
+                      time_left=TimeLeft(study)) as progress,
+        ):  # fmt: skip
             if backend == "dask":
                 _dask_runner()(study, stop, progress, scheduler=scheduler, workers=workers, threads=threads,
                                on_status=progress.status, on_note=progress.note)  # fmt: skip
             else:
                 _say_if_first_run(quiet)
                 local.run(study, stop, progress)
+        study.close()
     except BaseException as error:
         if not resume and not any(state.records for state in study.states):
             study.discard()  # nothing was done: the folder goes, as if never made
             raise
-        study.close()
+        with contextlib.suppress(OSError):  # a full disk refuses the status file too: the records are what count
+            study.close()
         if isinstance(error, WriteFailed):
             raise ChunkFailed(f"{error}; the chunks done are kept: free some space, then {resume_hint}") from None
         if isinstance(error, ChunkFailed):
             raise ChunkFailed(f"{error}; to finish the study: {resume_hint}") from None
         raise
-    study.close()
-    if stop.is_set():
-        print(f"briscola: the study is partial; continue it with {resume_hint}", file=sys.stderr)
-    return study.outcome(), stop.is_set()
+    return study.outcome(), stop.is_set()  # a partial one's says how to continue it
 
 
 def _as_study(
@@ -491,14 +490,14 @@ def _as_study(
         raise ConfigError(f"{folder} already exists; pass --overwrite to start again, or continue it with "
                           f"{resume_command(folder)}")  # fmt: skip
     if folder.exists():
-        from sim.files import refuse_foreign, remove_own
+        from sim.files import refuse_foreign, remove_own, through_link
         from sim.study import running
 
         _check_backend(backend, scheduler, workers)  # nothing is removed for a mistyped option
         refuse_foreign(folder, "study", "--out")
         if running(folder):
             raise ConfigError(f"{folder} is being run by another briscola process; wait for it, or stop it")
-        remove_own(folder, "study")
+        remove_own(through_link(folder), "study")  # where a link points: the link stays
     text = plan_text(
         experiment,
         f"briscola {experiment.kind}, run as a study: briscola batch _plan.toml --out FOLDER --resume continues it",
@@ -518,6 +517,8 @@ def _as_study(
         from sim.report import show_summary
 
         show_summary(experiment.kind, summary, interrupted)
+    if outcome["resume"] and not summary_only:  # said even with --quiet: the way on after a stop
+        print(f"briscola: the study is partial; continue it with {outcome['resume']}", file=sys.stderr)
     if not quiet and not summary_only:
         print(f"wrote the study {folder} ({outcome['status']}); read it with sim.load", file=sys.stderr)
     if interrupted:
@@ -583,18 +584,22 @@ def status(
     """Show how far a study has come: chunks, deals, time, what is left."""
     from sim.study import read_outcome
 
-    _show_study(read_outcome(folder), json_output, quiet=True)
+    _show_study(read_outcome(folder), json_output, quiet=True, ran=False)
 
 
-def _show_study(outcome: dict, json_output: bool, quiet: bool) -> None:
+def _show_study(outcome: dict, json_output: bool, quiet: bool, ran: bool = True) -> None:
+    """The study's table or JSON. After a run (``ran``) its status on stderr (unless
+    quiet), and how to continue a partial study, once (even if quiet); else (``status``)
+    the table's title says how."""
     from sim.report import show_study
 
     if json_output:
         print(json.dumps(outcome))
     else:
-        show_study(outcome)
-    if not quiet:
-        print(f"study {outcome['out']}: {outcome['status']}", file=sys.stderr)
+        show_study(outcome, resume_in_title=not ran)
+    if ran and (outcome["resume"] or not quiet):
+        go_on = f"; continue it with {outcome['resume']}" if outcome["resume"] else ""
+        print(f"study {outcome['out']}: {outcome['status']}{go_on}", file=sys.stderr)
 
 
 @app.command(cls=_Command)
@@ -797,26 +802,33 @@ class _progress:
     """A rich progress bar on stderr, or nothing; yields a Progress: called with a count it
     advances the bar, ``status(text)`` shows what the run waits for beside it (None clears
     it), ``note(text)`` prints a line above it (on stderr, unless quiet). With ``lines``,
-    and no bar (stderr is not a terminal: a batch job's log), a line at every tenth done."""
+    and no bar (stderr is not a terminal: a batch job's log), a line at every tenth done.
+    With ``time_left`` (a study's ``TimeLeft``: called with each count and its
+    experiment), the time left is the study's work left at this run's pace, else the
+    deals left at their pace so far."""
 
-    def __init__(self, total: int, enabled: bool, done: int = 0, quiet: bool = False, lines: bool = False):
-        self.total, self.enabled, self.done, self.quiet = total, enabled, done, quiet
+    def __init__(self, total: int, enabled: bool, done: int = 0, quiet: bool = False, lines: bool = False,
+                 time_left=None):  # fmt: skip
+        self.total, self.enabled, self.done, self.quiet, self.time_left = total, enabled, done, quiet, time_left
         self.lines = lines and not enabled and not quiet
 
     def __enter__(self) -> Progress:
         if not self.enabled:
-            return Progress(None, None, self.quiet, _Tenths(self.total, self.done) if self.lines else None)
+            tenths = _Tenths(self.total, self.done, self.time_left) if self.lines else None
+            return Progress(None, None, self.quiet, tenths, self.time_left)
         from rich.console import Console
         from rich.progress import BarColumn, TextColumn, TimeRemainingColumn
         from rich.progress import Progress as Bar
 
+        left = TimeRemainingColumn() if self.time_left is None else TextColumn("[cyan]{task.fields[left]}")
         bar = Bar(
-            TextColumn("deals"), BarColumn(), TextColumn("{task.completed:,.0f}/{task.total:,.0f}"), TimeRemainingColumn(),
+            TextColumn("deals"), BarColumn(), TextColumn("{task.completed:,.0f}/{task.total:,.0f}"), left,
             TextColumn("{task.fields[status]}"), console=Console(stderr=True), transient=True,
         )  # fmt: skip
         bar.start()
         self._bar = bar
-        return Progress(bar, bar.add_task("deals", total=self.total, completed=self.done, status=""), self.quiet)
+        task = bar.add_task("deals", total=self.total, completed=self.done, status="", left="")
+        return Progress(bar, task, self.quiet, time_left=self.time_left)
 
     def __exit__(self, *exc):
         if self.enabled:
@@ -836,12 +848,16 @@ def _say_if_first_run(quiet: bool) -> None:
 class Progress:
     """What a run reports as it goes (see ``_progress``)."""
 
-    def __init__(self, bar, task, quiet: bool, tenths: _Tenths | None = None):
-        self._bar, self._task, self._quiet, self._tenths = bar, task, quiet, tenths
+    def __init__(self, bar, task, quiet: bool, tenths: _Tenths | None = None, time_left=None):
+        self._bar, self._task, self._quiet, self._tenths, self._time_left = bar, task, quiet, tenths, time_left
 
-    def __call__(self, n: int) -> None:
+    def __call__(self, n: int, experiment: str | None = None) -> None:
+        """``n`` more units done (of ``experiment``, in a study)."""
+        if self._time_left is not None and experiment is not None:
+            self._time_left.add(n, experiment)
         if self._bar is not None:
-            self._bar.advance(self._task, n)
+            left = "" if self._time_left is None else _time_left_text(self._time_left.seconds())
+            self._bar.update(self._task, advance=n, **({"left": left} if left else {}))
         elif self._tenths is not None:
             self._tenths.advance(n)
 
@@ -860,11 +876,19 @@ class Progress:
             print(f"briscola: {text}", file=sys.stderr)
 
 
-class _Tenths:
-    """Progress as lines on stderr, one each time another tenth of the deals is done."""
+def _time_left_text(seconds: float | None) -> str:
+    """``about 3m20s left``; empty while nothing is known yet."""
+    from sim.report import duration
 
-    def __init__(self, total: int, done: int):
-        self.total, self.done, self.started = total, done, time.monotonic()
+    return "" if seconds is None else f"about {duration(seconds)} left"
+
+
+class _Tenths:
+    """Progress as lines on stderr, one each time another tenth of the deals is done, with
+    the time left (``time_left``: a study's ``TimeLeft``)."""
+
+    def __init__(self, total: int, done: int, time_left=None):
+        self.total, self.done, self.started, self.time_left = total, done, time.monotonic(), time_left
         self.said = self._tenth()
 
     def _tenth(self) -> int:
@@ -875,8 +899,9 @@ class _Tenths:
         if self._tenth() > self.said:
             self.said = self._tenth()
             minutes = (time.monotonic() - self.started) / 60
-            print(f"briscola: {self.done:,}/{self.total:,} deals done ({10 * self.said}%), {minutes:.1f} min",
-                  file=sys.stderr, flush=True)  # fmt: skip
+            left = _time_left_text(self.time_left.seconds()) if self.time_left is not None and self.said < 10 else ""
+            print(f"briscola: {self.done:,}/{self.total:,} deals done ({10 * self.said}%), {minutes:.1f} min"
+                  + (f", {left}" if left else ""), file=sys.stderr, flush=True)  # fmt: skip
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -29,6 +29,7 @@ MATCH_TABLES = {
     "five-deals": (CHIAMATA,),
 }  # fmt: skip
 MATCH_FORMATS = tuple(MATCH_TABLES)
+POINTS_FORMATS = ("deal", "two-deals-120", "five-deals")  # decided by points; the others by deals won
 SUIT_NAMES = ("denari", "coppe", "spade", "bastoni")
 MAX_DEALS = 2**62  # deal numbers are int64 in the kernels, and a match format multiplies them
 

@@ -10,6 +10,9 @@
   study, a report) holding nothing but briscola's own files. Anything else is refused,
   naming the file (``check_output_path``); a folder is replaced by renaming, and what it
   held is removed file by file, only what briscola wrote (``replace_folder``).
+- **Through a symbolic link**: an output that is a link is written where it points
+  (``through_link``), as any program writes through one; the link stays, and nothing is
+  ever renamed or emptied through it.
 
 >>> bool(OWN_TEMPORARY.fullmatch(temporary_path(Path("results/run.parquet")).name))
 True
@@ -83,8 +86,9 @@ def _stale_temporaries(path: Path) -> list[Path]:
 
 def _remove_stale(stale: Path) -> None:
     """A temporary file or folder a killed run left: a folder loses only the files of
-    briscola's layouts (one set aside by a replacement may hold a stranger's)."""
-    if not stale.is_dir():
+    briscola's layouts (one set aside by a replacement may hold a stranger's); a link
+    goes, never what it points to."""
+    if stale.is_symlink() or not stale.is_dir():
         stale.unlink(missing_ok=True)
         return
     for root, _, files in os.walk(stale, topdown=False):
@@ -111,6 +115,15 @@ def _process_alive(pid: int) -> bool:
     except PermissionError:  # someone else's: alive
         return True
     return True
+
+
+def through_link(path: Path | None) -> Path | None:
+    """Where writing ``path`` lands: where it points if it is a symbolic link (a chain of
+    them followed to its end, a dangling one to the path it names), else ``path``. A
+    file or folder replaced there leaves the link as it was."""
+    if path is None or not Path(path).is_symlink():
+        return path
+    return Path(os.path.realpath(path))
 
 
 def write_atomically(path: Path, write) -> None:
@@ -182,8 +195,11 @@ def refuse_foreign(folder: Path, layout: str, option: str) -> None:
 
 
 def replace_folder(staging: Path, target: Path, layout: str, option: str = "--out") -> None:
-    """Puts the complete folder ``staging`` at ``target``. What ``target`` held (checked
-    again to be briscola's own) is set aside by a rename, then removed file by file."""
+    """Puts the complete folder ``staging`` at ``target`` (made beside it: ``target`` is
+    no link, see ``through_link``). What ``target`` held (checked again to be briscola's
+    own) is set aside by a rename, then removed file by file."""
+    if target.is_symlink():  # renamed, the link would go; emptied, the folder it names
+        raise ValueError(f"{target} is a link: replace what it points to (through_link)")
     if not target.exists():
         os.replace(staging, target)
         return
@@ -204,7 +220,9 @@ def replace_folder(staging: Path, target: Path, layout: str, option: str = "--ou
 def remove_own(folder: Path, layout: str, keep: tuple[str, ...] = ()) -> list[Path]:
     """Removes the files briscola wrote in ``folder`` (a ``layout`` folder; not those named
     in ``keep``, relative), and the folders left empty; returns what it left of the files
-    it did not write."""
+    it did not write. ``folder`` is no link (``through_link``): a link is never emptied."""
+    if folder.is_symlink():
+        raise ValueError(f"{folder} is a link: remove what it points to (through_link)")
     left = []
     for root, _, files in os.walk(folder, topdown=False):
         for name in files:

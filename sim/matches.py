@@ -25,9 +25,10 @@ from dataclasses import dataclass, replace
 import numpy as np
 import pyarrow as pa
 
-from sim.config import CHIAMATA, MATCH_FORMATS, RunConfig, n_sides
+from sim.config import CHIAMATA, MATCH_FORMATS, POINTS_FORMATS, RunConfig, n_sides
 from sim.interrupt import StopFlag
 from sim.play import Batch, play_batch
+from sim.recount import by_first_seats
 from sim.results import arrow_column, results_table
 
 FORMATS = dict(zip(MATCH_FORMATS, (1, 3, 5, 2, 5)))  # format: the most deals a match takes
@@ -80,11 +81,8 @@ def play_matches(
     winners = np.empty((n, most), dtype=np.int64)
     for k, batch in enumerate(batches):
         seat_side_points = batch.results["game_points" if sides == CHIAMATA else "side_points"][:, :sides]
-        for side in range(sides):  # a player's side is seat side (side - k) mod sides in deal k
-            points[:, k, side] = seat_side_points[:, (side - k) % sides]
-        won = batch.results["winner_side"].astype(np.int64)
-        winners[:, k] = np.where(won < 0, -1, (won + k) % sides)
-    if match in ("two-deals-120", "five-deals", "deal"):
+        points[:, k], winners[:, k] = by_first_seats(seat_side_points, batch.results["winner_side"].astype(np.int64), k)
+    if match in POINTS_FORMATS:
         played = np.ones((n, most), dtype=bool)
         standing = points.sum(axis=1)
     else:

@@ -18,7 +18,7 @@ import pandas as pd
 
 from sim import analysis
 from sim.config import ConfigError
-from sim.files import refuse_foreign, replace_folder, temporary_path
+from sim.files import foreign_files, refuse_foreign, replace_folder, temporary_path, through_link
 from sim.report import chiamata_lines, rules_text, run_facts, show_summary
 from sim.summaries import SCORE_DIGITS, rounded
 
@@ -37,12 +37,12 @@ def load_report(path: Path) -> tuple[analysis.Results, dict]:
         raise ConfigError(f"{path} does not exist; give a result file or a tournament folder")
     try:
         run = analysis.load_run(path)
+    except analysis.RefusedRun as error:  # says what the path is, and what to pass instead
+        raise ConfigError(str(error)) from None
     except (ValueError, OSError) as error:
         if (path / analysis.STUDY_FILE).exists():  # a study of several experiments, or damaged
             raise ConfigError(str(error)) from None
         raise ConfigError(f"{path} is not a briscola result file or dataset ({error})") from None
-    if "side_points_0" not in run.deals:
-        raise ConfigError(f"{path} is a trace file; report its result file (simulate's --out) instead")
     return run, _findings(path, run)
 
 
@@ -51,11 +51,14 @@ def write_report(path: Path, overwrite: bool = False) -> dict:
     (the folder appears only when complete). An existing report folder is kept unless
     ``overwrite``: ``written`` tells which."""
     run, found = load_report(path)
-    target = report_folder(path)
-    found.update(html=str(target / "index.html"), written=False, plots=[])
-    if target.exists() and not overwrite:
-        found["plots"] = sorted(str(p) for p in target.glob("*.png"))
+    shown = report_folder(path)
+    target = through_link(shown)  # a link is drawn through, and stays
+    found.update(html=str(shown / "index.html"), written=False, plots=[])
+    if target.exists() and not overwrite and (target / "index.html").is_file():  # a report drawn before: kept
+        found["plots"] = sorted(str(shown / p.name) for p in target.glob("*.png"))
         return found
+    if target.exists() and not overwrite:
+        _refuse_what_is_not_a_report(shown, target)
     if target.exists():
         refuse_foreign(target, "report", "the report folder")  # before anything is drawn
     staging = temporary_path(target)
@@ -67,8 +70,18 @@ def write_report(path: Path, overwrite: bool = False) -> dict:
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
-    found.update(written=True, plots=[str(target / name) for name in figures])
+    found.update(written=True, plots=[str(shown / name) for name in figures])
     return found
+
+
+def _refuse_what_is_not_a_report(shown: Path, target: Path) -> None:
+    """A folder in the report's place that holds no report and files briscola did not
+    write is someone's: said in one line, and left as it is (an empty one is drawn in)."""
+    foreign = foreign_files(target, "report")
+    if foreign:
+        more = f" and {len(foreign) - 1} more" if len(foreign) > 1 else ""
+        raise ConfigError(f"{shown} exists and holds no report but {foreign[0]}{more}, which briscola did not write: "
+                          "nothing was drawn; move it away, and the report is drawn there")  # fmt: skip
 
 
 def _findings(path: Path, run: analysis.Results) -> dict:

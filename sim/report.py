@@ -17,6 +17,7 @@ from sim.summaries import POINTS_DIGITS, SCORE_DIGITS, rounded
 from strategies.api import DATA_TABLES
 
 MIN_WIDTH = 100
+STRAYS_SHOWN = 5  # files not a study's named by its status (--json lists every one)
 PLURALS = {"deal": "deals", "match": "matches"}
 
 
@@ -347,15 +348,20 @@ def _print_table(table, facts: str) -> None:
 # ------------------------------------------------------------------ briscola batch and status
 
 
-def show_study(outcome: dict) -> None:
+def show_study(outcome: dict, resume_in_title: bool = True) -> None:
     """A study: per experiment how far it is (a table that fits the terminal), then what
-    each has found so far, a line each."""
+    each has found so far, a line each; the title says how to resume a partial study
+    not running (unless the caller says it)."""
     from rich.console import Console
     from rich.table import Table
 
-    state, resume = outcome["status"], resume_command(outcome["out"])
-    if state != "complete":
-        state += ", running now" if outcome.get("running") else f", not running: resume it with {resume}"
+    state, resume = outcome["status"], outcome.get("resume") or resume_command(outcome["out"])
+    if state != "complete" and outcome.get("running"):
+        state += ", running now"
+    elif state != "complete" and resume_in_title:
+        state += f", not running: resume it with {resume}"
+    if outcome.get("strays"):
+        state += f"; its folder holds {len(outcome['strays'])} file(s) not the study's (below)"
     table = Table(title=f"Study {outcome['out']}: {state}", title_justify="left")
     numbers = ("chunks", "deals", "work", "left")
     table.add_column("experiment", overflow="fold", min_width=20)
@@ -365,38 +371,57 @@ def show_study(outcome: dict) -> None:
     for experiment in experiments:
         table.add_row(
             experiment["name"], experiment["status"], f"{experiment['chunks_done']}/{experiment['chunks']}",
-            f"{experiment['units_done']:,}/{experiment['units']:,}", _duration(experiment["seconds"]), _work_left(experiment),
+            f"{experiment['units_done']:,}/{experiment['units']:,}", duration(experiment["seconds"]), _work_left(experiment),
         )  # fmt: skip
     console = Console()
     console.print(table)
     done, total = sum(e["chunks_done"] for e in experiments), sum(e["chunks"] for e in experiments)
-    left = [e for e in experiments if e["status"] != "complete"]
-    guess = sum(e["seconds"] / e["units_done"] * (e["units"] - e["units_done"]) for e in left if e["units_done"])
-    unknown = " (and more: experiments not begun)" if any(not e["units_done"] for e in left) else ""
-    console.print(f"in all: {done}/{total} chunks, work done {_duration(sum(e['seconds'] for e in experiments))}, "
-                  f"work left {_duration(guess)}{unknown} (work: the chunks' time on one worker; with N workers, "
-                  "about 1/N of it; deals count matches with a match format, and a tournament's those of every pair)",
-                  highlight=False)  # fmt: skip
+    console.print(f"in all: {done}/{total} chunks, work done {duration(sum(e['seconds'] for e in experiments))}, "
+                  f"{_all_work_left(experiments)} (work: the chunks' time on one worker, at the speed of those done "
+                  "or as measured when the study was sized; with N workers, about 1/N of it; deals count matches "
+                  "with a match format, and a tournament's those of every pair)", highlight=False)  # fmt: skip
     for experiment in experiments:
         headline = _headline(experiment["kind"], experiment["summary"])
         console.print(f"{experiment['name']} ({experiment['kind']}): {headline}", highlight=False)
     for experiment in experiments:
         for damage in experiment.get("damaged", []):
             console.print(f"not done: {experiment['name']} {damage['chunk']}: {damage['problem']} "
-                          f"({resume} plays it again)", highlight=False)  # fmt: skip
+                          f"({resume} plays it again)", highlight=False, soft_wrap=True)  # fmt: skip
+    strays = outcome.get("strays", [])
+    for stray in strays[:STRAYS_SHOWN]:  # a line each, whole (scripts grep them)
+        read = "pandas.read_parquet(FOLDER) reads it, sim.load does not; " if stray["read_by_pandas"] else ""
+        console.print(f"not the study's: {stray['path']} {stray['problem']} ({read}--resume {stray['resume']})",
+                      highlight=False, soft_wrap=True)  # fmt: skip
+    if len(strays) > STRAYS_SHOWN:
+        console.print(f"and {len(strays) - STRAYS_SHOWN} more files not the study's (status --json lists them)")
 
 
 def _work_left(experiment: dict) -> str:
-    """The time the chunks left would take at the speed of those done."""
+    """The time the chunks left would take at a unit's speed (that of the chunks done, or
+    as measured when the study was sized); ``?`` when neither is known."""
     if experiment["status"] == "complete":
         return "-"
-    if not experiment["units_done"]:
-        return "?"
-    per_unit = experiment["seconds"] / experiment["units_done"]
-    return _duration(per_unit * (experiment["units"] - experiment["units_done"]))
+    left = _seconds_left(experiment)
+    return "?" if left is None else duration(left)
 
 
-def _duration(seconds: float) -> str:
+def _seconds_left(experiment: dict) -> float | None:
+    per_unit = experiment.get("seconds_per_unit")
+    return None if per_unit is None else per_unit * (experiment["units"] - experiment["units_done"])
+
+
+def _all_work_left(experiments: list[dict]) -> str:
+    """The work left in all, in words: what is known, and how many experiments are not."""
+    left = [_seconds_left(e) for e in experiments if e["status"] != "complete"]
+    known, unknown = sum(s for s in left if s is not None), sum(s is None for s in left)
+    if not unknown:
+        return f"work left {duration(known)}"
+    guessed = f"at least {duration(known)}, " if known else ""
+    return f"work left {guessed}not known for {unknown} experiment(s) (no chunk done, not sized)"
+
+
+def duration(seconds: float) -> str:
+    """A length of time for people: ``45s``, ``3m20s``, ``1h05m``."""
     hours, rest = divmod(int(round(seconds)), 3600)
     return f"{hours}h{rest // 60:02d}m" if hours else f"{rest // 60}m{rest % 60:02d}s" if rest >= 60 else f"{rest}s"
 

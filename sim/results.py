@@ -41,6 +41,17 @@ def arrow_column(values: np.ndarray) -> pa.Array:
     return pa.Array.from_buffers(pa.from_numpy_dtype(values.dtype), len(values), [None, pa.py_buffer(values)])
 
 
+def numpy_column(column: pa.ChunkedArray) -> np.ndarray:
+    """An Arrow column without nulls as a NumPy array, without pandas (``to_numpy``
+    imports it, as ``pa.array`` does: see ``arrow_column``); dictionary-encoded strategy
+    names as strings."""
+    array = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
+    if pa.types.is_dictionary(array.type):
+        return np.array(array.dictionary.to_pylist(), dtype=object)[numpy_column(array.indices)]
+    dtype = np.dtype(array.type.to_pandas_dtype())
+    return np.frombuffer(array.buffers()[1], dtype=dtype, count=len(array), offset=array.offset * dtype.itemsize)
+
+
 def arrow_strings(texts: list[str]) -> pa.Array:
     """Python strings as an Arrow string array (as ``arrow_column``, without pandas)."""
     encoded = [text.encode() for text in texts]

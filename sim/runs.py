@@ -20,7 +20,7 @@ from pathlib import Path
 from sim.chunks import SPRT_CHECK_DEALS, Pace, SprtWatch, block_ends, part_chunks, play_chunk
 from sim.compiling import warm_up
 from sim.config import ConfigError, RunConfig, side_of_seat
-from sim.files import check_output_path, make_parent, replace_folder, temporary_path
+from sim.files import check_output_path, make_parent, replace_folder, temporary_path, through_link
 from sim.interrupt import deferred_interrupt
 from sim.play import effective_threads, seat_specs
 from sim.results import FORMAT_VERSION, TRACE_ROW_GROUP, AtomicParquetWriter
@@ -147,7 +147,8 @@ def part_metadata(experiment, part, player, tally, done: int, partial: bool, sec
 
 
 class FileOutput:
-    """One result file (and a trace file), or nothing with ``out`` None."""
+    """One result file (and a trace file), or nothing with ``out`` None; a path that is a
+    link is written where it points."""
 
     def __init__(self, experiment, out: Path | None, trace: Path | None, command: str | None):
         self.experiment, self.out, self.trace, self.command = experiment, out, trace, command
@@ -163,12 +164,13 @@ class FileOutput:
             raise ConfigError("--out and --trace name the same file; give two paths")
 
     def open(self) -> None:
-        make_parent(self.out)
-        make_parent(self.trace)
-        if self.out is not None:
-            self._writers["out"] = AtomicParquetWriter(self.out, self.experiment.run_kind.schema(self.experiment))
-        if self.trace is not None:
-            self._writers["trace"] = AtomicParquetWriter(self.trace, trace_schema(), row_group=TRACE_ROW_GROUP)
+        out, trace = through_link(self.out), through_link(self.trace)
+        make_parent(out)
+        make_parent(trace)
+        if out is not None:
+            self._writers["out"] = AtomicParquetWriter(out, self.experiment.run_kind.schema(self.experiment))
+        if trace is not None:
+            self._writers["trace"] = AtomicParquetWriter(trace, trace_schema(), row_group=TRACE_ROW_GROUP)
 
     def writers(self, part):
         return self._writers.get("out"), self._writers.get("trace")
@@ -189,11 +191,12 @@ class FileOutput:
 
 class FolderOutput:
     """A tournament's folder: a file per pair played and ``_tournament.json``, staged
-    under a temporary name and put in place whole."""
+    under a temporary name and put in place whole (where it points, if ``out`` is a link)."""
 
     def __init__(self, experiment, out: Path | None, trace: Path | None, command: str | None):
         self.experiment, self.out, self.command = experiment, out, command
-        self.staging = None if out is None else temporary_path(out)
+        self.target = through_link(out)
+        self.staging = None if out is None else temporary_path(self.target)
         self.pairs: list[str] = []
         self._writer = None
 
@@ -232,7 +235,7 @@ class FolderOutput:
         record = {**summary, "status": "partial" if partial else "complete", "seconds": round(seconds, 3),
                   "command": self.command, "pairs": self.pairs}  # fmt: skip
         (self.staging / TOURNAMENT_FILE).write_text(json.dumps(record, indent=1))
-        replace_folder(self.staging, self.out, "tournament")
+        replace_folder(self.staging, self.target, "tournament")
 
     def abort(self) -> None:
         if self._writer is not None:

@@ -189,6 +189,16 @@ class RunTally:
             tally.points += points
         self.deals_played += deals_played
 
+    def add_game_points(self, game_points: np.ndarray) -> None:
+        """Adds Briscola Chiamata deals, every seat a side of its own on its game points
+        (a row per deal): won when positive, drawn when nil (a deal thrown in), lost when
+        negative, as ``kernels.tally_nb`` counts them while a run plays."""
+        for tally, points in zip(self.sides, game_points.T.astype(np.int64)):
+            tally.wins += int(np.count_nonzero(points > 0))
+            tally.draws += int(np.count_nonzero(points == 0))
+            tally.losses += int(np.count_nonzero(points < 0))
+            tally.points += int(points.sum())
+
     def add_outcomes(self, winner: np.ndarray, points: np.ndarray, standing: np.ndarray) -> None:
         """Adds games (deals or matches): the winning side (-1: drawn), points per side,
         and the standing that decided them (a drawn game is drawn by the sides sharing
@@ -383,6 +393,11 @@ class CompareTally:
     @classmethod
     def from_dict(cls, data: dict) -> CompareTally:
         return cls(**{**data, "score_counts": np.array(data["score_counts"], dtype=np.int64)})
+
+    def add_games(self, per_seating: list) -> None:
+        """Adds units from the ``game_scores`` of each seating (in seating order, each over
+        the same units)."""
+        self.add(*(np.stack([game[k] for game in per_seating], axis=1) for k in range(3)))
 
     def add(self, scores: np.ndarray, results: np.ndarray, margins: np.ndarray) -> None:
         """Adds deals: arrays of shape (deals, games per deal)."""

@@ -10,18 +10,22 @@ The study's folder is one Parquet dataset and the record of what is done:
     FOLDER/experiment=NAME/_traces/part-000000000000.parquet  its deals move by move
                                                               (a plan's ``trace = true``)
     FOLDER/experiment=NAME/_summary.json  what the experiment's command prints with --json
+    FOLDER/_set_aside/...                 files briscola wrote that are no chunk of the plan,
+                                          moved out of the dataset by --resume
 
 A chunk counts as done once its record (``_chunks/*.json``) exists and is verified: the
 record's own checksum, its chunk's identity (the experiment's name and everything that
-decides its results, the range of deals), and the checksums of its rows' part and of
-its trace (when kept), which hold the same identity in their metadata. Each is written under a temporary name first,
+decides its results, the range of deals), the checksums of its rows' part and of its
+trace (when kept), which hold the same identity in their metadata, and its tallies,
+which must be those its rows give. Each is written under a temporary name first,
 rows before record, so a killed run leaves nothing half-written that counts; a chunk
 that does not verify (a bit flipped, a part copied from elsewhere, a part gone) is not
 done: ``status`` and ``sim.load`` name it, and a resumed study plays it again.
 Summaries are always computed from the verified records, so a resumed study ends
 exactly as an uninterrupted one. Every part has the study's columns (the union of its
 experiments', empty where an experiment has none), so ``pandas.read_parquet(FOLDER)``
-reads the whole study, with an ``experiment`` column (``pair`` in tournaments).
+reads the whole study, with an ``experiment`` column (``pair`` in tournaments), and
+only it while ``status`` names no file in the folder that is not the study's (``Stray``).
 """
 
 from __future__ import annotations
@@ -36,6 +40,7 @@ import time
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
+from typing import NamedTuple
 
 from sim.chunks import SPRT_CHECK_DEALS, Chunk, ChunkResult, SprtWatch, block_ends, chunks_of, run_chunk
 from sim.config import ConfigError, Rules, RunConfig
@@ -43,21 +48,24 @@ from sim.experiments import Experiment, with_threads
 from sim.files import (
     METADATA_KEY,
     check_output_path,
+    is_result_file,
     is_temporary,
     remove_own,
     temporary_path,
+    through_link,
     write_atomically,
     write_json,
 )  # fmt: skip
 from sim.kinds import kind_of
 from sim.plan import Plan, experiment_folder, fingerprint, networks_provenance, plan_hash
-from sim.results import RESULT_ROW_GROUP
+from sim.results import RESULT_ROW_GROUP, numpy_column
 from sim.stats import Sprt
 from sim.version import __version__
 
 FORMAT = 2  # of the folder: 2 verifies every chunk (1 had no checksums)
 STUDY_FILE, PLAN_FILE, SUMMARY_FILE, CHUNKS_DIR = "_study.json", "_plan.toml", "_summary.json", "_chunks"
 TRACES_DIR = "_traces"  # "_": not part of the rows' dataset (Parquet readers skip such folders)
+SET_ASIDE_DIR = "_set_aside"  # where --resume moves the files that are no chunk of the plan
 CHUNK_SECONDS = 60.0  # a chunk is about this much work: a crash loses little, overhead stays small
 MAX_CHUNK_UNITS = 2_000_000  # and at most this many deals (its rows are held in memory once)
 MAX_SPRT_CHUNK_UNITS = 10 * SPRT_CHECK_DEALS  # an SPRT may decide early: at most this much is played past it
@@ -163,6 +171,32 @@ class Damage:
         return {"chunk": self.chunk.label, "problem": self.problem}
 
 
+@dataclass(frozen=True)
+class Stray:
+    """A file in a study's folder that is not the study's: no chunk of its plan has its
+    name (copied in, or left by another chunk size), or it holds rows of a chunk not
+    done (a run stopped between writing them and their record)."""
+
+    path: Path  # relative to the study's folder
+    problem: str
+    read: bool  # pandas.read_parquet(FOLDER) reads it: the rows would be counted beside the study's
+    ours: bool  # briscola wrote it (a part, a trace, a record, a result file): --resume may move it
+
+    @property
+    def resume(self) -> str:
+        """What ``--resume`` does with it."""
+        if self.problem == UNRECORDED:
+            return "removes it and plays its chunk again"
+        return f"sets it aside in {SET_ASIDE_DIR}/" if self.ours else "leaves it: briscola did not write it"
+
+    def to_dict(self) -> dict:
+        return {"path": self.path.as_posix(), "problem": self.problem, "read_by_pandas": self.read,
+                "resume": self.resume}  # fmt: skip
+
+
+NOT_OF_PLAN, UNRECORDED = "is no chunk of the plan", "holds rows of a chunk not done (no record)"
+
+
 # ------------------------------------------------------------------ one experiment's state
 
 
@@ -177,6 +211,8 @@ class ExperimentState:
     networks: dict = field(default_factory=dict)  # its networks' provenance (their files: in the fingerprint)
     records: dict = field(default_factory=dict)  # Chunk -> its record, for the chunks done
     sprt_stop: int | None = None  # the deal count where its SPRT decided
+    sized: float | None = None  # seconds a unit took when the study was sized (None: not sized)
+    playing: bool = False  # a run plays some of its chunks now
 
     @cached_property
     def chunks(self) -> list[Chunk]:
@@ -231,6 +267,22 @@ class ExperimentState:
     def seconds(self) -> float:
         return sum(record["seconds"] for record in self.records.values())
 
+    def seconds_per_unit(self) -> float | None:
+        """A unit's work on one worker: over its chunks done, else as measured when the
+        study was sized (a few deals: a rough figure); None if neither is known."""
+        return self.measured_seconds_per_unit() or self.sized
+
+    def measured_seconds_per_unit(self) -> float | None:
+        done = self.units_done()
+        return self.seconds() / done if done else None
+
+    def files(self) -> set[Path]:
+        """Every file its chunks may have: parts, records, traces; and its summary."""
+        files = {self.directory / SUMMARY_FILE}
+        for chunk in self.chunks:
+            files.update((self.part(chunk), self.record_path(chunk), self.trace_part(chunk)))
+        return files
+
     # -- what is done, verified
 
     def load_records(self, rows: bool) -> list[Damage]:
@@ -266,7 +318,40 @@ class ExperimentState:
             problem = _part_problem(part, record.get(checksum), record["identity"])
             if problem is not None:
                 return None, f"its {what} {part.name} {problem}"
+        if rows and not self.tallies_are_its_rows(chunk, record):
+            return None, f"its record {path.name} holds tallies its rows do not give (edited since it was written)"
         return record, None
+
+    def tallies_are_its_rows(self, chunk: Chunk, record: dict) -> bool:
+        """Whether a record's tallies are those of the rows of its part (a record edited,
+        its checksum made again, verifies on its own): its tally, and with an SPRT each
+        block of SPRT_CHECK_DEALS whose rows are kept (those past a decision are not)."""
+        import pyarrow.parquet as pq
+
+        from sim.recount import RowsDisagree, counted
+
+        experiment = self.experiment
+        kind, unit = experiment.run_kind, "match" if experiment.config.match != "deal" else "deal"
+        blocks = [kind.read_tally(experiment, block) for block in record["blocks"]]
+        merged = kind.new_tally(experiment)
+        for block in blocks:
+            merged.merge(block)
+        if blocks and merged.to_dict() != record["tally"]:
+            return False
+        ends = block_ends(chunk, blocks) if blocks else [chunk.first + chunk.n]
+        tallies = blocks or [kind.read_tally(experiment, record["tally"])]
+        part = pq.ParquetFile(self.part(chunk)).read(columns=counted(self.columns, experiment.config.players))
+        rows = {name: numpy_column(part.column(name)) for name in part.column_names}  # (pyarrow's would load pandas)
+        try:
+            for first, end, tally in zip([chunk.first, *ends], ends, tallies):
+                if first >= record.get("cut_at", math.inf):
+                    break  # past where its SPRT decided: those rows are not kept
+                block = (rows[unit] >= first) & (rows[unit] < end)
+                if kind.recount(experiment, {name: c[block] for name, c in rows.items()}).to_dict() != tally.to_dict():
+                    return False
+        except (KeyError, RowsDisagree):  # a column gone, seatings that disagree
+            return False
+        return True
 
     def sprt_decision(self) -> tuple[Chunk, int] | None:
         """Where its SPRT decided, over the chunks done from the first on, at the
@@ -283,6 +368,33 @@ class ExperimentState:
             if watch.add_all(zip(block_ends(chunk, blocks), blocks)):
                 return chunk, watch.stop
         return None
+
+
+def _written_by_briscola(path: Path) -> bool:
+    """Whether a file is one briscola writes: Parquet with its metadata (a chunk's part
+    or trace, a command's file) or a chunk's record."""
+    if path.suffix != ".json":
+        return is_result_file(path)
+    try:
+        record = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return False
+    return isinstance(record, dict) and {"identity", "checksum"} <= record.keys()
+
+
+def _free_path(path: Path) -> Path:
+    """``path``, or ``path.1``, ``path.2`` ... : the first that does not exist."""
+    found, number = path, 0
+    while found.exists():
+        number += 1
+        found = path.with_name(f"{path.name}.{number}")
+    return found
+
+
+def _counted(strays: list[Stray]) -> str:
+    """``3 files (experiment=a/part-000000005000.parquet and 2 more)``."""
+    more = f" and {len(strays) - 1} more" if len(strays) > 1 else ""
+    return f"{len(strays)} file{'s' if len(strays) > 1 else ''} ({strays[0].path.as_posix()}{more})"
 
 
 def _part_problem(part: Path, checksum: str | None, identity: dict) -> str | None:
@@ -334,6 +446,7 @@ class Study:
 
     def __init__(self, folder: Path, plan: Plan | None, rows: bool, states: list[ExperimentState]):
         self.folder, self.plan, self.rows, self.states = folder, plan, rows, states
+        self.plan_file = None if plan is None else str(Path(plan.path).absolute())  # the plan it is run with
         self.schema = study_schema([state.experiment for state in states])
         self.by_name = {state.experiment.name: state for state in states}
         self.plan_hash = plan_hash([(state.experiment.name, state.fingerprint) for state in states])
@@ -364,14 +477,14 @@ class Study:
         if chunk_units is None and on_sizing is not None:
             on_sizing()
         experiments = [e if threads is None else with_threads(e, threads) for e in plan.experiments]
+        sizes = [Sizing(chunk_units, None) if chunk_units else calibrate(e) for e in experiments]
         states = [
-            ExperimentState(
-                e, chunk_units or calibrate(e), experiment_dir(folder, e.name), fingerprint(e), networks_provenance(e)
-            )
-            for e in experiments
-        ]
+            ExperimentState(e, size.units, experiment_dir(folder, e.name), fingerprint(e), networks_provenance(e),
+                            sized=size.seconds_per_unit)
+            for e, size in zip(experiments, sizes)
+        ]  # fmt: skip
         _check_size(states)
-        cls._create(folder, plan, rows, states)
+        cls._create(through_link(folder), plan, rows, states)  # a link stays, naming the study
         study = cls(folder, plan, rows, states)
         study._lock()
         return study
@@ -427,6 +540,7 @@ class Study:
                     folder / entry["directory"],
                     entry["fingerprint"],
                     networks_provenance(experiment),
+                    sized=entry.get("seconds_per_unit_sized"),
                 )
             )
         return cls._opened(folder, plan, rows, states)
@@ -450,10 +564,13 @@ class Study:
             if chunk_units is not None and recorded_units not in (None, chunk_units):
                 raise ConfigError(f"{folder} is cut in chunks of {recorded_units}: --chunk-deals cannot change "
                                   "when a study resumes")  # fmt: skip
-            units = recorded_units or chunk_units or calibrate(experiment)
-            states.append(
-                ExperimentState(experiment, units, directory, fingerprint(experiment), networks_provenance(experiment))
+            size = (
+                Sizing(recorded_units or chunk_units, None) if recorded_units or chunk_units else calibrate(experiment)
             )
+            states.append(
+                ExperimentState(experiment, size.units, directory, fingerprint(experiment), networks_provenance(experiment),
+                                sized=size.seconds_per_unit)
+            )  # fmt: skip
         _check_size(states)
         study = cls._opened(folder, plan, rows, states)
         study.notes.append(f"{folder / STUDY_FILE} was missing: rebuilt from {PLAN_FILE} and the chunks' records")
@@ -480,10 +597,12 @@ class Study:
         status = read_status(folder)
         states = [
             ExperimentState(experiment_of(entry), entry["units_per_chunk"], folder / entry["directory"],
-                            entry["fingerprint"], entry.get("provenance", {}))
+                            entry["fingerprint"], entry.get("provenance", {}), sized=entry.get("seconds_per_unit_sized"),
+                            playing=entry.get("playing", False))
             for entry in status["experiments"]
         ]  # fmt: skip
         study = cls(folder, None, status["rows"], states)
+        study.plan_file = status.get("plan")
         for state in states:
             damaged = state.load_records(study.rows)
             if damaged and running(folder):  # a run may be rewriting a part and its record: look again
@@ -517,7 +636,10 @@ class Study:
             self._lock_file = None
 
     def close(self) -> None:
-        """Saves the status and summaries, and lets other processes have the study."""
+        """Saves the status and summaries (no chunk is being played any more), and lets
+        other processes have the study."""
+        for state in self.states:
+            state.playing = False
         try:
             self.save()
         finally:
@@ -533,7 +655,8 @@ class Study:
     def _load_records(self) -> None:
         """Reads what is done: every chunk whose record and rows verify. Leftovers
         (temporary files, rows without a record, chunks past an SPRT's stop) are removed,
-        and so are the damaged chunks (``replayed``): they are played again."""
+        and so are the damaged chunks (``replayed``): they are played again. What briscola
+        wrote that is no chunk of the plan is set aside (``_set_aside``)."""
         for temporary in self.folder.rglob(".*.tmp"):
             if is_temporary(temporary.name) and temporary.is_file():  # the study is locked: no one writes them now
                 temporary.unlink(missing_ok=True)
@@ -547,6 +670,52 @@ class Study:
                     state.part(chunk).unlink(missing_ok=True)
                     state.trace_part(chunk).unlink(missing_ok=True)
             self._check_sprt(state)
+        self._set_aside(self.strays())
+
+    def _set_aside(self, strays: list[Stray]) -> None:
+        """Moves the files briscola wrote that are no chunk of the plan into
+        ``_set_aside/`` (which Parquet readers skip), keeping their paths; names the others."""
+        moved = [stray for stray in strays if stray.problem == NOT_OF_PLAN and stray.ours]
+        for stray in moved:
+            target = _free_path(self.folder / SET_ASIDE_DIR / stray.path)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            os.replace(self.folder / stray.path, target)
+        if moved:
+            self.notes.append(f"set aside {_counted(moved)}, no chunk of the plan (copied in, or left by another "
+                              f"chunk size), in {self.folder / SET_ASIDE_DIR}: the study's dataset holds its own rows "
+                              "alone")  # fmt: skip
+        kept = [stray for stray in strays if stray.problem == NOT_OF_PLAN and stray.read and not stray.ours]
+        if kept:
+            self.notes.append(f"{_counted(kept)} that briscola did not write lie in the study's dataset: "
+                              "pandas.read_parquet reads them beside its rows; move them out of the folder")  # fmt: skip
+
+    def strays(self) -> list[Stray]:
+        """The files in the folder that are not the study's (``Stray``): what
+        ``pandas.read_parquet(FOLDER)`` reads beside its rows, and the records and traces
+        of no chunk of the plan; not the study's own files, temporaries, or what was set
+        aside."""
+        own = {self.folder / name for name in (PLAN_FILE, STUDY_FILE, ".lock")}
+        unrecorded = set()
+        for state in self.states:
+            own |= state.files()
+            damaged = {damage.chunk for name, damage in self.damaged if name == state.experiment.name}
+            unrecorded |= {state.part(c) for c in state.chunks if c not in state.records and c not in damaged}
+        found = []
+        for root, folders, files in os.walk(self.folder):
+            folders[:] = [name for name in folders if Path(root, name) != self.folder / SET_ASIDE_DIR]
+            for name in files:
+                path = Path(root, name)
+                relative = path.relative_to(self.folder)
+                read = not any(part.startswith(("_", ".")) for part in relative.parts)
+                if path in unrecorded:
+                    found.append(Stray(relative, UNRECORDED, read, True))
+                elif (
+                    path not in own
+                    and not is_temporary(name)
+                    and (read or path.parent.name in (CHUNKS_DIR, TRACES_DIR))
+                ):
+                    found.append(Stray(relative, NOT_OF_PLAN, read, _written_by_briscola(path)))
+        return sorted(found, key=lambda stray: stray.path)
 
     # -- recording
 
@@ -623,28 +792,110 @@ class Study:
     def status(self) -> dict:
         return {
             "format": FORMAT, "version": __version__, "plan_hash": self.plan_hash, "rows": self.rows,
-            "status": _overall([state.status for state in self.states]),
+            "plan": self.plan_file, "status": _overall([state.status for state in self.states]),
             "experiments": [_experiment_status(state) for state in self.states],
         }  # fmt: skip
 
+    def play(self, names) -> None:
+        """Notes the experiments whose chunks a run plays now (``briscola status`` shows
+        them as playing); the status file is written when that changes."""
+        changed = [state for state in self.states if (state.experiment.name in names) != state.playing]
+        for state in changed:
+            state.playing = not state.playing
+        if changed:
+            write_json(self.folder / STUDY_FILE, self.status())
+
+    def resume_command(self) -> str:
+        """The command that finishes the study: with the plan it is run with, or (read by
+        ``status``) the plan it was last run with if that file still holds the plan the
+        study began with, else the copy in its folder (whose relative plug-in paths, if
+        any, would not be found from there)."""
+        if self.plan is not None:
+            return resume_command(self.folder, self.plan.path)
+        recorded = Path(self.plan_file) if self.plan_file else None
+        try:
+            same = recorded is not None and recorded.read_text() == (self.folder / PLAN_FILE).read_text()
+        except OSError:
+            same = False
+        return resume_command(self.folder, recorded if same else None)
+
     def outcome(self) -> dict:
         """How far the study has come (what ``batch --json`` and ``status --json`` print):
-        per experiment its status, chunks and deals (done and in all), the work time of
-        its chunks done, its summary (computed from its verified records) and the chunks
-        found damaged."""
+        per experiment its status (``playing`` while a run plays its chunks), chunks and
+        deals (done and in all), the work time of its chunks done and a unit's (measured
+        on them, else when the study was sized), its summary (computed from its verified
+        records) and the chunks found damaged; the files in the folder not the study's,
+        and the command that finishes it (None once complete)."""
         damaged = {}
         for name, damage in self.damaged:
             damaged.setdefault(name, []).append(damage.to_dict())
-        experiments = []
+        experiments, now = [], running(self.folder)
         for state in self.states:
+            playing = now and state.playing and state.status != "complete"
+            cost = state.seconds_per_unit()
             experiments.append({
-                "name": state.experiment.name, "kind": state.experiment.kind, "status": state.status,
+                "name": state.experiment.name, "kind": state.experiment.kind,
+                "status": "playing" if playing else state.status,
                 "chunks": len(state.needed()), "chunks_done": sum(c in state.records for c in state.needed()),
                 "units": state.experiment.units, "units_done": state.units_done(), "seconds": round(state.seconds(), 3),
+                "seconds_per_unit": None if cost is None else float(f"{cost:.4g}"),
                 "summary": experiment_summary(state), "damaged": damaged.get(state.experiment.name, []),
             })  # fmt: skip
         status = _overall([e["status"] for e in experiments])
-        return {"out": str(self.folder), "status": status, "running": running(self.folder), "experiments": experiments}
+        return {"out": str(self.folder), "status": status, "running": now, "experiments": experiments,
+                "strays": [stray.to_dict() for stray in self.strays()],
+                "resume": None if status == "complete" else self.resume_command()}  # fmt: skip
+
+
+class TimeLeft:
+    """How long a run of a study has left: the work its experiments have left (their
+    units left, each at its seconds a unit: measured on its chunks done, else as this run
+    sees its units go between two reports, else as measured when the study was sized,
+    else the mean of the others') at the pace this run keeps (its work done per second
+    of wall time: every worker counts). A run that plays a cheap experiment first then a
+    dear one is not fooled, as counting deals is."""
+
+    REFRESH_SECONDS = 1.0  # how often the chunks done are looked at again (they are recorded meanwhile)
+
+    def __init__(self, study: Study):
+        self.study, self.started = study, time.monotonic()
+        self.left = {s.experiment.name: max(0, s.experiment.units - s.units_done()) for s in study.states}
+        self.done = dict.fromkeys(self.left, 0)  # units done by this run
+        self.seen = {name: [0.0, 0] for name in self.left}  # wall seconds and units between reports, by experiment
+        self._last, self._measured, self._measured_at = self.started, {}, -math.inf
+
+    def add(self, units: int, experiment: str) -> None:
+        """``units`` more of ``experiment`` done (the wall time since the last report: its)."""
+        now = time.monotonic()
+        self.seen[experiment][0] += now - self._last
+        self.seen[experiment][1] += units
+        self._last = now
+        self.left[experiment] = max(0, self.left[experiment] - units)
+        self.done[experiment] += units
+
+    def costs(self) -> dict[str, float]:
+        """Each experiment's seconds a unit (a guess where none is known)."""
+        if time.monotonic() - self._measured_at > self.REFRESH_SECONDS:
+            self._measured = {s.experiment.name: s.measured_seconds_per_unit() for s in self.study.states}
+            self._measured_at = time.monotonic()
+        known = {s.experiment.name: self._measured[s.experiment.name] or self._seen(s.experiment.name) or s.sized
+                 for s in self.study.states}  # fmt: skip
+        found = [cost for cost in known.values() if cost]
+        guess = sum(found) / len(found) if found else 1.0
+        return {name: cost or guess for name, cost in known.items()}
+
+    def _seen(self, experiment: str) -> float | None:
+        seconds, units = self.seen[experiment]
+        return seconds / units if units else None
+
+    def seconds(self) -> float | None:
+        """The wall time left, at this run's pace so far (None before any unit is done)."""
+        costs = self.costs()
+        work_done = sum(units * costs[name] for name, units in self.done.items())
+        if work_done <= 0:
+            return None
+        work_left = sum(units * costs[name] for name, units in self.left.items())
+        return work_left * (time.monotonic() - self.started) / work_done
 
 
 def resume_command(folder, plan=None) -> str:
@@ -726,6 +977,7 @@ def running(folder: Path) -> bool:
 
 
 def _overall(statuses: list[str]) -> str:
+    """The study's status from its experiments' (``playing`` is partial, or pending)."""
     if all(s == "complete" for s in statuses):
         return "complete"
     return "pending" if all(s == "pending" for s in statuses) else "partial"
@@ -740,6 +992,7 @@ def _experiment_status(state: ExperimentState) -> dict:
         "units_per_chunk": state.units_per_chunk, "chunks": len(state.needed()),
         "chunks_done": sum(c in state.records for c in state.needed()), "units": experiment.units,
         "units_done": state.units_done(), "seconds": round(state.seconds(), 3), "sprt_stop": state.sprt_stop,
+        "seconds_per_unit_sized": state.sized, "playing": state.playing,
         **({"provenance": state.networks} if state.networks else {}),
     }  # fmt: skip
 
@@ -804,22 +1057,41 @@ def _part_tally(state: ExperimentState, part):
 # ------------------------------------------------------------------ chunk sizes
 
 
-def calibrate(experiment: Experiment) -> int:
+class Sizing(NamedTuple):
+    units: int  # per chunk
+    seconds_per_unit: float | None  # as measured (None: too few deals to measure)
+
+
+def calibrate(experiment: Experiment) -> Sizing:
     """Units per chunk: about CHUNK_SECONDS of this machine's work, measured by playing a
     few deals (which also readies the kernels), rounded down to 1, 2 or 5 times a power
-    of ten, at most MAX_CHUNK_UNITS. Measuring stops as soon as the answer is known: at
-    CALIBRATION_SECONDS, or once even the fastest rate seen would fill the largest chunk."""
+    of ten, at most MAX_CHUNK_UNITS; and the seconds a unit took. Measuring stops as soon
+    as the answer is known: at CALIBRATION_SECONDS, or once even the fastest rate seen
+    would fill the largest chunk."""
     chunk = chunks_of(experiment, experiment.config.deals)[0]
     total = experiment.config.deals
     run_chunk(experiment, Chunk(chunk.experiment, chunk.pair, 0, 1), rows=False)  # compiles or loads: not measured
-    n, seconds, rate = 2, 0.0, 0.0
+    n, seconds, rate, timed = 2, 0.0, 0.0, []
     while seconds < CALIBRATION_SECONDS and n < total and rate * CHUNK_SECONDS < MAX_CHUNK_UNITS:
         n = min(4 * n, total)
         started = time.perf_counter()
         run_chunk(experiment, Chunk(chunk.experiment, chunk.pair, 0, n), rows=False)
         seconds = time.perf_counter() - started
         rate = n / max(seconds, 1e-6)
-    return _round_down(min(largest_chunk(experiment), max(1, rate * CHUNK_SECONDS)))
+        timed.append((n, seconds))
+    units = _round_down(min(largest_chunk(experiment), max(1, rate * CHUNK_SECONDS)))
+    return Sizing(units, _seconds_per_unit(timed))
+
+
+def _seconds_per_unit(timed: list[tuple[int, float]]) -> float | None:
+    """A unit's cost from runs of (units, seconds): what the last run took beyond the one
+    before (a run's fixed cost, which dwarfs a few deals of a fast strategy, cancels),
+    else the last run's average; None if none ran."""
+    if not timed:
+        return None
+    (n, seconds), before = timed[-1], timed[-2] if len(timed) > 1 else (0, 0.0)
+    extra = (seconds - before[1]) / (n - before[0])
+    return extra if extra > 0 else seconds / n
 
 
 def _round_down(units: float) -> int:

@@ -230,3 +230,49 @@ def test_a_hand_started_cluster_loses_a_worker_then_its_scheduler_and_the_study_
     assert resumed.returncode == 0, resumed.stderr
     deals = sim.load(tmp_path / "study").experiment("slow").deals
     assert sorted(deals["deal"].unique()) == list(range(36)) and len(deals) == 72
+
+
+READYING_PLAN = f"""
+seed = 6
+strategy_files = ["{SLOW_FILE}"]
+
+[[compare]]
+name = "slow"
+a = "slow:seconds=0.3"
+b = "random"
+deals = 4
+"""
+
+
+def test_a_worker_killed_while_the_kernels_are_readied_is_said_once_and_the_study_goes_on(tmp_path):
+    """Readying plays a deal of every experiment on each worker (seconds, with this plug-in):
+    a worker killed meanwhile is one line, its nanny's next worker readies as it joins,
+    and the study ends complete (it ended in "lost the Dask scheduler", after a traceback)."""
+
+    (tmp_path / "plan.toml").write_text(READYING_PLAN)
+    run = subprocess.Popen([sys.executable, "-m", "sim.cli", "batch", "plan.toml", "--out", "study", "--chunk-deals",
+                            "2", "--backend", "dask", "--workers", "2"], cwd=tmp_path, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": str(REPO)})  # fmt: skip
+    try:
+        said = [run.stderr.readline()]
+        assert "readying the kernels on the workers" in said[0], said
+        wait_until(lambda: len(dask_workers(run.pid)) == 2, "the workers started")
+        time.sleep(1.0)  # well into readying: a deal of slow takes seconds
+        dask_workers(run.pid)[0].kill()
+        _, rest = run.communicate(timeout=240)
+    finally:
+        run.kill()
+    err = said[0] + rest
+    assert run.returncode == 0, err
+    assert err.count("a Dask worker left the cluster") == 1, err
+    assert "Traceback" not in err and "never retrieved" not in err and "lost the Dask scheduler" not in err, err
+    assert not sim.load(tmp_path / "study").partial
+
+
+def dask_workers(pid: int) -> list:
+    """The worker processes of a briscola run's LocalCluster (its children that run Dask's
+    worker, not multiprocessing's resource tracker)."""
+    import psutil
+
+    children = psutil.Process(pid).children()
+    return [p for p in children if "resource_tracker" not in " ".join(p.cmdline())]

@@ -130,6 +130,23 @@ def test_report_refuses_what_is_not_a_result(tmp_path, capsys):
     assert "is a trace file" in capsys.readouterr().err and not (tmp_path / "trace_report").exists()
 
 
+def test_a_trace_file_is_refused_alike_by_sim_load_and_report(tmp_path, capsys):
+    """A trace file holds moves, not results: both readers say what it is and what to pass."""
+    trace = tmp_path / "moves.parquet"
+    assert main(["simulate", "--players", "2", "--strategies", "greedy,random", "--deals", "10", "--seed", "1",
+                 "--out", str(tmp_path / "run.parquet"), "--trace", str(trace), "--quiet"]) == 0  # fmt: skip
+    with pytest.raises(ValueError) as refused:
+        an.load(trace)
+    message = str(refused.value)
+    assert message.startswith(f"{trace} is a trace file") and "sim.read_results" in message
+    assert len(message.splitlines()) == 1
+    capsys.readouterr()
+    assert main(["report", str(trace)]) == 2
+    err = capsys.readouterr().err
+    assert err == f"briscola: error: {message}\n"  # the same line
+    assert len(an.load(tmp_path / "run.parquet").deals) == 10  # its result file reads
+
+
 def test_the_example_notebook_runs(tmp_path):
     notebook = nbformat.read(EXAMPLE, as_version=4)
     NotebookClient(notebook, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(REPO)}}).execute()

@@ -402,11 +402,12 @@ def test_ctrl_c_or_sigterm_stops_a_study_which_then_resumes_to_the_same_dataset(
     process = start_batch(tmp_path, "--out", "study", "--chunk-deals", "200")
     wait_for_records(tmp_path / "study", process, 2)
     process.send_signal(stop)
-    _, stderr = process.communicate(timeout=60)
+    stdout, stderr = process.communicate(timeout=60)
     assert process.returncode == code and "Traceback" not in stderr, stderr
     said = STUDY_STOPPING.removeprefix("briscola: ")
     assert (said if stop == signal.SIGINT else said.split(" (Ctrl-C again")[0]) in stderr
-    assert "briscola batch plan.toml --out study --resume" in stderr  # the way on, said
+    assert "continue it with briscola batch plan.toml --out study --resume" in stderr  # the way on, said
+    assert (stdout + stderr).count("briscola batch") == 1  # once: not a second, other command in the table
     assert sim.load(tmp_path / "study").partial
     assert batch(tmp_path, "--out", "study", "--resume", "--quiet").returncode == 0
     pd.testing.assert_frame_equal(dataset(tmp_path / "study"), dataset(study))
@@ -472,7 +473,11 @@ def test_chunks_recorded_in_any_order_give_the_same_study(tmp_path):
         outcome = read_outcome(tmp_path / folder)
         outcome["experiments"][0]["summary"].pop("seconds", None)
         outcomes.append(
-            {**outcome, "out": None, "experiments": [{**e, "seconds": None} for e in outcome["experiments"]]}
+            {
+                **outcome,
+                "out": None,
+                "experiments": [{**e, "seconds": None, "seconds_per_unit": None} for e in outcome["experiments"]],
+            }
         )
     assert outcomes[0] == outcomes[1] and outcomes[0]["experiments"][0]["summary"]["deals"] < 3000
     pd.testing.assert_frame_equal(dataset(tmp_path / "forward"), dataset(tmp_path / "backward"))
@@ -492,7 +497,7 @@ def test_chunk_sizes_do_not_count_compiling(monkeypatch):
 
     monkeypatch.setattr(sim.study, "run_chunk", run_chunk)
     experiment = make_experiment("simulate", players=2, strategies="greedy,random", deals=20_000_000, seed=1)
-    assert sim.study.calibrate(experiment) == sim.study.MAX_CHUNK_UNITS
+    assert sim.study.calibrate(experiment).units == sim.study.MAX_CHUNK_UNITS
 
 
 def test_status_says_whether_a_study_is_running(tmp_path):
@@ -507,7 +512,9 @@ def test_status_says_whether_a_study_is_running(tmp_path):
     assert running["running"] and not stopped["running"] and stopped["status"] == "partial"
     table = run_here("status", "study", env={"PYTHONPATH": str(REPO), "COLUMNS": "80"}, cwd=tmp_path).stdout
     assert max(map(len, table.splitlines())) <= 80
-    assert "not running: resume it with briscola batch study/_plan.toml --out study --resume" in " ".join(table.split())
+    # the plan it was run with (the copy in the folder would do too, but for plug-ins named relative to the plan)
+    said = f"notrunning:resumeitwithbriscolabatch{tmp_path / 'plan.toml'}--outstudy--resume"
+    assert said in "".join(table.split())  # (a long path is folded to the width)
 
 
 def test_a_chiamata_study_keeps_every_column_of_its_commands(tmp_path):
@@ -565,3 +572,52 @@ def test_a_batch_without_a_terminal_says_its_progress_in_lines(tmp_path):
     assert said == list(range(10, 101, 10)), done.stderr
     quiet = batch(tmp_path, "--out", "quiet", "--chunk-deals", "500", "--quiet")
     assert quiet.returncode == 0 and "deals done" not in quiet.stderr
+
+
+def test_status_shows_the_experiment_in_play_and_the_work_it_has_left(tmp_path):
+    """Sized chunks measure every experiment: the one being played is ``playing``, with its
+    work left from that measure (it was ``pending 0/1 ... ?``, its total "0s (and more)")."""
+    write_plan(tmp_path, SLOW_PLAN.format(slow=SLOW_FILE).replace("[[compare]]", "[[simulate]]\nname = 'quick'\n"
+               "players = 2\nstrategies = ['greedy']\ndeals = 100\n[[compare]]"))  # fmt: skip
+    process = start_batch(tmp_path, "--out", "study", "--quiet")  # chunks sized: one of the 30 slow deals, ~10 s
+    wait_for_records(tmp_path / "study", process, 1)  # the quick one done
+    deadline = time.monotonic() + 60
+    while True:
+        seen = json.loads(run_here("status", "study", "--json", env={"PYTHONPATH": str(REPO)}, cwd=tmp_path).stdout)
+        if seen["experiments"][1]["status"] == "playing" or time.monotonic() > deadline:
+            break
+    table = run_here("status", "study", env={"PYTHONPATH": str(REPO), "COLUMNS": "200"}, cwd=tmp_path).stdout
+    assert process.poll() is None, "the study ended before status was asked"
+    process.kill()
+    process.communicate()
+    slow = seen["experiments"][1]
+    assert slow["status"] == "playing" and slow["units_done"] == 0 and slow["seconds_per_unit"] > 0
+    row = next(line for line in table.splitlines() if line.startswith("│ slow"))
+    assert " playing " in row and not row.rstrip(" │").endswith("?")
+    assert "work left 0s" not in table and "not known" not in table
+    stopped = json.loads(run_here("status", "study", "--json", env={"PYTHONPATH": str(REPO)}, cwd=tmp_path).stdout)
+    assert stopped["experiments"][1]["status"] == "pending"  # killed: no run plays it now
+
+
+def test_the_time_left_weighs_each_experiments_deals_by_their_cost(tmp_path, monkeypatch):
+    """A cheap experiment played first, a dear one left: counting deals would say 1 s."""
+    import sim.study
+    from sim.plan import read_plan
+    from sim.study import Study, TimeLeft
+
+    write_plan(tmp_path, "seed = 1\n[[simulate]]\nname = 'cheap'\nplayers = 2\nstrategies = ['greedy']\n"
+               "deals = 9000\n[[simulate]]\nname = 'dear'\nplayers = 2\nstrategies = ['greedy']\ndeals = 1000\n")  # fmt: skip
+    study = Study.open(tmp_path / "study", read_plan(tmp_path / "plan.toml"), rows=False, resume=False,
+                       chunk_units=1000, threads=1)  # fmt: skip
+    cheap, dear = study.states
+    cheap.sized, dear.sized = 0.05, None  # seconds a deal: sizing overrates cheap ones; not sized (--chunk-deals)
+    clock = [100.0]
+    monkeypatch.setattr(sim.study.time, "monotonic", lambda: clock[0])
+    left = TimeLeft(study)
+    clock[0] += 9.0
+    left.add(9000, "cheap")
+    clock[0] += 10.0
+    left.add(100, "dear")  # seen: 0.1 s a deal (and the cheap one 0.001 s, not as sized)
+    assert left.seconds() == pytest.approx(900 * 0.1 * 19 / (9000 * 0.001 + 100 * 0.1))  # 90 s, at this run's pace
+    monkeypatch.undo()
+    study.close()

@@ -128,6 +128,119 @@ def test_an_edited_record_is_damaged_and_summaries_agree_with_the_rows(made, cap
     assert len(solo_rows) == solo["deals"] and (solo_rows["winner_side"] == 0).sum() == solo["sides"][0]["wins"]
 
 
+def sealed(record: Path, edit) -> None:
+    """A record edited, and its checksum made again, as someone who read the code would."""
+    from sim.study import record_checksum
+
+    data = json.loads(record.read_text())
+    edit(data)
+    data["checksum"] = record_checksum(data)
+    record.write_text(json.dumps(data, indent=1))
+
+
+def test_a_resealed_record_whose_tally_is_not_its_rows_is_damaged(made, capsys):
+    plan, study, reference = made
+
+    def three_hundred_won_more(record):
+        sides = record["tally"]["sides"]
+        sides[0]["wins"], sides[0]["losses"] = sides[0]["wins"] + 300, sides[0]["losses"] - 300
+        sides[1]["wins"], sides[1]["losses"] = sides[1]["wins"] - 300, sides[1]["losses"] + 300
+
+    sealed(study / "experiment=solo" / "_chunks" / "part-000000000000.json", three_hundred_won_more)
+    solo = status(capsys, study)["experiments"][0]
+    assert [d["chunk"] for d in solo["damaged"]] == ["part-000000000000"]
+    assert "tallies its rows do not give" in solo["damaged"][0]["problem"] and solo["summary"]["deals"] == 3000
+    resume(capsys, plan, study)
+    assert summaries(status(capsys, study)) == summaries(status(capsys, reference))
+
+
+def test_an_sprt_block_resealed_apart_from_its_rows_is_damaged(tmp_path, capsys):
+    plan = tmp_path / "plan.toml"
+    plan.write_text(
+        'seed = 3\n[[compare]]\nname = "duel"\na = "greedy"\nb = "greedy"\ndeals = 3000\nsprt = [-2, 2]\n'
+    )  # no decision in 3,000 deals: every block's rows are kept
+    study = tmp_path / "study"
+    assert command(capsys, "batch", str(plan), "--out", str(study), "--chunk-deals", "3000", "--quiet")[0] == 0
+
+    def moved_between_blocks(record):  # the chunk's tally unchanged: a game won moved from a block to another
+        first, second = record["blocks"][0], record["blocks"][1]
+        first["wins"], first["draws"] = first["wins"] + 1, first["draws"] - 1
+        second["wins"], second["draws"] = second["wins"] - 1, second["draws"] + 1
+
+    sealed(study / "experiment=duel" / "_chunks" / "part-000000000000.json", moved_between_blocks)
+    duel = status(capsys, study)["experiments"][0]
+    assert [d["chunk"] for d in duel["damaged"]] == ["part-000000000000"]
+
+
+def copy_in(study: Path, source: str, target: str) -> None:
+    (study / target).parent.mkdir(parents=True, exist_ok=True)
+    shutil.copy(study / source, study / target)
+
+
+STRAYS = {
+    "a part under a name no chunk has": (
+        lambda study: copy_in(study, "experiment=solo/part-000000001000.parquet", "experiment=solo/part-000000009000.parquet"),
+        ["experiment=solo/part-000000009000.parquet"]),
+    "a part and its record under another name": (
+        lambda study: [copy_in(study, f"experiment=solo/{name}1000.{ext}", f"experiment=solo/{name}4000.{ext}")
+                       for name, ext in (("part-00000000", "parquet"), ("_chunks/part-00000000", "json"))],
+        ["experiment=solo/_chunks/part-000000004000.json", "experiment=solo/part-000000004000.parquet"]),
+    "a part in an experiment the plan does not have": (
+        lambda study: copy_in(study, "experiment=duel/part-000000000000.parquet", "experiment=old/part-000000000000.parquet"),
+        ["experiment=old/part-000000000000.parquet"]),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("stray", STRAYS)
+def test_a_part_that_is_no_chunk_of_the_plan_is_named_and_set_aside(made, capsys, stray):
+    plan, study, reference = made
+    copy, paths = STRAYS[stray]
+    copy(study)
+    assert len(pd.read_parquet(study)) > len(pd.read_parquet(reference))  # counted twice, as the issue saw
+    seen = status(capsys, study)
+    assert seen["status"] == "complete" and [s["path"] for s in seen["strays"]] == paths
+    assert all(s["resume"] == "sets it aside in _set_aside/" for s in seen["strays"])
+    code, out, _ = command(capsys, "status", str(study))
+    assert code == 0 and f"not the study's: {paths[-1]} is no chunk of the plan (pandas.read_parquet" in out
+    assert len(sim.load(study).deals) == len(pd.read_parquet(reference))  # sim.load reads the study alone
+    err = resume(capsys, plan, study)
+    assert f"set aside {len(paths)} file" in err and "_set_aside" in err
+    pd.testing.assert_frame_equal(dataset(study), dataset(reference))  # every deal once
+    assert status(capsys, study)["strays"] == [] and all((study / "_set_aside" / path).exists() for path in paths)
+
+
+def test_chunks_left_by_another_chunk_size_are_set_aside(made, capsys):
+    plan, study, reference = made
+    recorded = json.loads((study / "_study.json").read_text())
+    recorded["experiments"][0]["units_per_chunk"] = 1500  # edited: chunks 0, 1500, 3000
+    (study / "_study.json").write_text(json.dumps(recorded))
+    strays = [s["path"] for s in status(capsys, study)["strays"]]
+    assert (
+        "experiment=solo/part-000000001000.parquet" in strays and "experiment=solo/part-000000002000.parquet" in strays
+    )
+    resume(capsys, plan, study)
+    pd.testing.assert_frame_equal(dataset(study), dataset(reference))
+
+
+def test_rows_whose_record_never_came_are_named_and_played_again(made, capsys):
+    plan, study, reference = made
+    (study / "experiment=duel" / "_chunks" / "part-000000001000.json").unlink()  # a kill between rows and record
+    (stray,) = status(capsys, study)["strays"]
+    assert stray["path"] == "experiment=duel/part-000000001000.parquet" and "chunk not done" in stray["problem"]
+    resume(capsys, plan, study)
+    pd.testing.assert_frame_equal(dataset(study), dataset(reference))
+
+
+def test_a_parquet_file_briscola_did_not_write_is_named_and_left_where_it_is(made, capsys):
+    plan, study, reference = made
+    mine = study / "experiment=solo" / "my_rows.parquet"
+    pd.DataFrame({"deal": [1, 2]}).to_parquet(mine)
+    (stray,) = status(capsys, study)["strays"]
+    assert stray["read_by_pandas"] and stray["resume"] == "leaves it: briscola did not write it"
+    err = resume(capsys, plan, study)
+    assert "1 file (experiment=solo/my_rows.parquet) that briscola did not write" in err and mine.exists()
+
+
 def test_a_broken_status_file_is_one_line_and_a_lost_one_is_rebuilt(made, capsys):
     plan, study, reference = made
     (study / "_study.json").write_text('{"format": 2, "experiments": [')
@@ -209,7 +322,8 @@ def test_plans_too_large_are_refused_before_they_are_listed(tmp_path, case):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["plan.toml"]  # nothing written, nothing left
 
 
-def test_a_full_disk_is_one_line_naming_the_file_and_the_study_resumes(made, capsys, monkeypatch):
+@pytest.mark.parametrize("full_at", ["_chunks", "_study.json"])  # a chunk's record, or the status file
+def test_a_full_disk_is_one_line_naming_the_file_and_the_study_resumes(made, capsys, monkeypatch, full_at):
     import errno
 
     plan, study, reference = made
@@ -218,8 +332,9 @@ def test_a_full_disk_is_one_line_naming_the_file_and_the_study_resumes(made, cap
     writes = []
 
     def write_text(self, *args, **kwargs):
-        writes.append(self)
-        if "_chunks" in str(self) and len(writes) > 6:  # a few chunks in, the disk is full
+        if full_at in str(self):
+            writes.append(self)
+        if len(writes) > 2:  # a few chunks in, the disk is full (the status file: once the first experiment is done)
             raise OSError(errno.ENOSPC, "No space left on device")
         return real_write(self, *args, **kwargs)
 

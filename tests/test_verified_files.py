@@ -68,3 +68,72 @@ def test_metadata_that_does_not_fit_the_rows_is_one_clear_error(runs, tmp_path, 
     with pytest.raises(ValueError, match=message):
         sim.load(wrong)
     assert message in one_line(*command(capsys, "report", str(wrong)))
+
+
+def edited(metadata: dict, where: list, value) -> dict:
+    """The metadata with one figure of its summary changed (as a flipped digit would)."""
+    metadata = json.loads(json.dumps(metadata))
+    figure = metadata["summary"]
+    for key in where[:-1]:
+        figure = figure[key]
+    figure[where[-1]] = value
+    return metadata
+
+
+@pytest.mark.parametrize("name, where", [
+    ("plain.parquet", ["score"]),
+    ("plain.parquet", ["elo_ci95", 1]),
+    ("league/pair_0_2.parquet", ["wins"]),
+])  # fmt: skip
+def test_a_summary_that_is_not_its_rows_is_refused_by_report_and_load(runs, tmp_path, capsys, name, where):
+    source = runs / name
+    metadata = json.loads(pq.read_metadata(source).metadata[b"briscola"])
+    figure = metadata["summary"]
+    for key in where:
+        figure = figure[key]
+    wrong = rewrite(source, tmp_path / "edited.parquet", metadata=edited(metadata, where, figure + 1))
+    with pytest.raises(ValueError, match="its summary says .* where its rows give"):
+        sim.load(wrong)
+    err = one_line(*command(capsys, "report", str(wrong)))
+    assert f"its summary says {where[0]}" in err and "changed or damaged" in err
+    assert not (tmp_path / "edited_report").exists()
+
+
+def test_a_simulate_summary_is_checked_and_its_timings_are_not_figures(tmp_path, capsys):
+    run = tmp_path / "run.parquet"
+    assert sim.cli.main(["simulate", "--players", "4", "--strategies", "greedy,random", "--deals", "300", "--seed",
+                         "2", "--match", "best-of-3", "--out", str(run), "--quiet"]) == 0  # fmt: skip
+    metadata = json.loads(pq.read_metadata(run).metadata[b"briscola"])
+    slower = rewrite(run, tmp_path / "slower.parquet", metadata=edited(metadata, ["seconds"], 99.0))
+    assert len(sim.load(slower).deals) == len(sim.load(run).deals)  # a timing is not in the rows
+    rate = metadata["summary"]["sides"][0]["win_rate"]
+    wrong = rewrite(run, tmp_path / "wrong.parquet", metadata=edited(metadata, ["sides", 0, "win_rate"], rate / 2))
+    capsys.readouterr()
+    assert "its summary says sides[0].win_rate" in one_line(*command(capsys, "report", str(wrong)))
+
+
+def test_rows_changed_under_their_summary_are_refused(runs, tmp_path, capsys):
+    """The summary kept beside the rows checks the rows too: a game's winner changed."""
+    table = pq.read_table(runs / "plain.parquet")
+    winners = table.column("winner_side").to_pylist()
+    winners[0] = 1 - winners[0] if winners[0] >= 0 else 0
+    import pyarrow as pa
+
+    index = table.schema.get_field_index("winner_side")
+    table = table.set_column(index, table.schema.field(index), pa.array(winners, type=pa.int8()))
+    changed = tmp_path / "changed.parquet"
+    pq.write_table(table.replace_schema_metadata(pq.read_metadata(runs / "plain.parquet").metadata), changed)
+    assert "where its rows give" in one_line(*command(capsys, "report", str(changed)))
+
+
+def test_a_tournaments_matrix_and_ratings_are_its_pairs_own(runs, tmp_path, capsys):
+    import shutil
+
+    league = shutil.copytree(runs / "league", tmp_path / "league")
+    record = json.loads((league / "_tournament.json").read_text())
+    record["ratings"][1]["rating"] += 100
+    (league / "_tournament.json").write_text(json.dumps(record))
+    err = one_line(*command(capsys, "report", str(league)))
+    assert "_tournament.json: its summary says ratings[1].rating" in err
+    with pytest.raises(ValueError, match="ratings"):
+        sim.load(league)

@@ -60,6 +60,7 @@ def run(study, stop, on_progress=None, scheduler: str | None = None, workers: in
     """Plays the study's pending chunks on a Dask cluster and records each as it comes.
     ``threads``: Numba's threads per worker (default: a local cluster shares this
     machine's cores among its workers; a remote worker uses its own machine's).
+    ``on_progress(n, experiment)``: n more units of the experiment done;
     ``on_status(text or None)``: what the run waits for, for the progress line;
     ``on_note(text)``: what happened to the cluster (a worker lost), for the user."""
     pending = study.pending()
@@ -79,8 +80,9 @@ def run(study, stop, on_progress=None, scheduler: str | None = None, workers: in
             cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=":0",  # any free port
                                    silence_logs=logging.CRITICAL)  # fmt: skip
         client = Client(scheduler or cluster)
+        members = _workers(client)  # from before readying: a worker that dies meanwhile is said too
         registering = _ready_workers(client, KernelsReady(ready), stop, on_status)
-        _collect(study, client, payloads, stop, on_progress, on_note)
+        _collect(study, client, payloads, stop, on_progress, on_note, members)
     except (OSError, CancelledError) as error:
         if not _lost_scheduler(error):  # this machine's own (a file), not the cluster's
             raise
@@ -103,9 +105,10 @@ def _lost_scheduler(error: BaseException) -> bool:
 
 
 def _quiet_dask_logs() -> dict:
-    """Silences Dask's loggers in this process (a lost scheduler logs tracebacks); returns
-    their levels before, to restore."""
-    names = ["distributed", *(n for n in logging.root.manager.loggerDict if n.startswith("distributed."))]
+    """Silences Dask's loggers in this process (a lost scheduler logs tracebacks), and
+    asyncio's (a local scheduler's message to a worker that died is a future whose error
+    asyncio would print); returns their levels before, to restore."""
+    names = ["distributed", "asyncio", *(n for n in logging.root.manager.loggerDict if n.startswith("distributed."))]
     loggers = [logging.getLogger(name) for name in names]
     levels = {logger: logger.level for logger in loggers}
     for logger in loggers:
@@ -115,8 +118,9 @@ def _quiet_dask_logs() -> dict:
 
 def _ready_workers(client: Client, plugin: KernelsReady, stop, on_status) -> threading.Thread:
     """Registers the plug-in that readies every worker, waiting (and watching for Ctrl-C)
-    while the workers compile; a worker that cannot ready the kernels ends the run.
-    Returns the thread that registers it (still going after a Ctrl-C)."""
+    while the workers compile; a worker that cannot ready the kernels ends the run, one
+    that dies meanwhile does not. Returns the thread that registers it (still going after
+    a Ctrl-C)."""
     if on_status is not None:
         on_status(READYING)
     outcome = {}
@@ -131,8 +135,10 @@ def _ready_workers(client: Client, plugin: KernelsReady, stop, on_status) -> thr
     registering.start()  # watched from here: a Ctrl-C is heard while workers compile
     while registering.is_alive() and not stop.is_set():
         registering.join(POLL_SECONDS)
-    if "error" in outcome:
-        error = outcome["error"]
+    error = outcome.get("error")
+    if error is not None and not (_lost_scheduler(error) and _answers(client)):
+        # (a comms error while the scheduler answers: a worker died while readying; the plug-in is
+        # registered all the same, and a worker that joins readies with it; the run says who left)
         if _lost_scheduler(error):
             raise error
         from strategies.errors import StrategyError
@@ -142,6 +148,19 @@ def _ready_workers(client: Client, plugin: KernelsReady, stop, on_status) -> thr
     if on_status is not None:
         on_status(None)
     return registering
+
+
+def _answers(client: Client) -> bool:
+    """Whether the scheduler still answers (a comms error was a worker's, not its)."""
+    try:
+        client.scheduler_info()
+    except (OSError, CancelledError, TimeoutError):
+        return False
+    return True
+
+
+def _workers(client: Client) -> set[str]:
+    return set(client.scheduler_info()["workers"])
 
 
 def _close(client: Client | None, cluster, registering: threading.Thread | None, workers: int | None) -> None:
@@ -175,14 +194,14 @@ def _settle(client: Client, workers: int) -> None:
         pass
 
 
-def _collect(study, client: Client, payloads: list[dict], stop, on_progress, on_note) -> None:
+def _collect(study, client: Client, payloads: list[dict], stop, on_progress, on_note, members: set[str]) -> None:
     """Keeps a window of chunks in flight (a few per thread of the cluster: memory stays
     flat however large the study), records results as they come, submits the next, and
     skips the chunks an SPRT no longer needs. A chunk that fails or is cancelled by Dask
-    ends the run with ChunkFailed once the others are in; a worker that leaves is said."""
+    ends the run with ChunkFailed once the others are in; a worker that leaves (of
+    ``members`` or any that joins) is said, once."""
     waiting = list(reversed(payloads))  # popped from the end: in the plan's order
-    in_flight, failures, run = {}, [], uuid.uuid4().hex[:8]
-    members = set(client.scheduler_info()["workers"])
+    in_flight, failures, run, left = {}, [], uuid.uuid4().hex[:8], set()
 
     def submit():
         window = max(8, CHUNKS_PER_THREAD * sum(client.nthreads().values()))
@@ -195,6 +214,7 @@ def _collect(study, client: Client, payloads: list[dict], stop, on_progress, on_
 
     submit()
     while in_flight and not stop.is_set():
+        study.play({chunk.experiment for chunk, _ in in_flight.values()})
         try:  # wakes at the first result, or to look at Ctrl-C and new workers
             wait([future for _, future in in_flight.values()], timeout=POLL_SECONDS, return_when="FIRST_COMPLETED")
         except TimeoutError:
@@ -203,7 +223,7 @@ def _collect(study, client: Client, payloads: list[dict], stop, on_progress, on_
             if future.done():
                 del in_flight[key]
                 _take(study, chunk, future, failures, on_progress)
-        members = _say_who_left(client, members, on_note)
+        members = _say_who_left(client, members, left, on_note)
         submit()
     client.cancel([future for _, future in in_flight.values()])  # stopped: what is still playing is not kept
     if failures and not stop.is_set():
@@ -221,9 +241,11 @@ def chunk_key(chunk: Chunk, run: str) -> str:
     return f"briscola-chunk|{chunk.experiment}|{chunk.label}|{run}"
 
 
-def _say_who_left(client: Client, members: set, on_note) -> set:
-    now = set(client.scheduler_info()["workers"])
-    for address in sorted(members - now):
+def _say_who_left(client: Client, members: set, left: set, on_note) -> set:
+    """Says which workers left since ``members`` (each once: ``left``); returns those now."""
+    now = _workers(client)
+    for address in sorted(members - now - left):
+        left.add(address)
         if on_note is not None:
             on_note(f"a Dask worker left the cluster ({address}); any chunk it was playing is played again elsewhere")
     return now
@@ -241,7 +263,7 @@ def _take(study, chunk: Chunk, future, failures: list, on_progress) -> None:
         else:
             study.record(result)
             if on_progress is not None:
-                on_progress(result.completed)
+                on_progress(result.completed, chunk.experiment)
     future.release()
 
 

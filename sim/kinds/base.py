@@ -51,6 +51,11 @@ class RunKind:
         """A tally from its ``to_dict``."""
         return type(self.new_tally(experiment)).from_dict(data)
 
+    def recount(self, experiment, rows: dict):
+        """The tally of a part's rows (columns as numpy arrays), as it was counted while
+        they were played (``sim.recount``)."""
+        raise NotImplementedError
+
     def schema(self, experiment):
         """The columns of its rows (pyarrow)."""
         raise NotImplementedError

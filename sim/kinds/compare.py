@@ -31,6 +31,7 @@ from sim.config import ConfigError, RunConfig, n_sides
 from sim.kinds.base import RunKind, default_path
 from sim.matches import match_table, play_matches
 from sim.play import lineup, play_batch
+from sim.recount import compare_tally
 from sim.results import arrow_column, results_schema, results_table
 from sim.stats import A, B, CompareTally, deal_games, game_scores, seatings
 
@@ -44,6 +45,9 @@ class DuplicateDeals(RunKind):
 
     def new_tally(self, experiment) -> CompareTally:
         return CompareTally(len(seatings(experiment.config.players)))
+
+    def recount(self, experiment, rows: dict) -> CompareTally:
+        return compare_tally(rows, experiment.config.players, experiment.config.match)
 
     def schema(self, experiment):
         a, b = experiment.strategies[:2]
@@ -132,7 +136,7 @@ class DuplicatesPlayer:
             scores.append(game_scores(*_outcomes(games, config), seating))
             if rows is not None:
                 tables.append(_with_seating(_rows(games, config), self.schema, game, seating, config.players))
-        tally.add(*(np.stack([g[k] for g in scores], axis=1) for k in range(3)))
+        tally.add_games(scores)
         if rows is not None:
             rows.write(pa.concat_tables(tables).sort_by([("deal", "ascending"), ("game", "ascending")]))
         return done

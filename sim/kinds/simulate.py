@@ -11,6 +11,7 @@ from sim.config import RunConfig, n_sides, seat_strategies
 from sim.kinds.base import RunKind, default_path
 from sim.matches import match_table, play_matches, rotated
 from sim.play import NOT_PLAYED, Batch, lineup, play_batch
+from sim.recount import run_tally
 from sim.results import results_schema, results_table
 from sim.stats import RunTally
 from sim.trace import trace_table
@@ -35,6 +36,9 @@ class Simulate(RunKind):
 
     def new_tally(self, experiment) -> RunTally:
         return RunTally(n_sides(experiment.config.players))
+
+    def recount(self, experiment, rows: dict) -> RunTally:
+        return run_tally(rows, experiment.config.players, experiment.config.match)
 
     def schema(self, experiment):
         return results_schema(experiment.config)
