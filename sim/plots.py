@@ -154,7 +154,7 @@ def _first_lead_text(found: dict) -> str:
                 "briscola compare plays every seating)")  # fmt: skip
     who = ("seat 0, who bids first and, unless first_lead=caller, leads first" if found["players"] == 5
            else "the side of seat 0, who leads first")  # fmt: skip
-    return (f"first-lead advantage (score of {who}; 1/2 = none): "
+    return (f"first-lead advantage (score of {who}; above 1/2 an advantage, below a disadvantage): "
             f"{lead['score']:.4f} ({lead['ci_low']:.4f} to {lead['ci_high']:.4f})")  # fmt: skip
 
 
@@ -238,11 +238,11 @@ def _first_lead(run, found, axes, figure) -> None:
     lead = found["first_lead"]
     axes.errorbar([0], [lead["score"]], yerr=[[lead["score"] - lead["ci_low"]], [lead["ci_high"] - lead["score"]]],
                   fmt="o", color="#a5673b", capsize=6)  # fmt: skip
-    axes.axhline(EVEN, color="grey", linewidth=1, linestyle="--", label="1/2: no advantage")
+    axes.axhline(EVEN, color="grey", linewidth=1, linestyle="--", label="1/2: even")
     spread = max(0.02, abs(lead["ci_high"] - EVEN), abs(lead["ci_low"] - EVEN)) * 1.3
     axes.set_xticks([0], ["side of seat 0 (leads the first trick)"])
     axes.set_xlim(-1, 1)
-    axes.set(title=f"First-lead advantage: {lead['score']:.4f} ({lead['ci_low']:.4f} to {lead['ci_high']:.4f})",
+    axes.set(title=f"Score of the first lead: {lead['score']:.4f} ({lead['ci_low']:.4f} to {lead['ci_high']:.4f})",
              ylabel="score of the side leading first (zoomed)", ylim=(EVEN - spread, EVEN + spread))  # fmt: skip
     axes.legend(loc="lower right", fontsize=8)
 
