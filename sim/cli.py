@@ -431,6 +431,7 @@ def _run_study(folder, study_plan, resume, backend, scheduler, workers, chunk_de
 
     study = Study.open(folder, study_plan, rows=not summary_only, resume=resume, chunk_units=chunk_deals,
                        threads=threads, on_sizing=sizing)  # fmt: skip
+    study.backend_options = _backend_options(backend, scheduler, workers)
     for note in study.notes:
         print(f"briscola: {note}", file=sys.stderr)
     for name, damage in study.replayed:  # said even with --quiet: the study held something wrong
@@ -464,6 +465,14 @@ def _run_study(folder, study_plan, resume, backend, scheduler, workers, chunk_de
             raise ChunkFailed(f"{error}; to finish the study: {resume_hint}") from None
         raise
     return study.outcome(), stop.is_set()  # a partial one's says how to continue it
+
+
+def _backend_options(backend: str, scheduler: str | None, workers: int | None) -> tuple[str, ...]:
+    """The options that run a study where this run runs it, for its --resume command."""
+    if backend != "dask":
+        return ()
+    where = ("--scheduler", scheduler) if scheduler else ("--workers", str(workers)) if workers else ()
+    return ("--backend", "dask", *where)
 
 
 def _as_study(

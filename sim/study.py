@@ -35,6 +35,7 @@ import hashlib
 import json
 import math
 import os
+import shlex
 import shutil
 import time
 from dataclasses import dataclass, field
@@ -447,6 +448,7 @@ class Study:
     def __init__(self, folder: Path, plan: Plan | None, rows: bool, states: list[ExperimentState]):
         self.folder, self.plan, self.rows, self.states = folder, plan, rows, states
         self.plan_file = None if plan is None else str(Path(plan.path).absolute())  # the plan it is run with
+        self.backend_options: tuple[str, ...] = ()  # how it is run (--backend dask --workers 2): resumed alike
         self.schema = study_schema([state.experiment for state in states])
         self.by_name = {state.experiment.name: state for state in states}
         self.plan_hash = plan_hash([(state.experiment.name, state.fingerprint) for state in states])
@@ -520,7 +522,9 @@ class Study:
             raise ConfigError(
                 f"{folder} keeps {keeps}: resume it {'without' if status['rows'] else 'with'} --summary-only"
             )
-        changes = _changes(status["experiments"], plan.experiments)
+        changes, of_the_plan = _changes(status["experiments"], plan.experiments)
+        if changes and not of_the_plan:  # the plan is the same: what its strategies play is not
+            raise ConfigError(f"what {folder}'s experiments play changed since it began ({'; '.join(changes)})")
         if changes:
             raise ConfigError(f"the plan changed since {folder} began ({'; '.join(changes)}); "
                               "run it as a new study, or restore the plan (a copy is in " + PLAN_FILE + ")")  # fmt: skip
@@ -603,6 +607,7 @@ class Study:
         ]  # fmt: skip
         study = cls(folder, None, status["rows"], states)
         study.plan_file = status.get("plan")
+        study.backend_options = tuple(status.get("backend_options", ()))
         for state in states:
             damaged = state.load_records(study.rows)
             if damaged and running(folder):  # a run may be rewriting a part and its record: look again
@@ -792,7 +797,8 @@ class Study:
     def status(self) -> dict:
         return {
             "format": FORMAT, "version": __version__, "plan_hash": self.plan_hash, "rows": self.rows,
-            "plan": self.plan_file, "status": _overall([state.status for state in self.states]),
+            "plan": self.plan_file, "backend_options": list(self.backend_options),
+            "status": _overall([state.status for state in self.states]),
             "experiments": [_experiment_status(state) for state in self.states],
         }  # fmt: skip
 
@@ -811,13 +817,13 @@ class Study:
         study began with, else the copy in its folder (whose relative plug-in paths, if
         any, would not be found from there)."""
         if self.plan is not None:
-            return resume_command(self.folder, self.plan.path)
+            return resume_command(self.folder, self.plan.path, self.backend_options)
         recorded = Path(self.plan_file) if self.plan_file else None
         try:
             same = recorded is not None and recorded.read_text() == (self.folder / PLAN_FILE).read_text()
         except OSError:
             same = False
-        return resume_command(self.folder, recorded if same else None)
+        return resume_command(self.folder, recorded if same else None, self.backend_options)
 
     def outcome(self) -> dict:
         """How far the study has come (what ``batch --json`` and ``status --json`` print):
@@ -898,10 +904,11 @@ class TimeLeft:
         return work_left * (time.monotonic() - self.started) / work_done
 
 
-def resume_command(folder, plan=None) -> str:
+def resume_command(folder, plan=None, backend_options=()) -> str:
     """The command that finishes the study in ``folder``: with its ``plan`` (by default the
-    copy kept in the folder)."""
-    return f"briscola batch {plan or Path(folder) / PLAN_FILE} --out {folder} --resume"
+    copy kept in the folder), on the backend it was last run on (``backend_options``)."""
+    return shlex.join(["briscola", "batch", str(plan or Path(folder) / PLAN_FILE), "--out", str(folder), "--resume",
+                       *backend_options])  # fmt: skip
 
 
 def read_status(folder: Path) -> dict:
@@ -997,13 +1004,15 @@ def _experiment_status(state: ExperimentState) -> dict:
     }  # fmt: skip
 
 
-def _changes(recorded: list[dict], experiments) -> list[str]:
+def _changes(recorded: list[dict], experiments) -> tuple[list[str], bool]:
     """What differs between the experiments a study began with and a plan's (at most
-    MAX_CHANGES of them named)."""
+    MAX_CHANGES of them named), and whether any is the plan's own (not only what its
+    strategies' files hold)."""
     before = {entry["name"]: entry["fingerprint"] for entry in recorded}
     after = {e.name: fingerprint(e) for e in experiments}
     changes = [f"experiment {name!r} is new" for name in after if name not in before]
     changes += [f"experiment {name!r} is gone" for name in before if name not in after]
+    of_the_plan = bool(changes)
     for name in sorted(before.keys() & after.keys()):
         for key in before[name]:
             if before[name][key] == after[name].get(key):
@@ -1018,10 +1027,12 @@ def _changes(recorded: list[dict], experiments) -> list[str]:
                                "them, or start a new study)")  # fmt: skip
             else:
                 changes.append(f"experiment {name!r}: {key} {before[name][key]} -> {after[name].get(key)}")
+                of_the_plan = True
     changes = sorted(changes)
-    return (
+    named = (
         changes if len(changes) <= MAX_CHANGES else [*changes[:MAX_CHANGES], f"and {len(changes) - MAX_CHANGES} more"]
     )
+    return named, of_the_plan
 
 
 # ------------------------------------------------------------------ summaries

@@ -66,6 +66,13 @@ def stalling(views, legal, params, keys, where):
     return random_cards(views, legal, params, keys)
 
 
+def late_raising(views, legal, params, keys, where):
+    """``random`` until deal 300, then it raises."""
+    if (where["deal"] >= 300).any():
+        raise ValueError("the model ran out of memory")
+    return random_cards(views, legal, params, keys)
+
+
 _STARTED: list[bool] = []
 
 
@@ -90,5 +97,6 @@ RAISING = Strategy("raising", 1, "raises", choose=raising, batched=True)
 EXITING = Strategy("exiting", 1, "raises SystemExit(0)", choose=exiting, batched=True)
 CLOSING = Strategy("closing", 1, "raises GeneratorExit", choose=closing, batched=True)
 STALLING = Strategy("stalling", 1, "random, until it never answers", choose=stalling, batched=True)
+LATE_RAISING = Strategy("late-raising", 1, "random, then raises from deal 300", choose=late_raising, batched=True)
 SLOW_START = Strategy("slow-start", 1, "random, after 2.5 s at its first call", choose=slow_start, batched=True)
 NOT_IN_HAND = Strategy("not-in-hand", 1, "plays a card it does not hold", choose=not_in_hand, batched=True)

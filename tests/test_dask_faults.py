@@ -225,7 +225,9 @@ def test_a_hand_started_cluster_loses_a_worker_then_its_scheduler_and_the_study_
     assert "a Dask worker left the cluster" in err and "Traceback" not in err, err
     last = err.strip().splitlines()[-1]
     assert run.returncode == 1 and last.startswith("briscola: error: lost the Dask scheduler"), err
-    assert last.endswith("to finish the study: briscola batch plan.toml --out study --resume"), err
+    assert (
+        "to finish the study: briscola batch plan.toml --out study --resume --backend dask --scheduler tcp://" in last
+    )
     resumed = briscola(tmp_path, "batch", "plan.toml", "--out", "study", "--resume", "--quiet")
     assert resumed.returncode == 0, resumed.stderr
     deals = sim.load(tmp_path / "study").experiment("slow").deals
@@ -276,3 +278,21 @@ def dask_workers(pid: int) -> list:
 
     children = psutil.Process(pid).children()
     return [p for p in children if "resource_tracker" not in " ".join(p.cmdline())]
+
+
+def test_a_strategy_that_raises_on_dask_is_named_as_here_and_resumed_alike(tmp_path):
+    """It said "Dask gave up on 1 chunk(s)", exit 1, as if the cluster had failed; and the
+    resume command it printed dropped --backend dask."""
+    (tmp_path / "plan.toml").write_text(
+        f'seed = 4\nstrategy_files = ["{REPO / "tests" / "batched_strategies.py"}"]\n[[compare]]\nname = "late"\n'
+        'a = "late-raising"\nb = "random"\nplayers = 2\ndeals = 600\n'
+    )
+    here = briscola(tmp_path, "batch", "plan.toml", "--out", "here", "--chunk-deals", "100", "--quiet")
+    there = briscola(tmp_path, "batch", "plan.toml", "--out", "there", "--chunk-deals", "100", "--backend", "dask",
+                     "--workers", "1", "--quiet")  # fmt: skip
+    for done in (here, there):
+        assert done.returncode == 2, done.stderr
+        assert "strategy 'late-raising' raised ValueError deciding a play: the model ran out of memory" in done.stderr
+        assert "gave up" not in done.stderr and "Traceback" not in done.stderr
+    status = briscola(tmp_path, "status", "there", "--json")
+    assert json.loads(status.stdout)["resume"].endswith("--resume --backend dask --workers 1")

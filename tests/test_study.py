@@ -327,7 +327,9 @@ def test_a_chunk_dask_gives_up_on_ends_the_run_resumably(reference, tmp_path):
     )
     assert failed.returncode == 1 and "Traceback" not in failed.stderr
     assert "league" in failed.stderr and len(failed.stderr.strip().splitlines()) == 1
-    assert failed.stderr.strip().endswith("to finish the study: briscola batch plan.toml --out dask --resume")
+    assert failed.stderr.strip().endswith(
+        "to finish the study: briscola batch plan.toml --out dask --resume --backend dask --workers 2"
+    )  # resumed where it ran
     # Dask also gives up on a chunk that was waiting on the dying worker each time, so
     # another experiment may be left partial too: which one depends on timing.
     assert "league" in sim.load(tmp_path / "dask").partial
@@ -452,6 +454,7 @@ def test_an_edited_plug_in_is_a_changed_plan(tmp_path):
     (tmp_path / "edge_file.py").write_text(OUTSIDER + "\n# edited\n")
     again = batch(tmp_path, "--out", "study", "--resume", "--quiet")
     assert again.returncode == 2 and "experiment 'edge': a --strategy-file's contents changed" in again.stderr
+    assert "changed since it began" in again.stderr and "restore the plan" not in again.stderr  # it did not change
 
 
 def test_chunks_recorded_in_any_order_give_the_same_study(tmp_path):

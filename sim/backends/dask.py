@@ -43,11 +43,12 @@ from distributed import Client, LocalCluster, WorkerPlugin, wait
 from distributed.comm.core import CommClosedError
 
 from sim.chunks import Chunk, ChunkResult, run_chunk
-from sim.config import ChunkFailed, default_threads
+from sim.config import ChunkFailed, IllegalDecisionError, default_threads
 from sim.experiments import Experiment, with_threads
 from sim.files import WriteFailed, write_atomically
 from sim.play import loaded_strategies
 from sim.version import __version__
+from strategies.errors import StrategyError
 
 POLL_SECONDS = 0.2  # how often the waiting loop looks at Ctrl-C
 CHUNKS_PER_THREAD = 4  # chunks in flight per thread of the cluster: none idles, memory stays flat
@@ -141,8 +142,6 @@ def _ready_workers(client: Client, plugin: KernelsReady, stop, on_status) -> thr
         # registered all the same, and a worker that joins readies with it; the run says who left)
         if _lost_scheduler(error):
             raise error
-        from strategies.errors import StrategyError
-
         reason = str(error) if isinstance(error, StrategyError) else f"{type(error).__name__}: {error}"
         raise ChunkFailed(f"a Dask worker could not ready the kernels: {reason}") from None
     if on_status is not None:
@@ -268,7 +267,11 @@ def _take(study, chunk: Chunk, future, failures: list, on_progress) -> None:
 
 
 def _raise_failures(failures) -> None:
+    """The strategy's own error when a strategy failed (the same here as on this machine:
+    one line, exit 2, not a cluster's fault that another try might mend); else ChunkFailed."""
     chunk, error = failures[0]
+    if isinstance(error, StrategyError | IllegalDecisionError):
+        raise type(error)(f"{error} (experiment {chunk.experiment!r}, {chunk.label})") from None
     reason = str(error).split(". ")[0].strip()
     experiments = ", ".join(dict.fromkeys(repr(c.experiment) for c, _ in failures))
     raise ChunkFailed(f"Dask gave up on {len(failures)} chunk(s) of {experiments} (first {chunk.label} of {chunk.experiment!r}: "
