@@ -156,8 +156,8 @@ class BriscolaParallel(ParallelEnv):
 
     metadata = {"render_modes": [], "name": NAME}
 
-    def __init__(self, **options):
-        self._aec = BriscolaAEC(**options)
+    def __init__(self, *args, **options):
+        self._aec = BriscolaAEC(*args, **options)  # the same options, in the same order
         self.possible_agents = self._aec.possible_agents
         self.agents = []
 

@@ -46,6 +46,7 @@ from sim.runs import run_command
 from sim.stats import A, seatings, summary
 from sim.trace import trace_rows
 from strategies.api import parse_spec
+from strategies.errors import StrategyError
 
 # Every table, with its default rules and then each other rule option played there.
 TABLES = [
@@ -122,6 +123,8 @@ def check_strategy(
             _check_table(base, strategy, report, decision_limit)
         except CheckFailed as failure:
             report.failure = str(failure)
+        except StrategyError as error:  # it raised: still exit 2, at the table where it did
+            raise StrategyError(f"{table_players} players, rules {report.rules_text}: {error}") from None
         reports.append(report)
         if on_table is not None:
             on_table(report)

@@ -54,6 +54,7 @@ from sim.kernel_thread import bound_call
 from sim.lockstep import decide, outside_mask
 from sim.play import Lineup, illegal_decision_text, lineup, run_context, specs_lineup
 from strategies.api import Strategy, parse_spec
+from strategies.errors import StrategyError
 from strategies.knowledge_nb import pack_size_nb
 from strategies.observation import FLAT_VERSION, flat_offsets, flat_size
 
@@ -190,7 +191,12 @@ class BriscolaVectorEnv(VectorEnv):
             waiting = np.flatnonzero(self._state.waiting)
             if waiting.size == 0:
                 return
-            self._step_lanes(waiting, decide(self._batched, self._lanes, waiting))
+            try:
+                decided = decide(self._batched, self._lanes, waiting)
+            except StrategyError as error:  # named as the kernels name an opponent's illegal decision
+                seats = ", ".join(map(str, np.unique(self._lanes.cursor["seat"][waiting])))  # those it was asked for
+                raise StrategyError(f"{error} (an opponent or partner of the learner, at seats {seats})") from None
+            self._step_lanes(waiting, decided)
 
     def _foul(self) -> IllegalDecisionError:
         """The first illegal decision of a seat not learning (its lane stopped)."""

@@ -145,3 +145,19 @@ def test_a_strategy_declaring_its_tables_is_checked_there_and_passed_by_elsewher
     assert refused.stderr.strip() == (
         "briscola: error: strategy 'two-only' is not played at 4 players: it plays at 2 (its declared tables)"
     )
+
+
+def test_a_strategy_that_raises_is_named_with_the_table_where_it_did(tmp_path):
+    """A 2-player network without declared tables raised a shape error at 3 players,
+    named without the table."""
+    plug_in = tmp_path / "two_shaped.py"
+    plug_in.write_text(
+        "import numpy as np\nfrom strategies.api import Strategy\nfrom tests.batched_strategies import random_cards\n"
+        "def choose(views, legal, params, keys):\n"
+        "    if views['players'][0] != 2:\n        raise ValueError('matmul: shapes differ')\n"
+        "    return random_cards(views, legal, params, keys)\n"
+        'TWO = Strategy("two-shaped", 1, "2 players, undeclared", choose=choose, batched=True)\n'
+    )
+    result = run_here("check", "two-shaped", "--strategy-file", plug_in, "--deals", "10", "--quiet")
+    assert result.returncode == 2
+    assert result.stderr.strip().startswith("briscola: error: 3 players, rules default: strategy 'two-shaped' raised")

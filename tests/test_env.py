@@ -241,7 +241,8 @@ def test_bids_and_calls_of_a_batched_strategy_at_briscola_chiamata():
 
 @pytest.mark.parametrize("opponents, players, error, message", [
     ("not-in-hand", 2, IllegalDecisionError, r"strategy 'not-in-hand' \(seat 1\) returned card .* not in its hand"),
-    ("raising", 2, StrategyError, "strategy 'raising' raised ValueError deciding a play: the model is not loaded"),
+    ("raising", 2, StrategyError, "strategy 'raising' raised ValueError deciding a play: the model is not loaded "
+                                  r"\(an opponent or partner of the learner, at seats 1\)"),
     ("cheat", 2, IllegalDecisionError, r"strategy 'cheat' \(seat 1\) returned card .* not in its hand"),
     ("miscaller", 5, IllegalDecisionError, r"strategy 'miscaller' \(seat \d\) called card .* of the bid's face"),
 ])  # fmt: skip
@@ -256,3 +257,9 @@ def test_an_opponents_fault_is_named_and_the_env_asks_for_a_reset(opponents, pla
             obs, *_, info = env.step(info["action_mask"].argmax(axis=1))
     with pytest.raises(RuntimeError, match=r"call reset\(\) before step\(\)"):
         env.step(np.zeros(8, dtype=np.int64))
+
+
+def test_the_parallel_env_takes_the_aec_envs_options_as_it_does():
+    """``BriscolaParallel(3)`` was refused (keywords only), where ``BriscolaAEC(3)`` plays."""
+    env = BriscolaParallel(3, None, "expert")
+    assert env.possible_agents == BriscolaAEC(3).possible_agents == ["player_0", "player_1", "player_2"]
