@@ -105,3 +105,21 @@ def test_the_training_script_learns_and_the_plug_in_plays_what_it_saved(tmp_path
                     "--strategy-file", tmp_path / "numpy_mlp.py", "--json", "--summary-only", cwd=tmp_path)  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["score"] > 0.6  # 0.735 here (seed 4 of training: 0.733)
+
+
+def test_the_docs_first_agent_plays_from_any_folder(tmp_path):
+    """docs/agents.md's first example, with weights beside it, run from another folder
+    (it read its weights from the working folder, so it failed there and on Dask)."""
+    import re
+
+    source = re.search(r"```python\n(.*?)```", (REPO / "docs" / "agents.md").read_text(), re.S).group(1)
+    folder = tmp_path / "agent"
+    folder.mkdir()
+    (folder / "my_agent.py").write_text(source)
+    np.savez(folder / "weights.npz", w=np.random.default_rng(1).normal(size=(207, 40)))
+    done = run_here("compare", "my-agent", "random", "--players", "2", "--deals", "200", "--seed", "1",
+                    "--strategy-file", folder / "my_agent.py", "--json", "--summary-only", cwd=tmp_path)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    elsewhere = run_here("compare", "my-agent", "random", "--players", "3", "--deals", "10", "--seed", "1",
+                         "--strategy-file", folder / "my_agent.py", "--summary-only", cwd=tmp_path)  # fmt: skip
+    assert elsewhere.returncode == 2 and "is not played at 3 players" in elsewhere.stderr
