@@ -9,8 +9,8 @@ by its deal, its seat's stream and its place in that stream.
 
 from __future__ import annotations
 
-import functools
 import inspect
+import threading
 from dataclasses import dataclass
 
 import numpy as np
@@ -187,7 +187,6 @@ def where_decided(cursor: np.ndarray) -> np.ndarray:
     return where
 
 
-@functools.cache
 def takes_where(function) -> bool:
     """Whether a batched strategy's callable asks for ``where`` (a keyword of that name,
     or ``**kwargs``): existing ones take four arguments, and keep working."""
@@ -207,6 +206,8 @@ def ask(spec: StrategySpec, function, phase: str, views: np.ndarray, keys: np.nd
         with files_read() as opened:
             decided = function(views, legal_mask(views, phase), dict(spec.values), keys.copy(), **extra)
     except BaseException as error:  # noqa: BLE001 - the author's, SystemExit included: named in one line
+        if isinstance(error, KeyboardInterrupt) and threading.current_thread() is threading.main_thread():
+            raise  # the user's Ctrl-C, which lands on the main thread (a training loop's step), not the strategy's
         raise StrategyError(f"strategy {name!r} raised {type(error).__name__} deciding a {phase}: {error}") from error
     check_read_while_deciding(spec.strategy, opened)
     decided = np.asarray(decided)

@@ -193,3 +193,27 @@ def test_each_decision_gets_a_fresh_key():
         object.__setattr__(spec.strategy, "choose", original)
     every = np.concatenate(keys)
     assert every.size == 20 * 40 and np.unique(every).size == every.size
+
+
+def test_a_ctrl_c_on_the_main_thread_is_not_blamed_on_the_strategy():
+    """A training loop's step asks on the main thread, where a Ctrl-C lands: it goes on as
+    KeyboardInterrupt. On the kernel thread (a command's run) no signal lands: a
+    KeyboardInterrupt there is the strategy's own, and named."""
+    import threading
+
+    from sim.lockstep import WHERE_DTYPE, ask
+
+    def interrupted(views, legal, params, keys):
+        raise KeyboardInterrupt
+
+    config = RunConfig(players=2, strategies=("brandom", "random"), deals=1, seed=2, strategy_files=(FILE,))
+    spec = sim.play.lineup(config).batched[0].spec
+    views = np.zeros(1, dtype=sim.lockstep.VIEW_DTYPE)
+    question = (spec, interrupted, "play", views, np.zeros(1, dtype=np.uint64), np.zeros(1, dtype=WHERE_DTYPE))
+    with pytest.raises(KeyboardInterrupt):
+        ask(*question)
+    raised = []
+    thread = threading.Thread(target=lambda: raised.append(pytest.raises(StrategyError, ask, *question)))
+    thread.start()
+    thread.join()
+    assert "raised KeyboardInterrupt deciding a play" in str(raised[0].value)
