@@ -605,6 +605,49 @@ def test_a_playout_cut_short_values_the_view_its_seat_would_have(players):
             assert cut_view[field] == expected[field], field
 
 
+@pytest.mark.parametrize("players", [2, 4])
+def test_a_learned_playout_past_the_last_draw_shows_who_took_the_face_up_card(players):
+    """pimc:playout_policy: the views the policy is shown in a playout that goes past the
+    stock's last draw show the face-up card's holder as the reference engine does, played
+    out with the same cards (a version 2 network reads it)."""
+    from kernels.enums import MAX_PLAYERS, VIEW_DTYPE
+    from sim.reference import Game, views_along
+    from strategies.playout_nb import Learned, new_playout_nb, play_out_nb
+
+    cfg = RunConfig(players=players, strategies=("greedy",) * players, deals=3, seed=8, threads=1)
+    for row in trace_rows(play_batch(cfg, 0, 3, trace=True)):
+        hands = [list(row["hands"][3 * s : 3 * (s + 1)]) for s in range(players)]
+        plays = list(row["plays"])
+        first = (len(row["stock"]) + 1 - players) // players * players  # the trick the last draw follows
+        game = Game(players, hands, row["briscola"], row["stock"])
+        for card in plays[:first]:
+            game.play(card)
+            if len(game.table) == players:
+                game.end_trick()
+        *_, before = views_along(players, hands, row["briscola"], row["stock"], plays[:first] + [None])
+        view = view_record(before, players, {"removed": [-1]})[0]
+        assert view["stock_size"] == players and view["face_up_holder"] == -1
+        playout = new_playout_nb()
+        for seat in range(players):
+            playout.n_hand[seat] = len(game.hands[seat])
+            playout.hands[seat, : len(game.hands[seat])] = game.hands[seat]
+            playout.points[seat] = game.points[seat]
+        sides = np.arange(MAX_PLAYERS) % 2
+        playout.sides[:], playout.search_sides[:] = sides, (sides != sides[view.seat]).astype(np.int64)
+        data = net_data(players)
+        learned = Learned(0, True, np.empty(1, dtype=VIEW_DTYPE), data, new_work_nb(data), np.empty(40), False, False)
+        stock = np.array(game.draw_pile, dtype=np.int64)
+        play_out_nb(view, playout.hands, playout.n_hand, playout.plays, 0, game.leader, stock, 0, len(stock),
+                    playout.points, 0.0, playout.stack, playout.sides, playout.search_sides, np.zeros(MAX_PLAYERS),
+                    np.array([1, 2, 3, 4], dtype=np.uint64), learned)  # fmt: skip
+        shown = learned.position[0]
+        played = [int(c) for c in shown["history"][: shown["n_played"]]]
+        assert len(played) >= first + players  # the trick that ends with the last draw
+        *_, expected = views_along(players, hands, row["briscola"], row["stock"], played + [None])
+        assert expected["face_up_holder"] >= 0 and shown["face_up_holder"] == expected["face_up_holder"]
+        assert shown["face_up"] == row["briscola"]
+
+
 def test_a_batched_strategy_cannot_take_data():
     from strategies.api import Strategy
 
