@@ -42,6 +42,8 @@ sys.path.insert(0, str(REPO))
 
 from sim.reference import Game  # noqa: E402 - after the path is set
 
+VERSION = 1  # of the flat encoding, everywhere here: 207 values at 2 players, as the figures were first measured
+
 FIXED = """
 import numpy as np
 from numba import njit
@@ -82,7 +84,7 @@ SESSION = onnxruntime.InferenceSession(MODEL.read_bytes(), OPTIONS, providers=["
 
 
 def choose(views, legal, params, keys):
-    (scores,) = SESSION.run(None, {"obs": encode_flat(views)})
+    (scores,) = SESSION.run(None, {"obs": encode_flat(views, version=1)})
     return np.where(legal, scores, -np.inf).argmax(axis=1)
 
 
@@ -97,7 +99,7 @@ def env_steps(opponents: str, seconds: float) -> float:
     from sim.env import BriscolaVectorEnv
 
     env = BriscolaVectorEnv(num_envs=4096, players=2, opponents=opponents, threads=1, copy=False,
-                            strategy_files=(NUMPY_MLP,))  # fmt: skip
+                            strategy_files=(NUMPY_MLP,), flat_version=VERSION)  # fmt: skip
     obs, info = env.reset(seed=1)
     steps, started = 0, time.perf_counter()
     while time.perf_counter() - started < seconds:
@@ -115,7 +117,7 @@ class PlainPythonEnv:
         from strategies.observation import flat_layout
 
         self._random = random.Random(seed)
-        self._at = {name: start for name, start, _, _ in flat_layout(2)}
+        self._at = {name: start for name, start, _, _ in flat_layout(2, VERSION)}
 
     def reset(self):
         deck = list(range(40))
@@ -172,14 +174,15 @@ def encoding_cost(seconds: float) -> tuple[float, float]:
     from sim.env import BriscolaVectorEnv
     from strategies.observation import encode_flat, legal_mask
 
-    env = BriscolaVectorEnv(num_envs=4096, players=2, opponents="random", threads=1, copy=False)
+    env = BriscolaVectorEnv(num_envs=4096, players=2, opponents="random", threads=1, copy=False,
+                            flat_version=VERSION)  # fmt: skip
     obs, info = env.reset(seed=1)
     for _ in range(7):
         obs, *_, info = env.step(info["action_mask"].argmax(axis=1))
     views = env._lanes.views[:, 1].copy()
     out, calls, started = np.empty((len(views), 207), dtype=np.float32), 0, time.perf_counter()
     while time.perf_counter() - started < seconds:
-        encode_flat(views, out), legal_mask(views)
+        encode_flat(views, out, version=VERSION), legal_mask(views)
         calls += 1
     encode = (time.perf_counter() - started) / calls / len(views) * 1e9
     return encode, 1e9 / env_steps("random", seconds)
@@ -200,7 +203,7 @@ def plain_python_steps(seconds: float) -> float:
 def single_env_steps(opponents: str, seconds: float) -> float:
     from sim.env import BriscolaEnv
 
-    env = BriscolaEnv(players=2, opponents=opponents, threads=1)
+    env = BriscolaEnv(players=2, opponents=opponents, threads=1, flat_version=VERSION)
     obs, info = env.reset(seed=1)
     steps, started = 0, time.perf_counter()
     while time.perf_counter() - started < seconds:
@@ -216,7 +219,7 @@ def aec_steps(seconds: float) -> float:
     first legal card, as PettingZoo's ``agent_iter`` loop does; a new deal at each end."""
     from sim.aec import BriscolaAEC
 
-    env = BriscolaAEC(players=2, auction="random")
+    env = BriscolaAEC(players=2, auction="random", flat_version=VERSION)
     env.reset(seed=1)
     steps, started = 0, time.perf_counter()
     while time.perf_counter() - started < seconds:

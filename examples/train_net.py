@@ -7,7 +7,8 @@ is rebuilt by the reference engine (sim/reference.py) as the deciding seat saw i
 encoded as issue 21's flat observation. The policy learns the card the search chose
 (cross-entropy over the legal cards); the value network, the deal's outcome for that
 seat's side (win 1, draw 1/2, loss 0; a logistic output). Decisions with one card left
-are not taken: ``net`` plays them without asking its network.
+are not taken: ``net`` plays them without asking its network. ``--flat-version`` picks the
+flat encoding's version (the newest by default; the shipped networks read version 1).
 
     .venv/bin/briscola batch examples/net-data.toml
     .venv/bin/python examples/train_net.py --players 2 --study results/net-data --out round-1
@@ -55,7 +56,7 @@ from sim.learn import (
 )
 from sim.reference import chiamata_decisions, views_along
 from strategies.nets import provenance, with_layers
-from strategies.observation import encode_flat, flat_size, legal_mask
+from strategies.observation import FLAT_VERSION, FLAT_VERSIONS, encode_flat, flat_size, legal_mask
 
 POLICY_HIDDEN = (128, 64)  # two ReLU layers: small enough for 20k deals/s on one thread at 2 players
 VALUE_HIDDEN = (128, 64)
@@ -157,7 +158,7 @@ def dataset(parser, rows: list[dict], meta: dict, players: int):
     return np.concatenate(records), np.array(cards), np.array(values, np.float32), np.array(deals)
 
 
-CARD_FIELDS = ("briscola", "removed_two", "table", "hand", "partner_hands", "history", "called")
+CARD_FIELDS = ("briscola", "face_up", "removed_two", "table", "hand", "partner_hands", "history", "called")
 
 
 def with_suits_permuted(views: np.ndarray, cards: np.ndarray, rng: np.random.Generator):
@@ -185,11 +186,12 @@ def with_suits_permuted(views: np.ndarray, cards: np.ndarray, rng: np.random.Gen
     return out, rename(cards[:, None])[:, 0]
 
 
-def encoded(views, cards, values, deals, augment: int, rng):
-    """The observations, masks, cards, values and deals, with ``augment`` renamed copies."""
+def encoded(views, cards, values, deals, augment: int, rng, version: int = FLAT_VERSION):
+    """The observations (the flat encoding's ``version``), masks, cards, values and deals,
+    with ``augment`` renamed copies."""
     parts = [(views, cards)] + [with_suits_permuted(views, cards, rng) for _ in range(augment)]
     all_views = np.concatenate([v for v, _ in parts])
-    return (encode_flat(all_views), legal_mask(all_views), np.concatenate([c for _, c in parts]),
+    return (encode_flat(all_views, version=version), legal_mask(all_views), np.concatenate([c for _, c in parts]),
             np.tile(values, augment + 1), np.tile(deals, augment + 1))  # fmt: skip
 
 
@@ -267,6 +269,8 @@ def main() -> None:
     parser.add_argument("--augment", type=whole(0, MAX_AUGMENT, AUGMENT_BOUND), default=0,
                         help=f"copies of each decision with the suits renamed (at most {MAX_AUGMENT})")  # fmt: skip
     parser.add_argument("--max-deals", type=whole(0), default=0, help="use the first N deals only (0: all)")
+    parser.add_argument("--flat-version", type=int, choices=FLAT_VERSIONS, default=FLAT_VERSION,
+                        help="the flat encoding's version the networks read (docs/agents.md)")  # fmt: skip
     add_folder_options(parser, "the auction network to keep (5 players)")
     args = parser.parse_args()
     read = checked_folders(parser, args, args.players, need=args.players == CHIAMATA_PLAYERS)  # the auction's kept
@@ -278,7 +282,7 @@ def main() -> None:
     views, cards, values, deals = dataset(parser, rows, meta, args.players)
     n_decisions = len(cards)
     obs, mask, cards, values, deals = encoded(views, cards, values, deals, args.augment,
-                                              np.random.default_rng(args.seed))  # fmt: skip
+                                              np.random.default_rng(args.seed), args.flat_version)  # fmt: skip
     renamed = f", {len(cards) - n_decisions:,} more with the suits renamed" if args.augment else ""
     print(
         f"{len(rows):,} deals, {n_decisions:,} decisions{renamed} ({time.perf_counter() - started:.0f} s)", flush=True
@@ -290,7 +294,8 @@ def main() -> None:
     weights = with_layers(with_layers(kept, "policy", policy.layers), "value", value.layers)
     teachers = teachers_networks(meta, args.players)
     facts = {
-        "table": f"{args.players} players", "flat_encoding_width": flat_size(args.players),
+        "table": f"{args.players} players", "flat_encoding_width": flat_size(args.players, args.flat_version),
+        "flat_encoding_version": args.flat_version,
         "data": {"strategies": sorted(set(meta["strategies"])), "plan": meta["plan"], "experiment": meta["experiment"],
                  "seed": meta["seed"], "rules": meta["rules"], "deals": len(rows), "decisions": n_decisions,
                  **({"networks": teachers} if teachers else {}),

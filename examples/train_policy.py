@@ -9,7 +9,8 @@ copy the plug-in beside the file:
     .venv/bin/briscola compare numpy-mlp random --players 2 --deals 20000 --seed 99 \\
         --strategy-file my-agent/numpy_mlp.py
 
-The policy: the flat observation -> 128 ReLU units -> a score per card, softmax over the
+The policy: the flat observation (version 1 of the flat encoding, which the plug-ins
+beside ``numpy_mlp.npz`` read) -> 128 ReLU units -> a score per card, softmax over the
 legal cards (the plug-in plays the card of highest score). Beside it a value network of
 the same shape estimates what the position is worth. Learning: PPO (clipped surrogate,
 generalised advantage estimation, an entropy bonus), Adam with a rate that falls to
@@ -47,6 +48,7 @@ RATE = 3e-3  # Adam's at the start, falling linearly with the deals left (1e-3 l
 EPOCHS, MINIBATCH = 4, 4096  # passes over each round's decisions, and their size
 CLIP, ENTROPY, LAMBDA = 0.2, 0.01, 0.95
 STEPS = 20  # the learner's cards in a deal at 2 players: a round is one deal per lane
+FLAT_VERSION = 1  # the observation's: examples/agents/ read it (and docs/agents.md's figures were measured so)
 
 
 def new_networks(size: int, rng: np.random.Generator) -> dict[str, np.ndarray]:
@@ -165,7 +167,7 @@ def train(deals: int, envs: int, seed: int, out: Path, quiet: bool = False) -> f
     stochastic policy)."""
     rounds = max(1, deals // envs)
     rng = np.random.default_rng(seed)
-    env = BriscolaVectorEnv(num_envs=envs, players=2, opponents="random", copy=False)
+    env = BriscolaVectorEnv(num_envs=envs, players=2, opponents="random", copy=False, flat_version=FLAT_VERSION)
     net = new_networks(env.single_observation_space.shape[0], rng)
     adam = Adam(net)
     obs, info = env.reset(seed=seed)

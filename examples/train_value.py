@@ -42,7 +42,7 @@ from sim.learn import (
     vector_env,
     whole,
 )
-from strategies.nets import layers, provenance, with_layers
+from strategies.nets import layers, provenance, weights_version, with_layers
 
 BriscolaVectorEnv = vector_env()  # the rl extra's Gymnasium, or a one-line exit
 
@@ -55,8 +55,9 @@ TABLES = (2, 3, 4, 5, 6)
 class SelfPlay:
     """Deals of the policy playing itself, a round (one deal per lane) at a time."""
 
-    def __init__(self, players: int, lanes: int, policy, seed: int):
-        self.env = BriscolaVectorEnv(num_envs=lanes, players=players, opponents="net", team=players in (4, 6))
+    def __init__(self, players: int, lanes: int, policy, seed: int, flat_version: int):
+        self.env = BriscolaVectorEnv(num_envs=lanes, players=players, opponents="net", team=players in (4, 6),
+                                     flat_version=flat_version)  # fmt: skip
         self.policy, self.steps = policy, self.env.steps_per_deal
         self.obs, info = self.env.reset(seed=seed)
         self.mask = info["action_mask"]
@@ -103,14 +104,14 @@ def main() -> None:
                        f"{args.lanes:,} or more")  # fmt: skip
     weights = checked_folders(parser, args, args.players)
     players, rng = args.players, np.random.default_rng(args.seed)
-    policy = layers(weights, "policy")
-    held = SelfPlay(players, args.lanes, policy, seed=10_000 + args.seed)
+    policy, version = layers(weights, "policy"), weights_version(weights, players)  # the value reads as the policy
+    held = SelfPlay(players, args.lanes, policy, 10_000 + args.seed, version)
     rounds = [held.round() for _ in range(HELD_OUT_ROUNDS)]
     held_x, held_y = np.concatenate([x for x, _ in rounds]), np.concatenate([y for _, y in rounds])
     before = held_out_loss(layers(weights, "value"), held_x, held_y) if layers(weights, "value") else float("nan")
     width = held_x.shape[1]
     value = MLP((width, *VALUE_HIDDEN, 1), rng)
-    play = SelfPlay(players, args.lanes, policy, seed=args.seed)
+    play = SelfPlay(players, args.lanes, policy, args.seed, version)
     n_rounds = args.deals // args.lanes
     print(f"{n_rounds * args.lanes:,} deals to learn from: {n_rounds:,} rounds of {args.lanes:,} lanes", flush=True)
     best, best_layers, started = np.inf, None, time.perf_counter()

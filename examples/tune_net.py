@@ -48,7 +48,7 @@ from sim.learn import (
 )
 from strategies.api import parse_spec
 from strategies.errors import StrategyError
-from strategies.nets import layers, provenance, with_layers
+from strategies.nets import layers, provenance, weights_version, with_layers
 from strategies.registry import builtin_strategies
 
 BriscolaVectorEnv = vector_env()  # the rl extra's Gymnasium, or a one-line exit
@@ -102,9 +102,9 @@ def sample(policy: MLP, obs, mask, rng):
 class Pool:
     """One vector environment per opponent, stepped together as one set of lanes."""
 
-    def __init__(self, players: int, lanes: int, opponents, seed: int):
+    def __init__(self, players: int, lanes: int, opponents, seed: int, flat_version: int):
         self.envs = [BriscolaVectorEnv(num_envs=lanes, players=players, opponents=name, team=players in (4, 6),
-                                       copy=True) for name in opponents]  # fmt: skip
+                                       copy=True, flat_version=flat_version) for name in opponents]  # fmt: skip
         self.obs, self.mask = [], []
         for k, env in enumerate(self.envs):
             obs, info = env.reset(seed=seed * 1000 + k)
@@ -203,7 +203,7 @@ def main() -> None:
     policy.layers = [(w.copy(), b.copy()) for w, b in layers(weights, "policy")]
     critic = MLP([w.shape[0] for w, _ in layers(weights, "value")] + [1], rng)
     print(f"tuning against {', '.join(args.pool)}; the first round compiles the kernels (minutes)", flush=True)
-    pool = Pool(players, args.lanes, args.pool, args.seed)
+    pool = Pool(players, args.lanes, args.pool, args.seed, weights_version(weights, players))  # as the policy reads
     started, rounds, won = time.monotonic(), 0, []
     while (args.rounds and rounds < args.rounds) or (
         not args.rounds and time.monotonic() - started < args.minutes * 60

@@ -76,6 +76,8 @@ def start_view_nb(view, deal, work, rules):
     view.players = players
     view.trump_suit = CARD_SUIT[deal.briscola] if deal.briscola >= 0 else -1  # Chiamata: once called
     view.briscola = deal.briscola
+    view.face_up = deal.briscola
+    view.face_up_holder = NO_SEAT
     view.removed_two = deal.removed[0] if players == 3 else NO_CARD
     view.stock_size = deal.n_stock
     view.trick = 0
@@ -229,8 +231,9 @@ def begin_trick_nb(deal, view, work, trick, leader):
     if trick > 0 and trick * players <= n_stock:
         draw_round_nb(deal.stock, drawn - players, work.hands, work.n_hand, leader, players)
         view.stock_size = n_stock - drawn
-        if drawn == n_stock:
+        if drawn == n_stock:  # the face-up briscola was the round's last card: the last to draw took it
             view.briscola = NO_CARD
+            view.face_up_holder = seat_after_nb(leader, players - 1, players)
     view.trick = trick
     view.leader = leader
 

@@ -90,6 +90,11 @@ VIEW_DTYPE = record_dtype(
         ("players", np.int8),
         ("trump_suit", np.int8),
         ("briscola", np.int8),  # the face-up trump card while it lies under the stock, else -1
+        # The face-up trump card for the whole deal (everyone saw it turned), and the seat
+        # that took it with the last draw (-1 while it lies under the stock). At Briscola
+        # Chiamata (5 players) no card is turned: both -1.
+        ("face_up", np.int8),
+        ("face_up_holder", np.int8),
         ("removed_two", np.int8),  # 3 players: the two taken out of the pack, else -1
         ("stock_size", np.int8),  # cards still to be drawn, the face-up briscola included
         ("trick", np.int8),  # index of the current trick, from 0

@@ -23,16 +23,24 @@ from kernels.rules_nb import bid_face_nb
 N_HONOURS = 5  # trump honours a partner's signal shows: Ace, Three, King, Knight, Jack
 HONOUR_BITS = np.array([1, 2, 4, 8, 16], dtype=np.int64)  # FACE_HONOUR_BIT of each, in that order
 
-# Segments, in order: (name, what, width as a function of the table).
-SEG_HAND, SEG_BRISCOLA, SEG_TABLE, SEG_PLAYED, SEG_PARTNERS, SEG_CALLED = 0, 1, 2, 3, 4, 5
-SEG_TRUMP, SEG_POINTS, SEG_STOCK, SEG_SIGNALS, SEG_BID, SEG_BIDDER, SEG_PASSED = 6, 7, 8, 9, 10, 11, 12
-SEG_CALLER, SEG_PARTNER, SEG_TARGET = 13, 14, 15
-N_SEGMENTS = 16
+# Segments, in order (strategies/observation.py: SEGMENTS). A version of the encoding
+# gives some of them no width (version 1: no face_up or holder; version 2: no briscola):
+# the encoder writes a segment only where its width is not zero.
+SEG_HAND, SEG_BRISCOLA, SEG_FACE_UP, SEG_HOLDER, SEG_TABLE, SEG_PLAYED, SEG_PARTNERS = 0, 1, 2, 3, 4, 5, 6
+SEG_CALLED, SEG_TRUMP, SEG_POINTS, SEG_STOCK, SEG_SIGNALS, SEG_BID, SEG_BIDDER = 7, 8, 9, 10, 11, 12, 13
+SEG_PASSED, SEG_CALLER, SEG_PARTNER, SEG_TARGET = 14, 15, 16, 17
+N_SEGMENTS = 18
 
 
 @njit(cache=True, inline="always")
 def _relative_nb(seat, me, players):
     return seat - me + players if seat < me else seat - me
+
+
+@njit(cache=True, inline="always")
+def _has_nb(offsets, segment):
+    """Whether ``segment`` has a width in the layout ``offsets`` describes."""
+    return offsets[segment + 1] > offsets[segment]
 
 
 @njit(cache=True)
@@ -43,8 +51,12 @@ def encode_flat_nb(view, offsets, out):
     players, me = view.players, view.seat
     for k in range(view.n_hand):
         out[offsets[SEG_HAND] + view.hand[k]] = 1.0
-    if view.briscola >= 0:
+    if view.briscola >= 0 and _has_nb(offsets, SEG_BRISCOLA):
         out[offsets[SEG_BRISCOLA] + view.briscola] = 1.0
+    if view.face_up >= 0 and _has_nb(offsets, SEG_FACE_UP):
+        out[offsets[SEG_FACE_UP] + view.face_up] = 1.0
+    if view.face_up_holder >= 0 and _has_nb(offsets, SEG_HOLDER):
+        out[offsets[SEG_HOLDER] + _relative_nb(view.face_up_holder, me, players)] = 1.0
     on_table = view.n_played - view.n_table  # cards of finished tricks, in ``history``
     for k in range(view.n_table):
         out[offsets[SEG_TABLE] + N_CARDS * k + view.table[k]] = 1.0

@@ -14,16 +14,17 @@ bidding, inside the kernels); the agents play the cards.
   ``aec_to_parallel`` would play a different game.
 
 Agents are ``player_0`` .. ``player_{P-1}`` (seats). Each observes a dict: ``observation``
-(the flat encoding of its view, strategies/observation.py) and ``action_mask`` (its legal
-cards, int8). Rewards as in sim/env.py: each agent's side's points since the last step
-/ 120 x ``points_weight``, then the outcome x ``outcome_weight``; an illegal card ends the
-deal with ``illegal_reward`` for its player.
+(the flat encoding of its view, strategies/observation.py, version ``flat_version``:
+FLAT_VERSION unless asked) and ``action_mask`` (its legal cards, int8). Rewards as in
+sim/env.py: each agent's side's points since the last step / 120 x ``points_weight``,
+then the outcome x ``outcome_weight``; an illegal card ends the deal with
+``illegal_reward`` for its player.
 
 >>> env = BriscolaAEC(players=2)
 >>> env.reset(seed=4)
 >>> observation, reward, terminated, truncated, info = env.last()
 >>> env.agent_selection, observation["observation"].shape, int(observation["action_mask"].sum())
-('player_0', (207,), 3)
+('player_0', (209,), 3)
 """
 
 from __future__ import annotations
@@ -41,14 +42,20 @@ except ImportError as error:  # the package's optional extra
 from kernels.enums import MAX_PLAYERS, N_CARDS
 from kernels.env_nb import SETTING_ILLEGAL, SETTING_OUTCOME, SETTING_POINTS, AecState, aec_step_bound_nb
 from kernels.lockstep_nb import LANE_OVER, LANE_STOPPED, OUTSIDE_PLAY, new_lanes_nb
-from sim.config import ConfigError, Rules, RunConfig
+from sim.config import ConfigError, Rules, RunConfig, checked_flat_version
 from sim.interrupt import StopFlag
 from sim.kernel_thread import bound_call
 from sim.play import lineup, run_context
 from strategies.api import MAX_PARAMS
 from strategies.observation import FLAT_VERSION, flat_offsets, flat_size
 
-NAME = f"briscola_flat_v{FLAT_VERSION}"
+
+def env_name(flat_version: int) -> str:
+    """The environment's name (``metadata["name"]``): its observation's version in it."""
+    return f"briscola_flat_v{flat_version}"
+
+
+NAME = env_name(FLAT_VERSION)
 
 
 class BriscolaAEC(AECEnv):
@@ -56,8 +63,9 @@ class BriscolaAEC(AECEnv):
 
     def __init__(self, players: int = 2, rules: Rules | None = None, auction: str = "greedy",
                  points_weight: float = 1.0, outcome_weight: float = 1.0, illegal_reward: float = -1.0,
-                 strategy_files: tuple[str, ...] = ()):  # fmt: skip
+                 strategy_files: tuple[str, ...] = (), flat_version: int = FLAT_VERSION):  # fmt: skip
         super().__init__()
+        self.metadata = {**self.metadata, "name": env_name(checked_flat_version(flat_version))}
         self.players = players
         self._config = RunConfig(players=players, strategies=(auction,) * players, deals=1, seed=0,
                                  rules=rules or Rules(), threads=1, strategy_files=tuple(strategy_files))  # fmt: skip
@@ -65,7 +73,7 @@ class BriscolaAEC(AECEnv):
             raise ConfigError(f"auction {auction!r} is a batched strategy; the auction is played inside the kernels: "
                               "valid auctions are jitted strategies (built-in or plug-in)")  # fmt: skip
         self.possible_agents = [f"player_{seat}" for seat in range(players)]
-        self._size = flat_size(players)
+        self._size = flat_size(players, flat_version)
         observation = spaces.Dict({"observation": spaces.Box(0.0, 1.0, (self._size,), np.float32),
                                    "action_mask": spaces.Box(0, 1, (N_CARDS,), np.int8)})  # fmt: skip
         self.observation_spaces = {agent: observation for agent in self.possible_agents}
@@ -78,7 +86,7 @@ class BriscolaAEC(AECEnv):
             status=np.zeros(2, dtype=np.int64), banked=np.zeros(MAX_PLAYERS, dtype=np.int64),
             rewards=np.zeros(players), obs=np.zeros(self._size, dtype=np.float32),
             mask=np.zeros(N_CARDS, dtype=np.int8), sealed_params=np.zeros(MAX_PARAMS),
-            offsets=flat_offsets(players), settings=settings,
+            offsets=flat_offsets(players, flat_version), settings=settings,
         )  # fmt: skip
         self._lanes = new_lanes_nb(1)
         self._run = self._step_lane = None
@@ -158,6 +166,7 @@ class BriscolaParallel(ParallelEnv):
 
     def __init__(self, *args, **options):
         self._aec = BriscolaAEC(*args, **options)  # the same options, in the same order
+        self.metadata = {**self.metadata, "name": self._aec.metadata["name"]}
         self.possible_agents = self._aec.possible_agents
         self.agents = []
 

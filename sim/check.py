@@ -312,6 +312,7 @@ def view_record(view: dict, players: int, deal) -> np.ndarray:
         record[name] = view.get(name, 0 if name == "passed" else NO_CARD)
     scalars = {
         "seat": view["seat"], "players": players, "trump_suit": view["trump_suit"], "briscola": view["briscola"],
+        "face_up": view["face_up"], "face_up_holder": view["face_up_holder"],
         "removed_two": int(deal["removed"][0]) if players == 3 else NO_CARD, "stock_size": view["stock_size"],
         "trick": view["trick"], "leader": view["leader"], "n_table": len(view["table"]),
         "n_hand": len(view["hand"]), "n_played": view["n_played"],

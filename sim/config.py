@@ -209,6 +209,17 @@ def seat_strategies(spec: str, players: int) -> tuple[str, ...]:
     raise ConfigError(f"--strategies lists {len(names)} names but a {players}-player table takes {fits}")
 
 
+def checked_flat_version(version: int) -> int:
+    """An environment's ``flat_version``: a version of the flat encoding the encoder
+    writes (strategies/observation.py), else ConfigError naming the valid ones."""
+    from strategies.observation import checked_version  # here: the rest of the configuration needs no kernels
+
+    try:
+        return checked_version(version)
+    except ValueError as error:
+        raise ConfigError(f"flat_version: {error}") from None
+
+
 def default_threads() -> int:
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
 

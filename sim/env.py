@@ -14,9 +14,10 @@ kernels (``kernels/env_nb.py``).
 An action is a card code (0..39); the legal cards are the observation's ``action_mask``
 (in ``info`` for the Gymnasium forms). An illegal card ends the episode with reward
 ``illegal_reward`` (``info["illegal"]``). The observation is the flat encoding of the
-learner's view (``strategies/observation.py``, version FLAT_VERSION); the reward is
-``points_weight`` x the points its side took since its last card / 120, plus, at the
-end, ``outcome_weight`` x (+1 won, 0 drawn, -1 lost). docs/agents.md has the details.
+learner's view (``strategies/observation.py``, version ``flat_version``: FLAT_VERSION,
+the newest, unless asked); the reward is ``points_weight`` x the points its side took
+since its last card / 120, plus, at the end, ``outcome_weight`` x (+1 won, 0 drawn, -1
+lost). docs/agents.md has the details.
 
 Gymnasium and PettingZoo are optional (``pip install -e ".[rl]"``).
 """
@@ -48,7 +49,7 @@ from kernels.env_nb import (
     env_step_bound_nb,
 )
 from kernels.lockstep_nb import LANE_STOPPED, LANES_PER_BLOCK, new_lanes_nb
-from sim.config import ConfigError, IllegalDecisionError, Rules, RunConfig
+from sim.config import ConfigError, IllegalDecisionError, Rules, RunConfig, checked_flat_version
 from sim.interrupt import StopFlag
 from sim.kernel_thread import bound_call
 from sim.lockstep import decide, outside_mask
@@ -71,13 +72,14 @@ class BriscolaVectorEnv(VectorEnv):
     learner or on a batched seat, the batched strategy is called once for all the lanes
     waiting on it, and the kernels go on. With ``team`` the learner's partners (4 and 6
     players) learn too, as the same policy. ``seat``: the learning seat, or None to move
-    round the table an episode at a time. The same ``seed`` gives the same episodes on
-    any ``threads``.
+    round the table an episode at a time. ``flat_version``: the observation's version of
+    the flat encoding (1 for a network trained on it). The same ``seed`` gives the same
+    episodes on any ``threads``.
 
     >>> env = BriscolaVectorEnv(num_envs=8, players=2, opponents="random")
     >>> obs, info = env.reset(seed=1)
-    >>> obs.shape, info["action_mask"].sum(axis=1).tolist()
-    ((8, 207), [3, 3, 3, 3, 3, 3, 3, 3])
+    >>> obs.shape, info["action_mask"].sum(axis=1).tolist(), env.metadata["observation"]
+    ((8, 209), [3, 3, 3, 3, 3, 3, 3, 3], 'flat-v2')
     """
 
     metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "observation": f"flat-v{FLAT_VERSION}"}
@@ -96,6 +98,7 @@ class BriscolaVectorEnv(VectorEnv):
         illegal_reward: float = -1.0,
         threads: int = 1,
         copy: bool = True,
+        flat_version: int = FLAT_VERSION,
     ):
         if num_envs < 1:
             raise ConfigError(f"num_envs {num_envs} must be at least 1")
@@ -105,6 +108,7 @@ class BriscolaVectorEnv(VectorEnv):
             raise ConfigError(f"team=True needs partners: 4 or 6 players, not {players}")
         if not isinstance(opponents, str | Strategy):
             raise ConfigError(f"opponents {opponents!r}: valid: a strategy's name (NAME[:key=value...]) or a Strategy")
+        self.metadata = {**self.metadata, "observation": f"flat-v{checked_flat_version(flat_version)}"}
         self.num_envs, self.players, self.copy, self.threads = num_envs, players, copy, threads
         self.steps_per_deal = self.steps_in_deal(players, team)
         label = opponents.name if isinstance(opponents, Strategy) else opponents
@@ -113,7 +117,7 @@ class BriscolaVectorEnv(VectorEnv):
         self._seats = _opponents_lineup(opponents, self._config)
         self._batched = self._seats.batched  # the seats decided outside the kernels, in lock-step
         self._blas = ThreadpoolController() if self._batched else None  # made once: 20 us a step, not 350
-        size = flat_size(players)
+        size = flat_size(players, flat_version)
         self.single_observation_space = spaces.Box(0.0, 1.0, (size,), np.float32)
         self.single_action_space = spaces.Discrete(N_CARDS)
         self.observation_space = spaces.Box(0.0, 1.0, (num_envs, size), np.float32)
@@ -131,7 +135,7 @@ class BriscolaVectorEnv(VectorEnv):
             rewards=np.zeros(num_envs), terminated=np.zeros(num_envs, dtype=np.bool_),
             outcomes=np.zeros(num_envs, dtype=np.int8), illegal=np.zeros(num_envs, dtype=np.bool_),
             fouled=np.zeros(1, dtype=np.int8), batched=outside_mask(self._batched),
-            offsets=flat_offsets(players), settings=settings,
+            offsets=flat_offsets(players, flat_version), settings=settings,
         )  # fmt: skip
         self._every = np.arange(num_envs, dtype=np.int64)
         self._actions = np.zeros(num_envs, dtype=np.int64)  # the step's actions, in the kernel's own type
@@ -235,13 +239,14 @@ class BriscolaEnv(gymnasium.Env):
     >>> card = int(np.flatnonzero(info["action_mask"])[0])
     >>> obs, reward, terminated, truncated, info = env.step(card)
     >>> obs.shape, terminated
-    ((207,), False)
+    ((209,), False)
     """
 
     metadata = {"render_modes": [], "observation": f"flat-v{FLAT_VERSION}"}
 
     def __init__(self, **options):
         self._vector = BriscolaVectorEnv(num_envs=1, **options)
+        self.metadata = {**self.metadata, "observation": self._vector.metadata["observation"]}
         self.observation_space = self._vector.single_observation_space
         self.action_space = self._vector.single_action_space
 

@@ -365,7 +365,8 @@ def describe_view(view: dict) -> str:
         table = (f"bid {view['bid']} by seat {view['bidder']}, passed {view['passed'][:5]}, called {called} "
                  f"(trump {trump}), partner {view['partner']}")  # fmt: skip
     else:
-        briscola = short_name(view["briscola"]) if view["briscola"] >= 0 else "drawn"
+        briscola = short_name(view["briscola"]) if view["briscola"] >= 0 else (
+            f"{short_name(view['face_up'])} taken by seat {view['face_up_holder']}")  # fmt: skip
         table = f"briscola {briscola} (trump {SUITS_ITALIAN[view['trump_suit']]}), stock {view['stock_size']}"
     text = (
         f"hand {cards(view['hand'])}, table {cards(view['table'])}, {table}, trick {view['trick']}, "

@@ -291,6 +291,10 @@ class Game:
     (0, None, None)
     >>> game.end_trick(), game.points, game.hands
     (0, [21, 0], [[1, 2, 20], [10, 11, 21]])
+    >>> game.play(1), game.play(10), game.end_trick()  # seat 0 wins, draws 22; seat 1 takes the briscola
+    (None, None, 0)
+    >>> game.face_up, game.face_up_holder, game.hands[1]
+    (39, 1, [11, 21, 39])
     """
 
     def __init__(self, players, hands, briscola, stock, deal=None, trump_suit=None, leader=0):
@@ -301,6 +305,8 @@ class Game:
         else:
             self.trump_suit = suit(briscola)
             self.draw_pile = list(stock) + [briscola]  # the briscola lies under the stock
+        self.face_up = -1 if briscola is None else briscola  # seen by all, the whole deal
+        self.face_up_holder = -1  # who drew it, the last card of the pile; -1 until then
         self.deal = deal
         self.trick = 0
         self.leader = leader  # seat 0 leads the first trick, but at Chiamata maybe the caller
@@ -349,6 +355,8 @@ class Game:
             raise self.violation(f"{len(self.draw_pile)} cards left to draw for {self.players} players")
         for seat in seats_from(winner, self.players):
             self.hands[seat].append(self.draw_pile.pop(0))
+            if not self.draw_pile:
+                self.face_up_holder = seat
 
 
 # ------------------------------------------------------------------ checking a deal
@@ -565,6 +573,8 @@ def _view_of(game, briscola, history, played_by, trick_winners, partner_view, si
         "table": list(game.table),
         "trump_suit": game.trump_suit,
         "briscola": briscola if game.draw_pile else -1,
+        "face_up": game.face_up,
+        "face_up_holder": game.face_up_holder,
         "stock_size": len(game.draw_pile),
         "trick": game.trick,
         "leader": game.leader,
@@ -726,9 +736,9 @@ def chiamata_decisions(row: dict, first_lead="eldest", auction_rule="points"):
     top = highest_bid(auction_rule)
     auction = {"bid": -1, "bidder": -1, "seat_bids": [-1] * 6, "passed": [0] * 6, "max_bid": top,
                "caller": -1, "called": -1, "target": -1, "partner": -1}  # fmt: skip
-    start = {"players": CHIAMATA, "trump_suit": -1, "briscola": -1, "stock_size": 0, "trick": 0, "leader": 0,
-             "table": [], "points": [0] * CHIAMATA, "played_by": {}, "n_played": 0, "history": [],
-             "trick_winners": [], "partner_hands": {}, "partner_trumps": {}}  # fmt: skip
+    start = {"players": CHIAMATA, "trump_suit": -1, "briscola": -1, "face_up": -1, "face_up_holder": -1,
+             "stock_size": 0, "trick": 0, "leader": 0, "table": [], "points": [0] * CHIAMATA, "played_by": {},
+             "n_played": 0, "history": [], "trick_winners": [], "partner_hands": {}, "partner_trumps": {}}  # fmt: skip
     seat = 0
     for action in row["auction"]:
         while auction["passed"][seat]:

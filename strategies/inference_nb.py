@@ -17,8 +17,9 @@ a seat that knew no partner), or, with a
 ``Weighing`` whose ``learned`` is on, the learned policy network's (``net_nb``) from the
 view the seat had when it played (``past_view_nb``): its hand then, as the draw history
 makes it, and the public play up to then. Those views show no partner's hand or signal
-(the sampled world does not say what they were), and no face-up briscola once the view
-no longer shows it (a view does not keep which card it was).
+(the sampled world does not say what they were), and no ``briscola`` once the view no
+longer shows it (as networks reading the flat encoding's version 1 were always given
+it here); the face-up card and who had taken it by then are as the seat saw them.
 
 How far a seat follows the policy (its trust, from 0: at random, to 1: always the
 policy's best card) can itself be inferred: each trust of ``TRUST_GRID`` is as likely as
@@ -206,10 +207,12 @@ def _learned_share_nb(view, seat, trick, position, n, weighing):
 def past_view_nb(view, seat, trick, position, hand, n, out):
     """Makes ``out[0]`` the view ``seat`` had when it played ``position``-th in ``trick``
     (of this deal, up to ``view``), holding ``hand[:n]``: the public play up to then, the
-    points and the stock then; no partner's hand or signal. The face-up briscola is as
+    points and the stock then; no partner's hand or signal. The ``briscola`` field is as
     ``view`` shows it: while it does, the stock lasted at every earlier play too; once it
-    does not, no past view shows it either. At Briscola Chiamata the seat knows its
-    partner if the called card was played by then, or is in its hand."""
+    does not, no past view shows it either (kept so: version 1 networks' inferences are
+    unchanged). The face-up card's holder shows once the last draw was made by then. At
+    Briscola Chiamata the seat knows its partner if the called card was played by then,
+    or is in its hand."""
     out[0] = view
     v = out[0]
     players = view.players
@@ -230,6 +233,7 @@ def past_view_nb(view, seat, trick, position, hand, n, out):
         else:
             v.trick_winners[t] = -1
     v.stock_size = max(0, first_stock_nb(players) - trick * players)  # (the briscola: as the view shows it)
+    v.face_up_holder = view.face_up_holder if v.stock_size == 0 else -1
     v.partner_hands[:, :] = -1
     v.partner_trumps[:] = -1
     if players == CHIAMATA_PLAYERS and view.called >= 0:

@@ -2,13 +2,14 @@
 
 Its data (strategies/nets.py packs it) is one float32 vector, read-only, per table:
 
-    [FORMAT, width, policy at, value at, auction at, offsets of the flat encoding
-     (N_SEGMENTS + 1)..., networks...]
+    [FORMAT, width, policy at, value at, auction at, flat encoding version,
+     offsets of the flat encoding (N_SEGMENTS + 1)..., networks...]
 
-(a network's "at" -1 where the table has none) and each network a multilayer
-perceptron: ``[n_layers, size_0, ..., size_n]``, then per layer its weights (``size_in x
-size_out``, row-major: an input's weights lie together) and its biases; ReLU between
-layers. The policy's and the value's input is the flat encoding of the view
+(a network's "at" -1 where the table has none; the version and offsets: those of the
+flat encoding the policy and value networks were trained on) and each network a
+multilayer perceptron: ``[n_layers, size_0, ..., size_n]``, then per layer its weights
+(``size_in x size_out``, row-major: an input's weights lie together) and its biases;
+ReLU between layers. The policy's and the value's input is the flat encoding of the view
 (kernels/observe_nb.py), mostly zeros: the first layer adds the rows of the inputs that
 are not zero. The policy's last layer is computed for the cards in hand only.
 
@@ -31,8 +32,8 @@ from kernels.rules_nb import bid_face_nb, bid_target_nb
 from strategies.auction_nb import best_call_nb, bid_at_threshold_nb, contract_gain_nb
 from strategies.expert_nb import throw_cost_nb
 
-FORMAT = 2  # bump with the layout above
-HEAD_FORMAT, HEAD_WIDTH, HEAD_POLICY, HEAD_VALUE, HEAD_AUCTION, HEAD_OFFSETS = 0, 1, 2, 3, 4, 5
+FORMAT = 3  # bump with the layout above
+HEAD_FORMAT, HEAD_WIDTH, HEAD_POLICY, HEAD_VALUE, HEAD_AUCTION, HEAD_VERSION, HEAD_OFFSETS = 0, 1, 2, 3, 4, 5, 6
 CONTRACT_INPUTS = N_CARDS + N_FACES + 1 + CHIAMATA_PLAYERS  # hand, called face, alone, seat
 N_TARGETS, FIRST_TARGET = 60, 61  # the auction network's outputs: at least 61 .. 120 points
 MAX_WIDTH = 512  # the widest layer a network may have

@@ -14,7 +14,9 @@ at a time, so that a damaged table leaves the others playing.
 >>> policy = [(np.ones((207, 8)), np.zeros(8)), (np.ones((8, 40)), np.zeros(40))]
 >>> vector = pack(policy, [], players=2)
 >>> int(vector[0]), int(vector[1]), int(vector[3]), int(vector[4])  # format, width, no value, no auction network
-(2, 207, -1, -1)
+(3, 207, -1, -1)
+>>> int(vector[5])  # the flat encoding's version its 207 inputs are
+1
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ import numpy as np
 from kernels.enums import N_CARDS
 from strategies.errors import StrategyError
 from strategies.net_nb import CONTRACT_INPUTS, FORMAT, HEAD_AUCTION, HEAD_POLICY, HEAD_VALUE, MAX_WIDTH, N_TARGETS
-from strategies.observation import flat_offsets
+from strategies.observation import FLAT_VERSION, FLAT_VERSIONS, flat_offsets, flat_size, flat_version_of
 
 WEIGHTS = Path(__file__).resolve().parent / "weights"
 WEIGHTS_HASH = "weights_sha256"  # the provenance's key for the sha256 of the .npz it describes
@@ -105,21 +107,42 @@ def layers(weights, name: str) -> list[tuple[np.ndarray, np.ndarray]]:
 
 def pack(policy, value, players: int, auction=()) -> np.ndarray:
     """The kernels' vector of a policy, a value network and (Briscola Chiamata) an auction
-    network (lists of (weight, bias); ``value`` and ``auction`` may be empty) for ``players``."""
-    starts = flat_offsets(players)
-    head = [FORMAT, starts[-1], -1, -1, -1, *starts]
+    network (lists of (weight, bias); ``value`` and ``auction`` may be empty) for ``players``.
+    The policy and the value network read the flat encoding's version their inputs'
+    width names (``networks_version``)."""
+    version = networks_version(policy or value, players)
+    starts = flat_offsets(players, version)
+    head = [FORMAT, starts[-1], -1, -1, -1, version, *starts]
     nets = []
     cursor = len(head)
-    for where, name, network, shape in ((HEAD_POLICY, "policy", policy, (starts[-1], N_CARDS)),
-                                        (HEAD_VALUE, "value", value, (starts[-1], 1)),
-                                        (HEAD_AUCTION, "auction", auction, (CONTRACT_INPUTS, N_TARGETS))):  # fmt: skip
+    widths = ", ".join(f"{flat_size(players, v)} in version {v}" for v in FLAT_VERSIONS)
+    flat = f" (the flat encoding at {players} players has {widths})"
+    for where, name, network, shape, note in ((HEAD_POLICY, "policy", policy, (starts[-1], N_CARDS), flat),
+                                              (HEAD_VALUE, "value", value, (starts[-1], 1), flat),
+                                              (HEAD_AUCTION, "auction", auction, (CONTRACT_INPUTS, N_TARGETS), "")):  # fmt: skip
         if not network:
             continue
         head[where] = cursor
-        packed = _pack_network(network, shape, name)
+        packed = _pack_network(network, shape, name, note)
         nets.append(packed)
         cursor += len(packed)
     return np.concatenate([np.asarray(head, dtype=np.float32), *nets]).astype(np.float32)
+
+
+def networks_version(network, players: int) -> int:
+    """The flat encoding's version a network (a list of (weight, bias)) was trained on:
+    the one whose width at ``players`` is its inputs' (FLAT_VERSION for no network, or
+    for a width no version has: ``pack`` then names the widths it may have)."""
+    if not network or np.ndim(network[0][0]) != 2:
+        return FLAT_VERSION
+    return flat_version_of(np.shape(network[0][0])[0], players) or FLAT_VERSION
+
+
+def weights_version(weights, players: int) -> int:
+    """The flat encoding's version the networks of ``weights`` (a mapping of arrays, as
+    ``net-{P}p.npz`` holds them) read: what a script feeding them observations asks the
+    environment or ``encode_flat`` for."""
+    return networks_version(layers(weights, "policy") or layers(weights, "value"), players)
 
 
 def pack_file(weights, players: int) -> np.ndarray:
@@ -127,7 +150,7 @@ def pack_file(weights, players: int) -> np.ndarray:
     return pack(layers(weights, "policy"), layers(weights, "value"), players, layers(weights, "auction"))
 
 
-def _pack_network(network, shape: tuple[int, int], name: str) -> np.ndarray:
+def _pack_network(network, shape: tuple[int, int], name: str, note: str = "") -> np.ndarray:
     """One network's part of the vector, its every shape checked first: the kernels read
     the vector by offsets, so a layer of the wrong size would read another's weights."""
     inputs, outputs = shape
@@ -138,7 +161,7 @@ def _pack_network(network, shape: tuple[int, int], name: str) -> np.ndarray:
                                 f"{np.shape(bias)}; after {sizes[k]} values it must be ({sizes[k]}, n) and (n,)")  # fmt: skip
     if (sizes[0], sizes[-1]) != (inputs, outputs):
         raise StrategyError(f"the {name} network maps {sizes[0]} inputs to {sizes[-1]} outputs; it must map "
-                            f"{inputs} to {outputs}")  # fmt: skip
+                            f"{inputs} to {outputs}{note}")  # fmt: skip
     if max(sizes[1:]) > MAX_WIDTH:  # the input is the flat encoding, of any width
         raise StrategyError(f"the {name} network has a layer of {max(sizes[1:])}; at most {MAX_WIDTH}")
     for k, (weight, bias) in enumerate(network):

@@ -40,7 +40,9 @@ Playout = namedtuple("Playout", ["hands", "n_hand", "plays", "points", "stack", 
 # - ``policy``: every seat plays the learned policy's card (while the playout's policy
 #   plays), from the view it would have: its hand in the sampled deal and the public play.
 # ``position``: a one-element VIEW_DTYPE array, the view kept up to date as the playout
-# goes; ``data``: the networks' vector; ``work`` its NetWork; ``logits`` the policy's.
+# goes (its ``briscola`` as the decision's view showed it, which networks reading the
+# flat encoding's version 1 were always given here; ``face_up_holder`` as the playout
+# draws); ``data``: the networks' vector; ``work`` its NetWork; ``logits`` the policy's.
 # ``signals``, ``partner_hands``: whether a seat's views show its partners' trump signals
 # and hands, as the decision's view showed them (the rules are not in a view).
 Learned = namedtuple(
@@ -156,10 +158,13 @@ def play_out_nb(
             n_table += 1
         if tracked:
             note_trick_nb(learned.position[0], plays, players, leader, trick_start)
+        was_drawn = drawn
         leader, drawn = end_trick_nb(plays, players, trump, leader, points, hands, n_hand, stock, drawn, n_stock)
         if tracked:
             learned.position[0].trick_winners[view.trick + tricks] = leader  # the winner leads the next trick
             learned.position[0].trick = view.trick + tricks + 1
+            if drawn == n_stock and was_drawn < n_stock:  # the last draw: the face-up card to its last seat
+                learned.position[0].face_up_holder = (leader + players - 1) % players
         trick_start += players
         n_table = 0
         tricks += 1

@@ -1,7 +1,8 @@
 """Batched strategies for the tests: ``brandom`` plays as ``random`` does, in numpy, from
 the keys the kernels give it; ``jrandom`` is the same, jitted, with the default auction
 (what ``brandom`` has at Briscola Chiamata); ``bbidder`` bids, calls and plays batched;
-the others break the batched contract one way each."""
+``bfirst`` plays the first card of its hand; the others break the batched contract one
+way each."""
 
 import os
 import time
@@ -84,6 +85,10 @@ def slow_start(views, legal, params, keys):
     return random_cards(views, legal, params, keys)
 
 
+def first_cards(views, legal, params, keys):
+    return views["hand"][:, 0].astype(np.int64)
+
+
 def not_in_hand(views, legal, params, keys):
     return np.argmin(legal, axis=1)  # a card it does not hold
 
@@ -99,4 +104,5 @@ CLOSING = Strategy("closing", 1, "raises GeneratorExit", choose=closing, batched
 STALLING = Strategy("stalling", 1, "random, until it never answers", choose=stalling, batched=True)
 LATE_RAISING = Strategy("late-raising", 1, "random, then raises from deal 300", choose=late_raising, batched=True)
 SLOW_START = Strategy("slow-start", 1, "random, after 2.5 s at its first call", choose=slow_start, batched=True)
+BFIRST = Strategy("bfirst", 1, "the first card of its hand, batched", choose=first_cards, batched=True)
 NOT_IN_HAND = Strategy("not-in-hand", 1, "plays a card it does not hold", choose=not_in_hand, batched=True)

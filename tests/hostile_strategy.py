@@ -9,9 +9,10 @@ from strategies.toolkit import Strategy, default_bid_nb, default_call_nb
 # Every field of the view that ``scribble_nb`` overwrites; tests/test_view.py checks that
 # this is all of them.
 SCRIBBLED = (
-    "seat", "players", "trump_suit", "briscola", "removed_two", "stock_size", "trick", "leader", "n_table",
-    "n_hand", "table", "hand", "partner_hands", "partner_trumps", "points", "played_by", "n_played", "history", "trick_winners",
-    "bid", "bidder", "seat_bids", "passed", "max_bid", "caller", "called", "target", "partner",
+    "seat", "players", "trump_suit", "briscola", "face_up", "face_up_holder", "removed_two", "stock_size", "trick",
+    "leader", "n_table", "n_hand", "table", "hand", "partner_hands", "partner_trumps", "points", "played_by",
+    "n_played", "history", "trick_winners", "bid", "bidder", "seat_bids", "passed", "max_bid", "caller", "called",
+    "target", "partner",
 )  # fmt: skip
 
 
@@ -24,6 +25,7 @@ def choice_nb(view):
 @njit
 def scribble_nb(view, params):
     view.seat, view.players, view.trump_suit, view.briscola = 5, 6, 3, 39
+    view.face_up, view.face_up_holder = 38, 4
     view.removed_two, view.stock_size, view.trick, view.leader = 1, 40, 19, 5
     view.n_table, view.n_hand = 5, 3
     for k in range(view.table.shape[0]):

@@ -15,6 +15,7 @@ import pytest
 
 from sim.config import RunConfig
 from sim.play import play_batch
+from strategies.observation import flat_size
 from strategies.registry import load_strategy_file
 from tests.helpers import REPO, run_cli, run_here
 
@@ -116,7 +117,7 @@ def test_the_docs_first_agent_plays_from_any_folder(tmp_path):
     folder = tmp_path / "agent"
     folder.mkdir()
     (folder / "my_agent.py").write_text(source)
-    np.savez(folder / "weights.npz", w=np.random.default_rng(1).normal(size=(207, 40)))
+    np.savez(folder / "weights.npz", w=np.random.default_rng(1).normal(size=(flat_size(2), 40)))
     done = run_here("compare", "my-agent", "random", "--players", "2", "--deals", "200", "--seed", "1",
                     "--strategy-file", folder / "my_agent.py", "--json", "--summary-only", cwd=tmp_path)  # fmt: skip
     assert done.returncode == 0, done.stderr

@@ -214,7 +214,7 @@ def test_a_batched_plug_in_and_a_frozen_copy_of_a_learner_are_opponents_on_any_t
     weights = dict(np.load(REPO / "examples" / "agents" / "numpy_mlp.npz"))
 
     def frozen(views, legal, params, keys):
-        hidden = np.maximum(encode_flat(views) @ weights["w1"] + weights["b1"], 0.0)
+        hidden = np.maximum(encode_flat(views, version=1) @ weights["w1"] + weights["b1"], 0.0)  # as numpy_mlp reads
         return np.where(legal, hidden @ weights["w2"] + weights["b2"], -np.inf).argmax(axis=1)
 
     options = {"num_envs": 64, "players": 2, "opponents": "numpy-mlp", "strategy_files": (NUMPY_MLP,)}

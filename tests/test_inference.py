@@ -191,7 +191,8 @@ NOT_REBUILT = ("partner_hands", "partner_trumps")
 def test_a_past_view_rebuilt_from_today_s_view_is_the_view_that_seat_had(players):
     """The learned opponent model weighs each play from the view its seat had then:
     rebuilt from the present view and the hand, it equals the engine's view of the time,
-    field by field (the face-up briscola too while the present view still shows it)."""
+    field by field (the face-up card and who had taken it by then, and ``briscola`` while
+    the present view still shows it)."""
     config = RunConfig(players=players, strategies=("expert",) * players, deals=4, seed=11, threads=1)
     rebuilt = np.empty(1, dtype=VIEW_DTYPE)
     checked = 0

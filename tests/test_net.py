@@ -24,7 +24,7 @@ from sim.play import play_batch, views_along_plays
 from sim.trace import trace_rows
 from strategies.errors import StrategyError
 from strategies.library import NET
-from strategies.net_nb import new_work_nb, policy_logits_nb
+from strategies.net_nb import HEAD_OFFSETS, HEAD_VERSION, new_work_nb, policy_logits_nb
 from strategies.nets import (
     WEIGHTS,
     WEIGHTS_HASH,
@@ -36,8 +36,9 @@ from strategies.nets import (
     shipped_tables,
     weights_hash,
     weights_path,
+    weights_version,
 )
-from strategies.observation import encode_flat
+from strategies.observation import FLAT_VERSIONS, encode_flat, flat_offsets, flat_size
 from tests.helpers import REPO, deal_views, run_here
 
 DATA_FILE = str(REPO / "tests" / "data_strategies.py")
@@ -86,8 +87,8 @@ def test_the_kernels_run_the_trained_network(players):
     cfg = RunConfig(players=players, strategies=("greedy",) * players, deals=5, seed=3, threads=1)
     views = np.concatenate(decision_views(cfg))
     with np.load(weights_path(players)) as weights:
-        network = layers(weights, "policy")
-    hidden = encode_flat(views).astype(np.float64)
+        network, version = layers(weights, "policy"), weights_version(weights, players)
+    hidden = encode_flat(views, version=version).astype(np.float64)
     for k, (weight, bias) in enumerate(network):
         hidden = hidden @ weight + bias
         hidden = np.maximum(hidden, 0) if k < len(network) - 1 else hidden
@@ -97,6 +98,41 @@ def test_the_kernels_run_the_trained_network(players):
         policy_logits_nb(view, data, logits, new_work_nb(data))
         hand = view["hand"][: view["n_hand"]]
         np.testing.assert_allclose(logits[: view["n_hand"]], hidden[i, hand], rtol=1e-4, atol=1e-4)
+
+
+def test_the_shipped_networks_read_version_1_of_the_flat_encoding():
+    """They were trained on it: their data says so, and their inputs are its width."""
+    for players in shipped_tables():
+        data = net_data(players)
+        assert int(data[HEAD_VERSION]) == 1 and int(data[1]) == flat_size(players, 1)
+        offsets = data[HEAD_OFFSETS : HEAD_OFFSETS + len(flat_offsets(players))].astype(int)
+        assert offsets.tolist() == flat_offsets(players, 1).tolist()
+
+
+@pytest.mark.parametrize("version", FLAT_VERSIONS)
+@pytest.mark.parametrize("players", [2, 4, 5])
+def test_a_network_of_either_version_is_run_by_the_kernels_as_numpy_runs_it(players, version):
+    """Random networks taking each version's width: the kernels read the version from it
+    (the packed offsets) and give numpy's logits and value on the views of real deals."""
+    from strategies.net_nb import value_nb
+
+    rng = np.random.default_rng(version)
+    width = flat_size(players, version)
+    policy = [(rng.normal(0, 0.3, (width, 16)).astype(np.float32), rng.normal(0, 0.1, 16).astype(np.float32)),
+              (rng.normal(0, 0.3, (16, 40)).astype(np.float32), np.zeros(40, np.float32))]  # fmt: skip
+    value = [(rng.normal(0, 0.3, (width, 8)).astype(np.float32), np.zeros(8, np.float32)),
+             (rng.normal(0, 0.3, (8, 1)).astype(np.float32), np.zeros(1, np.float32))]  # fmt: skip
+    data = pack(policy, value, players)
+    cfg = RunConfig(players=players, strategies=("greedy",) * players, deals=3, seed=4, threads=1)
+    views = np.concatenate(decision_views(cfg))
+    obs = encode_flat(views, version=version).astype(np.float64)
+    logits, values = forward(policy, obs), forward(value, obs)[:, 0]
+    for i, view in enumerate(views):
+        got = np.empty(40)
+        policy_logits_nb(view, data, got, new_work_nb(data))
+        hand = view["hand"][: view["n_hand"]]
+        np.testing.assert_allclose(got[: view["n_hand"]], logits[i, hand], rtol=1e-4, atol=1e-4)
+        np.testing.assert_allclose(value_nb(view, data, new_work_nb(data)), values[i], rtol=1e-4, atol=1e-4)
 
 
 def test_net_has_no_weights_for_a_table_without_them(tmp_path):
@@ -228,6 +264,8 @@ def test_training_from_a_studys_traces_writes_weights_the_kernels_take(tmp_path,
     assert data["decisions"] == played * per_deal and (played == 40 or players == 5 and played > 0)
     with np.load(tmp_path / "w" / f"net-{players}p.npz") as weights:
         assert len(pack(layers(weights, "policy"), layers(weights, "value"), players)) > 10_000
+        assert weights["policy.0.weight"].shape[0] == facts["flat_encoding_width"] == flat_size(players)
+    assert facts["flat_encoding_version"] == 2  # the newest, by default
     again = subprocess.run(train[:-1] + [str(tmp_path / "w2")], capture_output=True, text=True, cwd=REPO, timeout=600)
     assert again.returncode == 0, again.stderr
     with (
@@ -258,6 +296,12 @@ def test_training_from_a_studys_traces_writes_weights_the_kernels_take(tmp_path,
         "folder of briscola batch PLAN"
     ]
     assert "networks" not in data  # greedy reads none
+    if players == 2:  # the version the shipped networks read, asked for
+        old = subprocess.run(train[:-1] + [str(tmp_path / "v1"), "--flat-version", "1"], capture_output=True, text=True,
+                             cwd=REPO, timeout=600)  # fmt: skip
+        assert old.returncode == 0, old.stderr
+        assert json.loads((tmp_path / "v1" / "net-2p.json").read_text())["flat_encoding_version"] == 1
+        assert [int(net_data(2, tmp_path / f)[HEAD_VERSION]) for f in ("v1", "w")] == [1, 2]
 
 
 def test_a_second_rounds_networks_name_the_networks_their_data_was_played_with(tmp_path):
@@ -315,6 +359,7 @@ def test_renamed_suits_keep_every_decision_true():
             cards.append(card)
     views, cards = np.concatenate(views), np.array(cards)
     renamed, renamed_cards = train_net.with_suits_permuted(views, cards, np.random.default_rng(0))
+    cards_face_up = views["face_up"] % 10
     assert not np.array_equal(renamed["hand"], views["hand"])
     for i in range(len(views)):
         assert renamed_cards[i] in renamed["hand"][i][: renamed["n_hand"][i]]
@@ -322,7 +367,10 @@ def test_renamed_suits_keep_every_decision_true():
         for k in range(views["n_played"][i]):
             assert renamed["played_by"][i][renamed["history"][i][k]] == views["played_by"][i][views["history"][i][k]]
         if renamed["briscola"][i] >= 0:
-            assert renamed["briscola"][i] // 10 == renamed["trump_suit"][i]
+            assert renamed["briscola"][i] == renamed["face_up"][i]
+        assert (
+            renamed["face_up"][i] // 10 == renamed["trump_suit"][i] and renamed["face_up"][i] % 10 == cards_face_up[i]
+        )
     assert np.array_equal(renamed["points"], views["points"])
 
 
@@ -557,6 +605,49 @@ def test_a_playout_cut_short_values_the_view_its_seat_would_have(players):
             assert cut_view[field] == expected[field], field
 
 
+@pytest.mark.parametrize("players", [2, 4])
+def test_a_learned_playout_past_the_last_draw_shows_who_took_the_face_up_card(players):
+    """pimc:playout_policy: the views the policy is shown in a playout that goes past the
+    stock's last draw show the face-up card's holder as the reference engine does, played
+    out with the same cards (a version 2 network reads it)."""
+    from kernels.enums import MAX_PLAYERS, VIEW_DTYPE
+    from sim.reference import Game, views_along
+    from strategies.playout_nb import Learned, new_playout_nb, play_out_nb
+
+    cfg = RunConfig(players=players, strategies=("greedy",) * players, deals=3, seed=8, threads=1)
+    for row in trace_rows(play_batch(cfg, 0, 3, trace=True)):
+        hands = [list(row["hands"][3 * s : 3 * (s + 1)]) for s in range(players)]
+        plays = list(row["plays"])
+        first = (len(row["stock"]) + 1 - players) // players * players  # the trick the last draw follows
+        game = Game(players, hands, row["briscola"], row["stock"])
+        for card in plays[:first]:
+            game.play(card)
+            if len(game.table) == players:
+                game.end_trick()
+        *_, before = views_along(players, hands, row["briscola"], row["stock"], plays[:first] + [None])
+        view = view_record(before, players, {"removed": [-1]})[0]
+        assert view["stock_size"] == players and view["face_up_holder"] == -1
+        playout = new_playout_nb()
+        for seat in range(players):
+            playout.n_hand[seat] = len(game.hands[seat])
+            playout.hands[seat, : len(game.hands[seat])] = game.hands[seat]
+            playout.points[seat] = game.points[seat]
+        sides = np.arange(MAX_PLAYERS) % 2
+        playout.sides[:], playout.search_sides[:] = sides, (sides != sides[view.seat]).astype(np.int64)
+        data = net_data(players)
+        learned = Learned(0, True, np.empty(1, dtype=VIEW_DTYPE), data, new_work_nb(data), np.empty(40), False, False)
+        stock = np.array(game.draw_pile, dtype=np.int64)
+        play_out_nb(view, playout.hands, playout.n_hand, playout.plays, 0, game.leader, stock, 0, len(stock),
+                    playout.points, 0.0, playout.stack, playout.sides, playout.search_sides, np.zeros(MAX_PLAYERS),
+                    np.array([1, 2, 3, 4], dtype=np.uint64), learned)  # fmt: skip
+        shown = learned.position[0]
+        played = [int(c) for c in shown["history"][: shown["n_played"]]]
+        assert len(played) >= first + players  # the trick that ends with the last draw
+        *_, expected = views_along(players, hands, row["briscola"], row["stock"], played + [None])
+        assert expected["face_up_holder"] >= 0 and shown["face_up_holder"] == expected["face_up_holder"]
+        assert shown["face_up"] == row["briscola"]
+
+
 def test_a_batched_strategy_cannot_take_data():
     from strategies.api import Strategy
 
@@ -587,7 +678,8 @@ def test_the_kernels_value_a_view_as_the_trained_value_network_does(players):
     cfg = RunConfig(players=players, strategies=("greedy",) * players, deals=3, seed=6, threads=1)
     views = np.concatenate(decision_views(cfg))
     with np.load(weights_path(players)) as weights:
-        expected = forward(layers(weights, "value"), encode_flat(views).astype(np.float64))[:, 0]
+        obs = encode_flat(views, version=weights_version(weights, players)).astype(np.float64)
+        expected = forward(layers(weights, "value"), obs)[:, 0]
     data = net_data(players)
     got = [value_nb(view, data, new_work_nb(data)) for view in views]
     np.testing.assert_allclose(got, expected, rtol=1e-4, atol=1e-4)

@@ -16,8 +16,8 @@ from kernels.enums import VIEW_DTYPE
 from tests.helpers import REPO
 
 VISIBLE_FIELDS = {
-    "seat", "players", "trump_suit", "briscola", "removed_two", "stock_size", "trick", "leader",
-    "n_table", "n_hand", "table", "hand", "partner_hands", "partner_trumps", "points", "played_by", "n_played", "history",
+    "seat", "players", "trump_suit", "briscola", "face_up", "face_up_holder", "removed_two", "stock_size", "trick",
+    "leader", "n_table", "n_hand", "table", "hand", "partner_hands", "partner_trumps", "points", "played_by", "n_played", "history",
     "trick_winners", "bid", "bidder", "seat_bids", "passed", "max_bid", "caller", "called", "target", "partner",
 }  # fmt: skip
 CHIAMATA_FIELDS = {"bid", "bidder", "seat_bids", "passed", "max_bid", "caller", "called", "target", "partner"}
@@ -53,7 +53,7 @@ def true_states(trace):
     played_by = [-1] * 40
     points = [0] * players
     history, winners = [], []
-    leader, plays = 0, iter(trace["plays"])
+    leader, plays, face_up_holder = 0, iter(trace["plays"]), -1
     for trick, winner in enumerate(trace["trick_winners"]):
         table = []
         for k in range(players):
@@ -61,7 +61,7 @@ def true_states(trace):
             yield {"seat": seat, "trick": trick, "leader": leader, "table": list(table),
                    "hands": [list(h) for h in hands], "stock_size": len(stock),
                    "played_by": list(played_by), "points": list(points), "history": list(history),
-                   "trick_winners": list(winners)}  # fmt: skip
+                   "trick_winners": list(winners), "face_up_holder": face_up_holder}  # fmt: skip
             card = next(plays)
             hands[seat].remove(card)
             table.append(card)
@@ -72,6 +72,7 @@ def true_states(trace):
         if stock:
             for k in range(players):
                 hands[(winner + k) % players].append(stock.pop(0))
+            face_up_holder = (winner + players - 1) % players if not stock else -1  # the last card, the face-up one
         leader = winner
 
 
@@ -105,6 +106,13 @@ def test_every_view_shows_exactly_the_players_information(players, partner_view,
             assert view["stock_size"] == truth["stock_size"]
             assert view["trump_suit"] == trace["briscola"] // 10
             assert view["briscola"] == (trace["briscola"] if truth["stock_size"] else -1)
+            assert view["face_up"] == trace["briscola"] and view["face_up_holder"] == truth["face_up_holder"]
+            taker = truth["face_up_holder"]
+            assert (
+                taker == -1
+                or trace["briscola"] in truth["hands"][taker]
+                or truth["played_by"][trace["briscola"]] == taker
+            )
             assert view["removed_two"] == (trace["removed"][0] if players == 3 else -1)
             for other in range(6):
                 shown = view["partner_hands"][other]
@@ -196,6 +204,7 @@ def test_every_chiamata_view_shows_exactly_the_players_information():
             assert view["hand"] == hands[seat] and view["n_hand"] == 8 and view["rng_shape"] == [1]
             assert (view["bid"], view["bidder"], view["seat_bids"], view["passed"]) == (bid, bidder, seat_bids, passed)
             assert view["max_bid"] == 68 and view["trump_suit"] == -1 and view["briscola"] == -1
+            assert view["face_up"] == view["face_up_holder"] == -1
             assert view["caller"] == (seat if phase == "call" else -1)
             assert view["called"] == view["target"] == view["partner"] == -1
             assert view["history"] == [-1] * 40 and view["points"] == [0] * 6
@@ -214,6 +223,7 @@ def test_every_chiamata_view_shows_exactly_the_players_information():
             assert view["played_by"] == truth["played_by"] and view["points"][:5] == truth["points"]
             assert (view["caller"], view["called"], view["target"], view["bid"]) == (caller, called, target, bid)
             assert view["trump_suit"] == called // 10 and view["briscola"] == -1 and view["stock_size"] == 0
+            assert view["face_up"] == view["face_up_holder"] == -1
             out = truth["played_by"][called] >= 0
             assert view["partner"] == (holder if out or seat == holder else -1), f"seat {seat} learns the partner"
             hidden_partners += view["partner"] == -1

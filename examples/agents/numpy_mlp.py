@@ -16,10 +16,11 @@ from strategies.api import Strategy
 from strategies.observation import encode_flat
 
 WEIGHTS = dict(np.load(Path(__file__).with_name("numpy_mlp.npz")))
+VERSION = 1  # of the flat encoding: the one train_policy.py trains on
 
 
 def choose(views, legal, params, keys):
-    hidden = np.maximum(encode_flat(views, trained_at=2) @ WEIGHTS["w1"] + WEIGHTS["b1"], 0.0)
+    hidden = np.maximum(encode_flat(views, trained_at=2, version=VERSION) @ WEIGHTS["w1"] + WEIGHTS["b1"], 0.0)
     scores = hidden @ WEIGHTS["w2"] + WEIGHTS["b2"]
     return np.where(legal, scores, -np.inf).argmax(axis=1)
 

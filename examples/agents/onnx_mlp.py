@@ -20,10 +20,11 @@ OPTIONS = onnxruntime.SessionOptions()
 OPTIONS.intra_op_num_threads = 1  # a small model: one thread is enough (docs/agents.md: bigger ones, int8)
 SESSION = onnxruntime.InferenceSession(Path(__file__).with_name("onnx_mlp.onnx").read_bytes(), OPTIONS,
                                        providers=["CPUExecutionProvider"])  # fmt: skip
+VERSION = 1  # of the flat encoding: the numpy MLP's, exported
 
 
 def choose(views, legal, params, keys):
-    (scores,) = SESSION.run(None, {"obs": encode_flat(views, trained_at=2)})
+    (scores,) = SESSION.run(None, {"obs": encode_flat(views, trained_at=2, version=VERSION)})
     return np.where(legal, scores, -np.inf).argmax(axis=1)
 
 

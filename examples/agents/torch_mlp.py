@@ -18,7 +18,8 @@ from strategies.observation import encode_flat, flat_size
 
 torch.set_num_threads(1)  # the kernels already run a thread per core
 STATE = torch.load(Path(__file__).with_name("torch_mlp.pt"), weights_only=True)
-MODEL = torch.nn.Sequential(torch.nn.Linear(flat_size(2), STATE["0.weight"].shape[0]), torch.nn.ReLU(),
+VERSION = 1  # of the flat encoding: the numpy MLP's, exported
+MODEL = torch.nn.Sequential(torch.nn.Linear(flat_size(2, VERSION), STATE["0.weight"].shape[0]), torch.nn.ReLU(),
                             torch.nn.Linear(STATE["0.weight"].shape[0], 40))  # fmt: skip
 MODEL.load_state_dict(STATE)
 MODEL.eval()
@@ -26,7 +27,7 @@ MODEL.eval()
 
 def choose(views, legal, params, keys):
     with torch.no_grad():
-        scores = MODEL(torch.from_numpy(encode_flat(views, trained_at=2))).numpy()
+        scores = MODEL(torch.from_numpy(encode_flat(views, trained_at=2, version=VERSION))).numpy()
     return np.where(legal, scores, -np.inf).argmax(axis=1)
 
 
