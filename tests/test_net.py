@@ -549,13 +549,29 @@ def test_auction_training_adds_the_network_and_keeps_the_others(tmp_path):
     assert weights_path(5).read_bytes() == shipped
 
 
+def _replayed(players, row, first):
+    """The reference engine's game after a traced deal's first ``first`` cards, and the
+    view of the seat to play next."""
+    from sim.reference import Game, views_along
+
+    hands = [list(row["hands"][3 * s : 3 * (s + 1)]) for s in range(players)]
+    plays = list(row["plays"])
+    game = Game(players, hands, row["briscola"], row["stock"])
+    for card in plays[:first]:
+        game.play(card)
+        if len(game.table) == players:
+            game.end_trick()
+    *_, before = views_along(players, hands, row["briscola"], row["stock"], plays[:first] + [None])
+    return game, view_record(before, players, {"removed": [-1]})[0]
+
+
 @pytest.mark.parametrize("players", [2, 4])
 def test_a_playout_cut_short_values_the_view_its_seat_would_have(players):
     """pimc:value_tricks: from the true state of a deal, a playout of random cards cut
     after a trick hands the value network the view the reference engine gives the seat at
     that point, played out with the same cards."""
     from kernels.enums import MAX_HAND, MAX_PLAYERS, VIEW_DTYPE
-    from sim.reference import Game, views_along
+    from sim.reference import views_along
     from strategies.net_nb import new_work_nb
     from strategies.playout_nb import Learned, new_playout_nb, play_out_nb
 
@@ -564,13 +580,7 @@ def test_a_playout_cut_short_values_the_view_its_seat_would_have(players):
         hands = [list(row["hands"][3 * s : 3 * (s + 1)]) for s in range(players)]
         plays = list(row["plays"])
         first = players + 1  # a decision in the second trick, with a trick and more of stock ahead
-        game = Game(players, hands, row["briscola"], row["stock"])
-        for card in plays[:first]:
-            game.play(card)
-            if len(game.table) == players:
-                game.end_trick()
-        *_, before = views_along(players, hands, row["briscola"], row["stock"], plays[:first] + [None])
-        view = view_record(before, players, {"removed": [-1]})[0]
+        game, view = _replayed(players, row, first)
         playout = new_playout_nb()
         for seat in range(players):
             playout.n_hand[seat] = len(game.hands[seat])
@@ -611,21 +621,14 @@ def test_a_learned_playout_past_the_last_draw_shows_who_took_the_face_up_card(pl
     stock's last draw show the face-up card's holder as the reference engine does, played
     out with the same cards (a version 2 network reads it)."""
     from kernels.enums import MAX_PLAYERS, VIEW_DTYPE
-    from sim.reference import Game, views_along
+    from sim.reference import views_along
     from strategies.playout_nb import Learned, new_playout_nb, play_out_nb
 
     cfg = RunConfig(players=players, strategies=("greedy",) * players, deals=3, seed=8, threads=1)
     for row in trace_rows(play_batch(cfg, 0, 3, trace=True)):
         hands = [list(row["hands"][3 * s : 3 * (s + 1)]) for s in range(players)]
-        plays = list(row["plays"])
         first = (len(row["stock"]) + 1 - players) // players * players  # the trick the last draw follows
-        game = Game(players, hands, row["briscola"], row["stock"])
-        for card in plays[:first]:
-            game.play(card)
-            if len(game.table) == players:
-                game.end_trick()
-        *_, before = views_along(players, hands, row["briscola"], row["stock"], plays[:first] + [None])
-        view = view_record(before, players, {"removed": [-1]})[0]
+        game, view = _replayed(players, row, first)
         assert view["stock_size"] == players and view["face_up_holder"] == -1
         playout = new_playout_nb()
         for seat in range(players):
