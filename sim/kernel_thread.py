@@ -32,15 +32,16 @@ def run_kernel(kernel, arguments: tuple, threads: int, stop) -> bool:
     return finished
 
 
-def call_on_kernel_thread(function, arguments: tuple, threads: int, stop, may_never_end: bool = False):
+def call_on_kernel_thread(function, arguments: tuple, threads: int, stop, asking: threading.Event | None = None):
     """``function(*arguments)`` on the kernel thread, as ``run_kernel`` runs a kernel:
     (True, what it returned), or (False, None) once ``stop`` has been set for STOP_WAIT
     and the call is left to finish on its own (a batched strategy that stalls stops the
     run as a slow jitted one does). What it raises is raised here.
 
     A kernel left behind ends at its next decision, and the next call waits for it (two
-    parallel kernels at once would fight over Numba's thread pool). A Python call that
-    ``may_never_end`` (a batched strategy) is left its thread: later calls get another."""
+    parallel kernels at once would fight over Numba's thread pool). A call left behind
+    while ``asking`` is set (in a batched strategy's code, which may never end) is left
+    its thread: later calls get another."""
     job = _KernelJob(function, arguments, threads)
     _kernel_thread().put(job)
     stopped_at = None
@@ -49,7 +50,7 @@ def call_on_kernel_thread(function, arguments: tuple, threads: int, stop, may_ne
             if stop.is_set():
                 stopped_at = stopped_at or time.monotonic()
                 if time.monotonic() - stopped_at > STOP_WAIT:
-                    if may_never_end:
+                    if asking is not None and asking.is_set():
                         _leave_kernel_thread()
                     return False, None
     except BaseException:

@@ -28,7 +28,7 @@ from kernels.lockstep_nb import (
     new_lanes_nb,
     start_lanes_nb,
 )
-from sim.kernel_thread import call_on_kernel_thread, compiled_for, run_kernel
+from sim.kernel_thread import call_on_kernel_thread, compiled_for
 from strategies.api import StrategySpec
 from strategies.errors import StrategyError
 from strategies.observation import legal_mask
@@ -131,26 +131,38 @@ def _play_waves(run, groups, outside, lanes, kernels, n_deals, threads, stop, gi
 
 
 def _play_wave(run, groups, outside, lanes, kernels, which, indices, threads, stop) -> bool:
-    """Plays one wave of lanes to the end; False if a stop cut it short."""
+    """Plays one wave of lanes to the end; False if a stop cut it short. The whole wave,
+    its kernels and its strategies' calls, runs on the kernel thread while this one waits,
+    free to hear a stop: one hop between threads a wave (about 80 us each), not two a
+    trick. A strategy that stalls is left there (``asking``), as a slow kernel is."""
+    asking = threading.Event()
+    arguments = (run, groups, outside, lanes, kernels, which, indices, stop, asking)
+    finished, played = call_on_kernel_thread(_wave, arguments, threads, stop, asking=asking)
+    return finished and played
+
+
+def _wave(run, groups, outside, lanes, kernels, which, indices, stop, asking) -> bool:
+    """``_play_wave``'s loop, on the kernel thread: the kernels play until every lane
+    waits on a batched strategy, the strategies decide, and so on; once ``stop`` is set
+    the kernels return before their next decision and the loop ends (False)."""
     start_lanes, advance_lanes = kernels
-    if not run_kernel(start_lanes, (run, outside, lanes, which, indices), threads, stop):
-        return False
+    start_lanes(run, outside, lanes, which, indices)
     cursor = lanes.cursor[: len(which)]
     while not stop.is_set():
         waiting = np.flatnonzero(cursor["seat"] >= 0)
         if waiting.size == 0:
             return True
-        actions = decide(groups, lanes, waiting, threads, stop)
-        if actions is None or not run_kernel(advance_lanes, (run, outside, lanes, waiting, actions), threads, stop):
-            return False
+        asking.set()
+        actions = decide(groups, lanes, waiting)
+        asking.clear()
+        if stop.is_set():
+            break
+        advance_lanes(run, outside, lanes, waiting, actions)
     return False
 
 
-def decide(groups, lanes, waiting: np.ndarray, threads: int = 1, stop=None) -> np.ndarray | None:
-    """Every awaited decision of the lanes ``waiting``: one call per strategy and phase.
-    With a run's ``stop``, each call runs on the kernel thread so that a strategy that
-    stalls cannot hold up a stop (None: a stop came first, or a call was left to finish
-    on its own); without one (a training environment's step), on this thread."""
+def decide(groups, lanes, waiting: np.ndarray) -> np.ndarray:
+    """Every awaited decision of the lanes ``waiting``: one call per strategy and phase."""
     actions = np.full(waiting.size, -1, dtype=np.int64)
     seats = lanes.cursor["seat"][waiting]
     phases = lanes.cursor["phase"][waiting]
@@ -162,14 +174,8 @@ def decide(groups, lanes, waiting: np.ndarray, threads: int = 1, stop=None) -> n
                 lane = waiting[chosen]
                 views = sealed_views(lanes, lane)  # a copy: what the strategy writes there, nobody sees
                 cursor = lanes.cursor[lane]
-                question = (group.spec, function, PHASE_NAMES[phase], views, cursor["key"], where_decided(cursor))
-                if stop is None:
-                    actions[chosen] = ask(*question)
-                    continue
-                answered, decided = call_on_kernel_thread(ask, question, threads, stop, may_never_end=True)
-                if not answered or stop.is_set():
-                    return None
-                actions[chosen] = decided
+                actions[chosen] = ask(group.spec, function, PHASE_NAMES[phase], views, cursor["key"],
+                                      where_decided(cursor))  # fmt: skip
     return actions
 
 
