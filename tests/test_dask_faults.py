@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -266,7 +267,10 @@ def test_a_worker_killed_while_the_kernels_are_readied_is_said_once_and_the_stud
         run.kill()
     err = said[0] + rest
     assert run.returncode == 0, err
-    assert err.count("a Dask worker left the cluster") == 1, err
+    # Each departure said once (it was said three times); on a loaded machine a nanny may
+    # also give up on a slow new worker, a departure of its own, named by its own address.
+    left = re.findall(r"a Dask worker left the cluster \((\S+)\)", err)
+    assert left and len(left) == len(set(left)), err
     assert "Traceback" not in err and "never retrieved" not in err and "lost the Dask scheduler" not in err, err
     assert not sim.load(tmp_path / "study").partial
 
