@@ -17,6 +17,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
+from sim import lockstep
 from sim.interrupt import StopFlag
 from sim.stats import CompareTally
 
@@ -94,10 +95,22 @@ def block_ends(chunk: Chunk, blocks: list) -> list[int]:
 class Pace:
     """Cuts ranges into batches of about SECONDS_PER_BATCH each, timed on the work done
     between two of them: memory stays flat, progress moves smoothly and Ctrl-C is heard
-    within a batch. One Pace serves a run's consecutive chunks of one part."""
+    within a batch. One Pace serves a run's consecutive chunks of one part.
 
-    def __init__(self):
+    A run with batched strategies is cut on the lock-step waves' grid instead (``of``):
+    batches end on multiples of LANES units, never where the clock says, so the same
+    units share each call of a strategy on every run, resume and backend. A float
+    network's answer for a view can depend on what else shares its call (BLAS sums a
+    batch of another size in another order), so a clock-cut wave changed a near-tie."""
+
+    def __init__(self, grid: int | None = None):
         self.size = FIRST_BATCH
+        self.grid = grid
+
+    @classmethod
+    def of(cls, player) -> Pace:
+        """The pace of a part played by ``player`` (a run kind's player)."""
+        return cls(wave_grid(player))
 
     def batches(self, first: int, total: int, stop: StopFlag, boundary: int | None = None):
         """Yields ``(first, n)`` over ``total`` units from ``first`` on; stops early once
@@ -105,11 +118,18 @@ class Pace:
         done, end = first, first + total
         while done < end and not stop.is_set():
             limit = boundary - done % boundary if boundary else MAX_BATCH
-            n = min(self.size, limit, end - done)
+            size = self.grid - done % self.grid if self.grid else self.size
+            n = min(size, limit, end - done)
             started = time.perf_counter()
             yield done, n
             done += n
             self.size = next_batch_size(n, time.perf_counter() - started)
+
+
+def wave_grid(player) -> int | None:
+    """LANES if ``player`` (a run kind's player) plays batched strategies in lock-step:
+    its batches, and a study's chunks, then end on multiples of it."""
+    return lockstep.LANES if player.lock_step else None
 
 
 def next_batch_size(last_size: int, last_seconds: float) -> int:
@@ -136,7 +156,7 @@ def play_chunk(experiment, chunk: Chunk, player, stop: StopFlag, rows=None, trac
                pace: Pace | None = None) -> ChunkResult:  # fmt: skip
     """Plays one chunk with its part's ``player`` (``RunKind.player``), its rows written
     to ``rows`` and its moves to ``trace`` (writers: anything with ``write(table)``)."""
-    pace = pace or Pace()
+    pace = pace or Pace.of(player)
     started = time.perf_counter()
     sprt = experiment.sprt is not None
     blocks, completed = [player.new_tally()], 0

@@ -356,10 +356,15 @@ def show_study(outcome: dict, resume_in_title: bool = True) -> None:
     from rich.table import Table
 
     state, resume = outcome["status"], outcome.get("resume") or resume_command(outcome["out"])
+    changed = outcome.get("changed", [])
     if state != "complete" and outcome.get("running"):
         state += ", running now"
+    elif state != "complete" and changed:
+        state += ", not running: what it plays changed since it began (below); restore it to resume"
     elif state != "complete" and resume_in_title:
         state += f", not running: resume it with {resume}"
+    elif changed:
+        state += " with what it began with; what it plays changed since (below)"
     if outcome.get("strays"):
         state += f"; its folder holds {len(outcome['strays'])} file(s) not the study's (below)"
     table = Table(title=f"Study {outcome['out']}: {state}", title_justify="left")
@@ -387,6 +392,8 @@ def show_study(outcome: dict, resume_in_title: bool = True) -> None:
         for damage in experiment.get("damaged", []):
             console.print(f"not done: {experiment['name']} {damage['chunk']}: {damage['problem']} "
                           f"({resume} plays it again)", highlight=False, soft_wrap=True)  # fmt: skip
+    for change in changed:
+        console.print(f"changed since it began: {change}", highlight=False, soft_wrap=True)
     strays = outcome.get("strays", [])
     for stray in strays[:STRAYS_SHOWN]:  # a line each, whole (scripts grep them)
         read = "pandas.read_parquet(FOLDER) reads it, sim.load does not; " if stray["read_by_pandas"] else ""

@@ -90,7 +90,7 @@ def _play_part(experiment, part, player, output, stop, on_progress):
     sprt = experiment.sprt
     units = SPRT_CHECK_DEALS if sprt is not None else experiment.config.deals
     watch = SprtWatch(sprt, player.games) if sprt is not None else None
-    tally, done, pace = player.new_tally(), 0, Pace()
+    tally, done, pace = player.new_tally(), 0, Pace.of(player)
     rows, trace = output.writers(part)
     for chunk in part_chunks(experiment, part, units):
         result = play_chunk(experiment, chunk, player, stop, rows, trace, on_progress, pace)

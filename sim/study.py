@@ -43,7 +43,16 @@ from functools import cached_property
 from pathlib import Path
 from typing import NamedTuple
 
-from sim.chunks import SPRT_CHECK_DEALS, Chunk, ChunkResult, SprtWatch, block_ends, chunks_of, run_chunk
+from sim.chunks import (
+    SPRT_CHECK_DEALS,
+    Chunk,
+    ChunkResult,
+    SprtWatch,
+    block_ends,
+    chunks_of,
+    run_chunk,
+    wave_grid,
+)
 from sim.config import ConfigError, Rules, RunConfig
 from sim.experiments import Experiment, with_threads
 from sim.files import (
@@ -58,10 +67,11 @@ from sim.files import (
     write_json,
 )  # fmt: skip
 from sim.kinds import kind_of
-from sim.plan import Plan, experiment_folder, fingerprint, networks_provenance, plan_hash
+from sim.plan import Plan, experiment_folder, fingerprint, networks_provenance, plan_hash, read_plan
 from sim.results import RESULT_ROW_GROUP, numpy_column
 from sim.stats import Sprt
 from sim.version import __version__
+from strategies.errors import StrategyError
 
 FORMAT = 2  # of the folder: 2 verifies every chunk (1 had no checksums)
 STUDY_FILE, PLAN_FILE, SUMMARY_FILE, CHUNKS_DIR = "_study.json", "_plan.toml", "_summary.json", "_chunks"
@@ -818,12 +828,30 @@ class Study:
         any, would not be found from there)."""
         if self.plan is not None:
             return resume_command(self.folder, self.plan.path, self.backend_options)
+        return resume_command(self.folder, self.last_plan(), self.backend_options)
+
+    def last_plan(self) -> Path | None:
+        """The plan file the study was last run with, if it still holds the plan the
+        study began with."""
         recorded = Path(self.plan_file) if self.plan_file else None
         try:
             same = recorded is not None and recorded.read_text() == (self.folder / PLAN_FILE).read_text()
         except OSError:
             same = False
-        return resume_command(self.folder, recorded if same else None, self.backend_options)
+        return recorded if same else None
+
+    def changed_since_begun(self) -> list[str]:
+        """What its experiments play that changed since it began (a strategy's code or
+        data, a plug-in file), read through the plan it was last run with (which names
+        its plug-ins); nothing if that plan is gone or changed (a resume then says)."""
+        plan = self.last_plan()
+        if plan is None:
+            return []
+        recorded = [{"name": s.experiment.name, "fingerprint": s.fingerprint} for s in self.states]
+        try:
+            return _changes(recorded, read_plan(plan).experiments)[0]
+        except (OSError, ConfigError, StrategyError) as error:  # a plug-in moved or broken: say so, show the rest
+            return [f"its strategies could not be loaded to check them ({error})"]
 
     def outcome(self) -> dict:
         """How far the study has come (what ``batch --json`` and ``status --json`` print):
@@ -930,8 +958,11 @@ def read_status(folder: Path) -> dict:
 
 
 def read_outcome(folder: Path) -> dict:
-    """How far a study has come, from its folder alone, every chunk verified (``Study.outcome``)."""
-    return Study.read(folder).outcome()
+    """How far a study has come, from its folder alone, every chunk verified
+    (``Study.outcome``), and what its experiments play that changed since it began
+    (``changed``: a strategy's code or data, a plug-in file; a resume refuses it)."""
+    study = Study.read(folder)
+    return {**study.outcome(), "changed": study.changed_since_begun()}
 
 
 def check_fits(plan: Plan, chunk_units: int | None) -> None:
@@ -1076,7 +1107,8 @@ class Sizing(NamedTuple):
 def calibrate(experiment: Experiment) -> Sizing:
     """Units per chunk: about CHUNK_SECONDS of this machine's work, measured by playing a
     few deals (which also readies the kernels), rounded down to 1, 2 or 5 times a power
-    of ten, at most MAX_CHUNK_UNITS; and the seconds a unit took. Measuring stops as soon
+    of ten, at most MAX_CHUNK_UNITS (with batched strategies, then to a multiple of the
+    lock-step waves' grid, ``wave_grid``); and the seconds a unit took. Measuring stops as soon
     as the answer is known: at CALIBRATION_SECONDS, or once even the fastest rate seen
     would fill the largest chunk."""
     chunk = chunks_of(experiment, experiment.config.deals)[0]
@@ -1091,6 +1123,9 @@ def calibrate(experiment: Experiment) -> Sizing:
         rate = n / max(seconds, 1e-6)
         timed.append((n, seconds))
     units = _round_down(min(largest_chunk(experiment), max(1, rate * CHUNK_SECONDS)))
+    grid = wave_grid(experiment.run_kind.player(experiment, chunk.pair))
+    if grid and units < total:  # chunks end where waves do: the same deals share each call on any machine
+        units = max(grid, units - units % grid)
     return Sizing(units, _seconds_per_unit(timed))
 
 

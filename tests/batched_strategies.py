@@ -89,6 +89,14 @@ def first_cards(views, legal, params, keys):
     return views["hand"][:, 0].astype(np.int64)
 
 
+def crowd_sensitive(views, legal, params, keys):
+    """The (number of views in the call mod k)-th of a view's k legal cards: its answer
+    depends on what shares its call, as a float network's near-tie can."""
+    pick = len(views) % legal.sum(axis=1)
+    rank = np.cumsum(legal, axis=1) - 1
+    return np.argmax(legal & (rank == pick[:, None]), axis=1)
+
+
 def not_in_hand(views, legal, params, keys):
     return np.argmin(legal, axis=1)  # a card it does not hold
 
@@ -105,4 +113,5 @@ STALLING = Strategy("stalling", 1, "random, until it never answers", choose=stal
 LATE_RAISING = Strategy("late-raising", 1, "random, then raises from deal 300", choose=late_raising, batched=True)
 SLOW_START = Strategy("slow-start", 1, "random, after 2.5 s at its first call", choose=slow_start, batched=True)
 BFIRST = Strategy("bfirst", 1, "the first card of its hand, batched", choose=first_cards, batched=True)
+CROWD = Strategy("crowd", 1, "a card picked by how many views share its call", choose=crowd_sensitive, batched=True)
 NOT_IN_HAND = Strategy("not-in-hand", 1, "plays a card it does not hold", choose=not_in_hand, batched=True)

@@ -45,6 +45,41 @@ def test_results_do_not_depend_on_the_batch_or_the_threads(monkeypatch):
     assert again.records.tobytes() == first.records.tobytes()
 
 
+@pytest.mark.parametrize("kind", ["simulate", "compare"])
+def test_the_clock_does_not_choose_which_deals_share_a_batched_call(monkeypatch, kind):
+    """A run is cut into batches timed on the machine's speed; with a batched strategy the
+    cuts fall on the lock-step waves' grid instead, so a strategy whose answer depends on
+    what shares its call (``crowd``; a float network at a near-tie) plays the same deals
+    on a fast or a slow machine (the same command once gave other rows after a resume)."""
+    import sim.api
+    import sim.chunks
+
+    def run(batch_size):
+        monkeypatch.setattr(sim.chunks, "next_batch_size", lambda *_: batch_size)  # how fast the machine seemed
+        if kind == "simulate":
+            return sim.api.simulate("crowd,greedy", deals=3000, seed=2, threads=1, strategy_files=(FILE,)).results
+        return sim.api.compare("crowd", "greedy", deals=3000, seed=2, threads=1, strategy_files=(FILE,)).results
+
+    monkeypatch.setattr(sim.lockstep, "LANES", 512)  # several waves in 3,000 deals
+    fast, slow = run(2000), run(100)
+    assert fast.deals.equals(slow.deals)
+
+
+def test_a_studys_chunks_end_where_the_waves_do(monkeypatch):
+    """A study's chunk size, measured on the machine's speed, is a multiple of the
+    lock-step grid with a batched strategy (else its chunks' edges would cut waves where
+    the clock said), and stays as measured without one."""
+    from sim.experiments import make_experiment
+    from sim.study import calibrate
+
+    monkeypatch.setattr(sim.lockstep, "LANES", 96)
+    batched = make_experiment("simulate", players=2, strategies=["brandom", "greedy"], deals=10**8, seed=1,
+                              threads=1, strategy_files=(FILE,))  # fmt: skip
+    jitted = make_experiment("simulate", players=2, strategies=["random", "greedy"], deals=10**8, seed=1, threads=1)
+    assert calibrate(batched).units % 96 == 0
+    assert calibrate(jitted).units % 96 != 0  # 1, 2 or 5 times a power of ten
+
+
 def test_bids_and_calls_are_batched_at_briscola_chiamata():
     batch = played(5, ("bbidder", "random", "random", "random", "random"), deals=300)
     seat0 = batch.records["auction_seats"] == 0

@@ -5,6 +5,7 @@ with a worker killed mid-run."""
 from __future__ import annotations
 
 import contextlib
+import functools
 import io
 import json
 import os
@@ -455,6 +456,27 @@ def test_an_edited_plug_in_is_a_changed_plan(tmp_path):
     again = batch(tmp_path, "--out", "study", "--resume", "--quiet")
     assert again.returncode == 2 and "experiment 'edge': a --strategy-file's contents changed" in again.stderr
     assert "changed since it began" in again.stderr and "restore the plan" not in again.stderr  # it did not change
+
+
+def test_status_says_what_a_study_plays_changed_since_it_began(tmp_path):
+    """status of a study whose plug-in changed since it began says so, and offers no
+    --resume command that would be refused (it said complete, or offered one)."""
+    (tmp_path / "edge_file.py").write_text(OUTSIDER)
+    write_plan(
+        tmp_path,
+        'seed = 2\nstrategy_files = ["edge_file.py"]\n[[compare]]\nname = "edge"\na = "edge"\nb = "random"\ndeals = 300\n',
+    )
+    assert batch(tmp_path, "--out", "study", "--chunk-deals", "100", "--quiet").returncode == 0
+    (tmp_path / "edge_file.py").write_text(OUTSIDER + "\n# edited\n")
+    status = functools.partial(run_cli, "status", "study", cwd=tmp_path, env={"PYTHONPATH": str(REPO)})
+    shown = status()
+    assert shown.returncode == 0, shown.stderr
+    assert "complete with what it began with; what it plays changed since" in " ".join(shown.stdout.split())
+    assert "changed since it began: experiment 'edge': a --strategy-file's contents changed" in shown.stdout
+    changed = json.loads(status("--json").stdout)["changed"]
+    assert "experiment 'edge': a --strategy-file's contents changed (restore the file, or start a new study)" in changed
+    (tmp_path / "edge_file.py").write_text(OUTSIDER)  # restored: nothing to say
+    assert json.loads(status("--json").stdout)["changed"] == []
 
 
 def test_chunks_recorded_in_any_order_give_the_same_study(tmp_path):
