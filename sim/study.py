@@ -859,7 +859,9 @@ class Study:
         deals (done and in all), the work time of its chunks done and a unit's (measured
         on them, else when the study was sized), its summary (computed from its verified
         records) and the chunks found damaged; the files in the folder not the study's,
-        and the command that finishes it (None once complete)."""
+        what its experiments play that changed since it began (read from its folder
+        alone: a run checks it as it begins), and the command that finishes it (None
+        once complete)."""
         damaged = {}
         for name, damage in self.damaged:
             damaged.setdefault(name, []).append(damage.to_dict())
@@ -878,6 +880,7 @@ class Study:
         status = _overall([e["status"] for e in experiments])
         return {"out": str(self.folder), "status": status, "running": now, "experiments": experiments,
                 "strays": [stray.to_dict() for stray in self.strays()],
+                "changed": [] if self.plan is not None else self.changed_since_begun(),  # a run checked it as it began
                 "resume": None if status == "complete" else self.resume_command()}  # fmt: skip
 
 
@@ -959,10 +962,8 @@ def read_status(folder: Path) -> dict:
 
 def read_outcome(folder: Path) -> dict:
     """How far a study has come, from its folder alone, every chunk verified
-    (``Study.outcome``), and what its experiments play that changed since it began
-    (``changed``: a strategy's code or data, a plug-in file; a resume refuses it)."""
-    study = Study.read(folder)
-    return {**study.outcome(), "changed": study.changed_since_begun()}
+    (``Study.outcome``)."""
+    return Study.read(folder).outcome()
 
 
 def check_fits(plan: Plan, chunk_units: int | None) -> None:
