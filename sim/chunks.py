@@ -97,9 +97,9 @@ class Pace:
     between two of them: memory stays flat, progress moves smoothly and Ctrl-C is heard
     within a batch. One Pace serves a run's consecutive chunks of one part.
 
-    A run with batched strategies is cut on the lock-step waves' grid instead (``of``):
-    batches end on multiples of LANES units, never where the clock says, so the same
-    units share each call of a strategy on every run, resume and backend. A float
+    A run with batched strategies is cut on the lock-step waves' grid (``of``): batches
+    end on multiples of LANES units, never between two, so the same units share each
+    call of a strategy on every run, resume and backend. A float
     network's answer for a view can depend on what else shares its call (BLAS sums a
     batch of another size in another order), so a clock-cut wave changed a near-tie."""
 
@@ -118,7 +118,9 @@ class Pace:
         done, end = first, first + total
         while done < end and not stop.is_set():
             limit = boundary - done % boundary if boundary else MAX_BATCH
-            size = self.grid - done % self.grid if self.grid else self.size
+            size = self.size
+            if self.grid:  # as many units as the clock says, up to the grid's next multiple
+                size = -(-(done + size) // self.grid) * self.grid - done
             n = min(size, limit, end - done)
             started = time.perf_counter()
             yield done, n

@@ -111,10 +111,10 @@ def lane_kernels(run, outside, lanes) -> tuple:
 def _play_waves(run, groups, outside, lanes, kernels, n_deals, threads, stop, given, out) -> None:
     results, illegal, deals, records = out
     trace, keep = len(deals) > 0 and given is None, len(records) > 0
-    for start in range(0, n_deals, len(lanes.cursor)):
+    for start, size in _waves(run, n_deals):
         if stop.is_set():
             break
-        which = np.arange(min(len(lanes.cursor), n_deals - start), dtype=np.int64)
+        which = np.arange(size, dtype=np.int64)
         if given is not None:
             lanes.deals[: len(which)] = given[start : start + len(which)]
         indices = (run.first_deal + (start + which) * run.deal_step).astype(np.int64, copy=False)  # the bound type
@@ -128,6 +128,17 @@ def _play_waves(run, groups, outside, lanes, kernels, n_deals, threads, stop, gi
             records[start:end] = lanes.records[: len(which)]
         if not finished:
             break
+
+
+def _waves(run, n_deals: int):
+    """``(start, size)`` of each wave: waves end where the run's units (deals, or matches
+    of ``deal_step`` deals) reach a multiple of LANES, so that the same units share a
+    wave however a run is cut into calls (chunks.Pace cuts on the same grid)."""
+    start, unit = 0, run.first_deal // run.deal_step
+    while start < n_deals:
+        size = min(LANES - (unit + start) % LANES, n_deals - start)
+        yield start, size
+        start += size
 
 
 def _play_wave(run, groups, outside, lanes, kernels, which, indices, threads, stop) -> bool:

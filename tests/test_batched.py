@@ -65,6 +65,26 @@ def test_the_clock_does_not_choose_which_deals_share_a_batched_call(monkeypatch,
     assert fast.deals.equals(slow.deals)
 
 
+@pytest.mark.parametrize("match", ["deal", "best-of-3"])
+def test_a_chunk_off_the_grid_plays_the_same_calls_at_any_pace(monkeypatch, match):
+    """A study's chunk that starts and ends off the grid (--chunk-deals 700): its waves
+    still end on the grid's multiples, whatever batches the clock cuts it in."""
+    import sim.chunks
+    from sim.experiments import make_experiment
+
+    monkeypatch.setattr(sim.lockstep, "LANES", 256)
+    experiment = make_experiment("simulate", players=2, strategies=["crowd", "greedy"], deals=3000, seed=3, threads=1,
+                                 strategy_files=(FILE,), match=match)  # fmt: skip
+    chunk = sim.chunks.chunks_of(experiment, 700)[1]  # units 700 .. 1399
+
+    def rows(batch_size):
+        monkeypatch.setattr(sim.chunks, "FIRST_BATCH", batch_size)
+        monkeypatch.setattr(sim.chunks, "next_batch_size", lambda *_: batch_size)
+        return sim.chunks.run_chunk(experiment, chunk, rows=True).table
+
+    assert rows(600).equals(rows(90))
+
+
 def test_a_studys_chunks_end_where_the_waves_do(monkeypatch):
     """A study's chunk size, measured on the machine's speed, is a multiple of the
     lock-step grid with a batched strategy (else its chunks' edges would cut waves where
