@@ -444,8 +444,8 @@ def test_a_study_is_run_by_one_process_at_a_time(tmp_path):
     assert sorted(deals["deal"].unique()) == list(range(30)) and len(deals) == 60
 
 
-def test_an_edited_plug_in_is_a_changed_plan(tmp_path):
-
+def _study_of_a_plug_in_then_edited(tmp_path):
+    """A complete study of the plug-in edge_file.py, which is then edited."""
     (tmp_path / "edge_file.py").write_text(OUTSIDER)
     write_plan(
         tmp_path,
@@ -453,6 +453,10 @@ def test_an_edited_plug_in_is_a_changed_plan(tmp_path):
     )
     assert batch(tmp_path, "--out", "study", "--chunk-deals", "100", "--quiet").returncode == 0
     (tmp_path / "edge_file.py").write_text(OUTSIDER + "\n# edited\n")
+
+
+def test_an_edited_plug_in_is_a_changed_plan(tmp_path):
+    _study_of_a_plug_in_then_edited(tmp_path)
     again = batch(tmp_path, "--out", "study", "--resume", "--quiet")
     assert again.returncode == 2 and "experiment 'edge': a --strategy-file's contents changed" in again.stderr
     assert "changed since it began" in again.stderr and "restore the plan" not in again.stderr  # it did not change
@@ -461,13 +465,7 @@ def test_an_edited_plug_in_is_a_changed_plan(tmp_path):
 def test_status_says_what_a_study_plays_changed_since_it_began(tmp_path):
     """status of a study whose plug-in changed since it began says so, and offers no
     --resume command that would be refused (it said complete, or offered one)."""
-    (tmp_path / "edge_file.py").write_text(OUTSIDER)
-    write_plan(
-        tmp_path,
-        'seed = 2\nstrategy_files = ["edge_file.py"]\n[[compare]]\nname = "edge"\na = "edge"\nb = "random"\ndeals = 300\n',
-    )
-    assert batch(tmp_path, "--out", "study", "--chunk-deals", "100", "--quiet").returncode == 0
-    (tmp_path / "edge_file.py").write_text(OUTSIDER + "\n# edited\n")
+    _study_of_a_plug_in_then_edited(tmp_path)
     status = functools.partial(run_cli, "status", "study", cwd=tmp_path, env={"PYTHONPATH": str(REPO)})
     shown = status()
     assert shown.returncode == 0, shown.stderr
