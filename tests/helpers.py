@@ -12,6 +12,7 @@ import textwrap
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 
 from sim import reference
 from sim.check import view_record
@@ -79,6 +80,16 @@ def compare_tally(a, b, players, deals, seed, first_deal=0) -> CompareTally:
         columns.append(game_scores(*deal_games(results, 3 if players == 3 else 2), seating))
     tally.add(*(np.stack([c[k] for c in columns], axis=1) for k in range(3)))
     return tally
+
+
+def dataset(study: Path) -> pd.DataFrame:
+    """Every row of a study, in a canonical order (chunks may finish in any order)."""
+    frame = pd.read_parquet(study)
+    for column in ("experiment", "pair"):
+        if column in frame:
+            frame[column] = frame[column].astype(str)
+    order = [c for c in ("experiment", "pair", "deal", "game") if c in frame]
+    return frame.sort_values(order).reset_index(drop=True)
 
 
 def fixed_batches(monkeypatch, size):

@@ -19,7 +19,7 @@ import pandas as pd
 import pytest
 
 import sim
-from tests.helpers import REPO, SLOW_FILE
+from tests.helpers import REPO, SLOW_FILE, dataset
 
 pytest.importorskip("distributed")
 
@@ -54,12 +54,6 @@ PLAN = 'seed = 4\nstrategy_files = ["bot.py"]\n[[compare]]\nname = "bot"\na = "b
 def briscola(folder: Path, *args, env=None, timeout=300) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "sim.cli", *args], cwd=folder, capture_output=True, text=True,
                           env={**os.environ, "PYTHONPATH": str(REPO), **(env or {})}, timeout=timeout)  # fmt: skip
-
-
-def dataset(study: Path) -> pd.DataFrame:
-    frame = pd.read_parquet(study)
-    frame["experiment"] = frame["experiment"].astype(str)
-    return frame.sort_values(["experiment", "deal", "game"]).reset_index(drop=True)
 
 
 @pytest.fixture()

@@ -21,7 +21,7 @@ import pytest
 
 import sim
 from sim.cli import main
-from tests.helpers import OUTSIDER, REPO, SLOW_FILE, dying_worker, run_cli, run_here
+from tests.helpers import OUTSIDER, REPO, SLOW_FILE, dataset, dying_worker, run_cli, run_here
 from tests.helpers import command as in_process
 
 PLAN = """
@@ -70,16 +70,6 @@ def batch(folder: Path, *args):
 def dask_batch(folder: Path, *args, env):
     """The same in a fresh process, whose Dask reads its configuration from ``env``."""
     return run_cli("batch", "plan.toml", *args, cwd=folder, env={"PYTHONPATH": str(REPO), **env})
-
-
-def dataset(study: Path) -> pd.DataFrame:
-    """Every row of a study, in a canonical order (chunks may finish in any order)."""
-    frame = pd.read_parquet(study)
-    for column in ("experiment", "pair"):
-        if column in frame:
-            frame[column] = frame[column].astype(str)
-    order = [c for c in ("experiment", "pair", "deal", "game") if c in frame]
-    return frame.sort_values(order).reset_index(drop=True)
 
 
 def summaries(study: Path) -> dict:

@@ -18,7 +18,7 @@ import pytest
 
 import sim
 from sim.analysis import StudyDamaged
-from tests.helpers import command
+from tests.helpers import command, dataset
 
 PLAN = """
 seed = 3
@@ -35,12 +35,6 @@ a = "greedy"
 b = "random"
 deals = 2000
 """
-
-
-def dataset(study: Path) -> pd.DataFrame:
-    frame = pd.read_parquet(study)
-    frame["experiment"] = frame["experiment"].astype(str)
-    return frame.sort_values([c for c in ("experiment", "deal", "game") if c in frame]).reset_index(drop=True)
 
 
 def status(capsys, study: Path) -> dict:
