@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 
 from sim import lockstep
 from sim.interrupt import StopFlag
+from sim.play import lineup
 from sim.stats import CompareTally
 
 SPRT_CHECK_DEALS = 1000  # an SPRT is checked after every multiple of this many deals, and only there
@@ -131,7 +132,7 @@ class Pace:
 def wave_grid(player) -> int | None:
     """LANES if ``player`` (a run kind's player) plays batched strategies in lock-step:
     its batches, and a study's chunks, then end on multiples of it."""
-    return lockstep.LANES if player.lock_step else None
+    return lockstep.LANES if any(lineup(config).batched for config in player.configs) else None
 
 
 def next_batch_size(last_size: int, last_seconds: float) -> int:

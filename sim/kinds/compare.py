@@ -111,8 +111,8 @@ class DuplicatesPlayer:
     def __init__(self, base: RunConfig, a: str, b: str):
         self.seatings = seatings(base.players)
         self.configs = [seating_config(base, a, b, seating) for seating in self.seatings]
-        # its strategies resolved once, here: bad ones fail before anything runs
-        self.lock_step = any([bool(lineup(config).batched) for config in self.configs])
+        for config in self.configs:
+            lineup(config)  # its strategies resolved once, here: bad ones fail before anything runs
         self.games = len(self.configs)
         self.schema = compare_schema(self.configs[0])
 

@@ -57,7 +57,7 @@ class SeatsPlayer:
     def __init__(self, config: RunConfig):
         self.config = config
         self.configs = [config]
-        self.lock_step = bool(lineup(config).batched)  # resolved once, here: bad ones fail before anything runs
+        lineup(config)  # its strategies resolved once, here: bad ones fail before anything runs
         self.schema = results_schema(config)
 
     def new_tally(self) -> RunTally:
