@@ -158,15 +158,17 @@ def test_a_worker_readies_its_kernels_without_blocking_its_event_loop():
     assert asyncio.run(setup_while_ticking()) > 20  # the loop ran all along
 
 
-SLOW_PLAN = f"""
-seed = 5
+def slow_plan(seed: int, seconds: float, deals: int) -> str:
+    """A plan comparing ``slow`` (each decision ``seconds`` long) with ``random``."""
+    return f"""
+seed = {seed}
 strategy_files = ["{SLOW_FILE}"]
 
 [[compare]]
 name = "slow"
-a = "slow:seconds=0.01"
+a = "slow:seconds={seconds}"
 b = "random"
-deals = 36
+deals = {deals}
 """
 
 
@@ -191,7 +193,7 @@ def wait_until(condition, what: str, seconds: float = 120) -> None:
 
 
 def test_a_hand_started_cluster_loses_a_worker_then_its_scheduler_and_the_study_resumes(tmp_path):
-    (tmp_path / "plan.toml").write_text(SLOW_PLAN)
+    (tmp_path / "plan.toml").write_text(slow_plan(seed=5, seconds=0.01, deals=36))
     scheduler = start("scheduler", "--scheduler-file", "scheduler.json", "--port", "0", "--dashboard-address", ":0",
                       folder=tmp_path, log="scheduler.log")  # fmt: skip
     processes = [scheduler]
@@ -229,24 +231,12 @@ def test_a_hand_started_cluster_loses_a_worker_then_its_scheduler_and_the_study_
     assert sorted(deals["deal"].unique()) == list(range(36)) and len(deals) == 72
 
 
-READYING_PLAN = f"""
-seed = 6
-strategy_files = ["{SLOW_FILE}"]
-
-[[compare]]
-name = "slow"
-a = "slow:seconds=0.3"
-b = "random"
-deals = 4
-"""
-
-
 def test_a_worker_killed_while_the_kernels_are_readied_is_said_once_and_the_study_goes_on(tmp_path):
     """Readying plays a deal of every experiment on each worker (seconds, with this plug-in):
     a worker killed meanwhile is one line, its nanny's next worker readies as it joins,
     and the study ends complete (it ended in "lost the Dask scheduler", after a traceback)."""
 
-    (tmp_path / "plan.toml").write_text(READYING_PLAN)
+    (tmp_path / "plan.toml").write_text(slow_plan(seed=6, seconds=0.3, deals=4))
     run = subprocess.Popen([sys.executable, "-m", "sim.cli", "batch", "plan.toml", "--out", "study", "--chunk-deals",
                             "2", "--backend", "dask", "--workers", "2"], cwd=tmp_path, stdout=subprocess.PIPE,
                            stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": str(REPO)})  # fmt: skip
