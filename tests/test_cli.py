@@ -2,6 +2,7 @@
 
 import json
 import os
+import shlex
 import subprocess
 import sys
 
@@ -315,7 +316,13 @@ def test_the_command_list_gives_each_command_one_summary_and_speeds_read_below_o
 
 
 def test_shell_completion_is_typers():
-    shown = run_cli("--show-completion", "bash", env={"PYTHONPATH": str(REPO)})
+    # --show-completion takes no value: typer asks which shell runs the command, so it runs
+    # under bash here, as from a user's prompt (a run with no shell among its parents, a
+    # backgrounded one, got "Shell  not supported")
+    line = f"{shlex.quote(sys.executable)} -m sim.cli --show-completion; exit $?"  # two commands: bash stays
+    shown = subprocess.run(["bash", "-c", line],
+                           cwd=REPO, capture_output=True, text=True, timeout=300,
+                           env={**os.environ, "PYTHONPATH": str(REPO)})  # fmt: skip
     assert shown.returncode == 0 and "_BRISCOLA_COMPLETE" in shown.stdout
     completing = run_cli(env={"PYTHONPATH": str(REPO), "_BRISCOLA_COMPLETE": "complete_bash",
                               "COMP_WORDS": "briscola simulate --str", "COMP_CWORD": "2"})  # fmt: skip
