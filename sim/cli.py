@@ -561,7 +561,7 @@ def _dask_runner():
     from sim.config import ConfigError
 
     try:
-        from sim.backends import dask
+        from sim.backends import dask_cluster as dask
     except ImportError as error:
         raise ConfigError(f"--backend dask needs Dask ({error}): pip install \"briscola-sim[dask]\", "
                           "or pip install -e \".[dask]\" in a clone") from None  # fmt: skip

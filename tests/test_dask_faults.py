@@ -81,7 +81,7 @@ def test_a_plug_in_with_data_files_plays_on_dask_as_here(data_bot):
 def test_a_planted_plug_in_is_not_run_in_place_of_the_users(data_bot, tmp_path):
     """Workers write plug-ins into their user's private folder and check what they find
     there: another user's folder, or a file that is not what was sent, is not used."""
-    from sim.backends.dask import bundle_folder
+    from sim.backends.dask_cluster import bundle_folder
     from sim.play import loaded_strategies
     from strategies.registry import plug_in_bundle
 
@@ -133,7 +133,7 @@ def test_a_start_that_fails_on_the_workers_leaves_no_study_folder(tmp_path):
 
 def test_a_worker_readies_its_kernels_without_blocking_its_event_loop():
     """The first compile takes a minute: the worker must keep answering the scheduler."""
-    from sim.backends.dask import KernelsReady, _payload
+    from sim.backends.dask_cluster import KernelsReady, _payload
     from sim.chunks import Chunk
     from sim.experiments import make_experiment
 
