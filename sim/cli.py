@@ -8,7 +8,8 @@ inside the commands so that ``briscola --help`` starts at once.
 
 from __future__ import annotations
 
-import contextlib
+import functools
+import inspect
 import itertools
 import json
 import os
@@ -24,7 +25,7 @@ from typing import Annotated
 import typer
 from typer.core import TyperArgument, TyperCommand, TyperGroup
 
-from sim.backends import BACKENDS  # light modules: --help stays fast
+from sim.backends import BACKENDS  # light modules (each backend's options, not its code): --help stays fast
 from sim.config import MATCH_FORMATS, PLAYER_COUNTS, RULE_VALUES
 
 TABLES = [str(players) for players in PLAYER_COUNTS]
@@ -174,20 +175,44 @@ MatchOption = Annotated[
 ]
 
 
+def _backends_help() -> str:
+    """``local (this machine) or dask (a Dask cluster: ...).``: every backend, as registered."""
+    described = [f"{backend.name} ({backend.about})" for backend in BACKENDS.values()]
+    return " or ".join([", ".join(described[:-1]), described[-1]] if len(described) > 1 else described) + "."
+
+
 BackendOption = Annotated[
     str,
     typer.Option(
-        help="local (this machine) or dask (a Dask cluster: --scheduler or --workers).",
+        help=_backends_help(),
         metavar="NAME",
-        autocompletion=_complete_from(("local", "dask")),
-    ),  # fmt: skip
+        autocompletion=_complete_from(BACKENDS),  # read when asked: every backend registered by then
+    ),
 ]
-SchedulerOption = Annotated[
-    str | None, typer.Option(help="With --backend dask: the address of a running scheduler.", metavar="ADDRESS")
-]
-WorkersOption = Annotated[
-    int | None, typer.Option(help="With --backend dask: start a local cluster of N worker processes.", metavar="N")
-]
+
+
+def _with_backend_options(command):
+    """Gives a command every backend's own options (``sim.backends``), after ``--backend``,
+    and hands them to it gathered in ``backend_options`` (None: not given): a new
+    backend's options reach every command that runs experiments with no line here."""
+    options = [option for backend in BACKENDS.values() for option in backend.options]
+    signature = inspect.signature(command, eval_str=True)
+    parameters = [parameter for parameter in signature.parameters.values() if parameter.name != "backend_options"]
+    after = [parameter.name for parameter in parameters].index("backend") + 1
+    added = [
+        inspect.Parameter(option.name, inspect.Parameter.KEYWORD_ONLY, default=None,
+                          annotation=Annotated[option.type | None, typer.Option(help=option.help, metavar=option.metavar)])
+        for option in options
+    ]  # fmt: skip
+    parameters = [p.replace(kind=inspect.Parameter.KEYWORD_ONLY) for p in parameters]  # typer passes all by name
+
+    @functools.wraps(command)
+    def with_options(**values):
+        given = {option.name: values.pop(option.name) for option in options}
+        return command(**values, backend_options=given)
+
+    with_options.__signature__ = signature.replace(parameters=[*parameters[:after], *added, *parameters[after:]])
+    return with_options
 
 
 def _deals_option(help: str):
@@ -199,6 +224,7 @@ def _out_option(help: str):
 
 
 @app.command(cls=_Command)
+@_with_backend_options
 def simulate(
     ctx: typer.Context,
     players: Annotated[
@@ -235,19 +261,18 @@ def simulate(
     quiet: QuietOption = False,
     strategy_file: StrategyFileOption = None,
     backend: BackendOption = "local",
-    scheduler: SchedulerOption = None,
-    workers: WorkersOption = None,
+    backend_options: dict | None = None,  # each backend's own (_with_backend_options)
 ) -> None:
     """Play deals with a strategy per seat; write one Parquet row per deal and print a summary."""
-    experiment = _experiment("simulate", strategies, players, deals, seed, rule, threads, strategy_file, match, quiet)
-    if trace is not None and backend != "local":
-        from sim.config import ConfigError
-
-        raise ConfigError("--trace is for --backend local: a trace is for auditing small runs")
-    _run(ctx, experiment, out, summary_only, overwrite, backend, scheduler, workers, threads, json_output, quiet, trace)
+    experiment = _experiment("simulate", quiet, players=players, strategies=strategies, deals=deals, seed=seed,
+                             rules=rule, threads=threads, strategy_files=strategy_file, match=match)  # fmt: skip
+    how = _how(ctx, out=out, overwrite=overwrite, summary_only=summary_only, backend=backend,
+               backend_options=backend_options, threads=threads, trace=trace)  # fmt: skip
+    _run(experiment, how, json_output, quiet)
 
 
 @app.command(cls=_Command)
+@_with_backend_options
 def compare(
     ctx: typer.Context,
     a: Annotated[
@@ -288,25 +313,32 @@ def compare(
     quiet: QuietOption = False,
     strategy_file: StrategyFileOption = None,
     backend: BackendOption = "local",
-    scheduler: SchedulerOption = None,
-    workers: WorkersOption = None,
+    backend_options: dict | None = None,  # each backend's own (_with_backend_options)
 ) -> None:
     """Is A better than B? Duplicate deals from every seating, score and Elo with intervals, optional SPRT."""
-    experiment = _experiment("compare", [a, b], players, deals, seed, rule, threads, strategy_file, match, quiet,
-                             sprt=sprt, alpha=alpha, beta=beta)  # fmt: skip
-    _run(ctx, experiment, out, summary_only, overwrite, backend, scheduler, workers, threads, json_output, quiet)
+    experiment = _experiment("compare", quiet, players=players, strategies=[a, b], deals=deals, seed=seed, rules=rule,
+                             threads=threads, strategy_files=strategy_file, match=match, sprt=sprt, alpha=alpha,
+                             beta=beta)  # fmt: skip
+    how = _how(ctx, out=out, overwrite=overwrite, summary_only=summary_only, backend=backend,
+               backend_options=backend_options, threads=threads)  # fmt: skip
+    _run(experiment, how, json_output, quiet)
 
 
-def _experiment(kind, strategies, players, deals, seed, rule, threads, strategy_file, match, quiet, **sprt):
-    """The checked Experiment of a command's options (and a note on too many threads)."""
+def _experiment(kind: str, quiet: bool, rules, strategy_files, **options):
+    """The checked Experiment of a command's options (``make_experiment``'s), and a note on
+    too many threads."""
     from sim.experiments import make_experiment
 
-    experiment = make_experiment(
-        kind, players=players, strategies=strategies, deals=deals, seed=seed, rules=rule or (), threads=threads,
-        strategy_files=strategy_file or (), match=match, **sprt,
-    )  # fmt: skip
+    experiment = make_experiment(kind, rules=rules or (), strategy_files=strategy_files or (), **options)
     _note_threads(experiment.config, quiet)
     return experiment
+
+
+def _how(ctx: typer.Context, **how):
+    """How to run a command (``sim.running.HowToRun``), its command line kept in its files."""
+    from sim.running import HowToRun
+
+    return HowToRun(command=_command(ctx), **how)
 
 
 def _note_threads(config, quiet: bool) -> None:
@@ -324,6 +356,7 @@ def _note_threads(config, quiet: bool) -> None:
 
 
 @app.command(cls=_Command)
+@_with_backend_options
 def tournament(
     ctx: typer.Context,
     strategies: Annotated[
@@ -350,31 +383,26 @@ def tournament(
     quiet: QuietOption = False,
     strategy_file: StrategyFileOption = None,
     backend: BackendOption = "local",
-    scheduler: SchedulerOption = None,
-    workers: WorkersOption = None,
+    backend_options: dict | None = None,  # each backend's own (_with_backend_options)
 ) -> None:
     """Every pair compared on the same duplicate deals: the score matrix and a rating per strategy."""
-    experiment = _experiment("tournament", strategies, players, deals, seed, rule, threads, strategy_file, match, quiet)
-    _run(ctx, experiment, out, summary_only, overwrite, backend, scheduler, workers, threads, json_output, quiet)
+    experiment = _experiment("tournament", quiet, players=players, strategies=strategies, deals=deals, seed=seed,
+                             rules=rule, threads=threads, strategy_files=strategy_file, match=match)  # fmt: skip
+    how = _how(ctx, out=out, overwrite=overwrite, summary_only=summary_only, backend=backend,
+               backend_options=backend_options, threads=threads)  # fmt: skip
+    _run(experiment, how, json_output, quiet)
 
 
-def _run(ctx, experiment, out, summary_only, overwrite, backend, scheduler, workers, threads, json_output, quiet,
-         trace=None) -> None:  # fmt: skip
-    """Runs a command's experiment: here into its file, or on another backend as a
-    one-experiment study; shows its summary."""
-    if _as_study(experiment, out, summary_only, overwrite, backend, scheduler, workers, threads, json_output, quiet):
-        return
-    from sim.runs import run_command
+def _run(experiment, how, json_output: bool, quiet: bool) -> None:
+    """Runs a command's experiment (``sim.running.run``: here into its file, or on another
+    backend as a study of one experiment); shows its summary."""
+    from sim.running import run
 
-    kind = experiment.run_kind
-    out = _output(out, summary_only, lambda: kind.default_path(experiment), dataset=kind.layout != "file")
-    _say_if_first_run(quiet)
-    with _progress(experiment.units, enabled=not quiet and sys.stderr.isatty()) as advance:
-        outcome = run_command(experiment, out, trace, overwrite, _command(ctx), advance)
-    _show(outcome, json_output, quiet)
+    _show(run(experiment, how, _Terminal(quiet)), json_output, quiet)
 
 
 @app.command(cls=_Command)
+@_with_backend_options
 def batch(
     plan: Annotated[
         Path, typer.Argument(help="The study's plan (TOML); see docs/studies.md.", metavar="PLAN", show_default=False)
@@ -382,8 +410,7 @@ def batch(
     out: Annotated[Path | None, _out_option("The study's folder (default: the plan's out, or results/PLAN).")] = None,
     resume: Annotated[bool, _flag("--resume", "Continue the study in --out: play only what is missing.")] = False,
     backend: BackendOption = "local",
-    scheduler: SchedulerOption = None,
-    workers: WorkersOption = None,
+    backend_options: dict | None = None,  # each backend's own (_with_backend_options)
     chunk_deals: Annotated[
         int | None,
         typer.Option(
@@ -397,190 +424,14 @@ def batch(
 ) -> None:
     """Run a study: every experiment of a plan, in chunks that survive a crash; here or on Dask."""
     from sim.plan import read_plan
+    from sim.running import HowToRun, run_plan
 
-    study_plan = read_plan(plan)
-    folder = out or Path(study_plan.out or Path("results") / plan.stem)
-    outcome, interrupted = _run_study(folder, study_plan, resume, backend, scheduler, workers, chunk_deals, threads,
-                                      summary_only, quiet)  # fmt: skip
-    _show_study(outcome, json_output, quiet)
-    if interrupted:
+    how = HowToRun(out=out, summary_only=summary_only, backend=backend, backend_options=backend_options,
+                   threads=threads, resume=resume, chunk_deals=chunk_deals)  # fmt: skip
+    done = run_plan(read_plan(plan), how, _Terminal(quiet))
+    _show_study(done.outcome, json_output, quiet)
+    if done.interrupted:
         raise typer.Exit(EXIT_INTERRUPTED)
-
-
-def _run_study(folder, study_plan, resume, backend, scheduler, workers, chunk_deals, threads, summary_only, quiet):
-    """Opens (or resumes) the study, plays what is missing; returns its outcome (what
-    ``batch --json`` prints) and whether Ctrl-C (or SIGTERM) stopped it. A new study that
-    fails before its first chunk is done leaves no folder behind."""
-    from sim.backends import local
-    from sim.config import ChunkFailed, ConfigError
-    from sim.files import WriteFailed
-    from sim.interrupt import STUDY_STOPPING, deferred_interrupt
-    from sim.study import Study, TimeLeft
-
-    _check_backend(backend, scheduler, workers)
-    if chunk_deals is not None and chunk_deals < 1:
-        raise ConfigError(f"--chunk-deals {chunk_deals} must be at least 1")
-    if not resume and Path(folder).exists():
-        raise ConfigError(f"{folder} already exists; pass --resume to continue the study in it")
-    if scheduler is not None:
-        _reach(scheduler)
-
-    def sizing():
-        if not quiet:
-            print("briscola: sizing chunks: a few deals of every experiment", file=sys.stderr)
-
-    study = Study.open(folder, study_plan, rows=not summary_only, resume=resume, chunk_units=chunk_deals,
-                       threads=threads, on_sizing=sizing)  # fmt: skip
-    study.backend_options = _backend_options(backend, scheduler, workers)
-    for note in study.notes:
-        print(f"briscola: {note}", file=sys.stderr)
-    for name, damage in study.replayed:  # said even with --quiet: the study held something wrong
-        print(f"briscola: experiment {name!r} {damage.chunk.label}: {damage.problem}; it is played again",
-              file=sys.stderr)  # fmt: skip
-    total = sum(state.experiment.units for state in study.states)
-    done = sum(state.units_done() for state in study.states)
-    resume_hint = study.resume_command()
-    try:
-        with (
-            deferred_interrupt(STUDY_STOPPING) as stop,
-            _progress(total, not quiet and sys.stderr.isatty(), done, quiet=quiet, lines=True,
-                      time_left=TimeLeft(study)) as progress,
-        ):  # fmt: skip
-            if backend == "dask":
-                _dask_runner()(study, stop, progress, scheduler=scheduler, workers=workers, threads=threads,
-                               on_status=progress.status, on_note=progress.note)  # fmt: skip
-            else:
-                _say_if_first_run(quiet)
-                local.run(study, stop, progress)
-        study.close()
-    except BaseException as error:
-        if not resume and not any(state.records for state in study.states):
-            study.discard()  # nothing was done: the folder goes, as if never made
-            raise
-        with contextlib.suppress(OSError):  # a full disk refuses the status file too: the records are what count
-            study.close()
-        if isinstance(error, WriteFailed):
-            raise ChunkFailed(f"{error}; the chunks done are kept: free some space, then {resume_hint}") from None
-        if isinstance(error, ChunkFailed):
-            raise ChunkFailed(f"{error}; to finish the study: {resume_hint}") from None
-        raise
-    return study.outcome(), stop.is_set()  # a partial one's says how to continue it
-
-
-def _backend_options(backend: str, scheduler: str | None, workers: int | None) -> tuple[str, ...]:
-    """The options that run a study where this run runs it, for its --resume command."""
-    if backend != "dask":
-        return ()
-    where = ("--scheduler", scheduler) if scheduler else ("--workers", str(workers)) if workers else ()
-    return ("--backend", "dask", *where)
-
-
-def _as_study(
-    experiment, out, summary_only, overwrite, backend, scheduler, workers, threads, json_output, quiet
-) -> bool:
-    """Runs a command's experiment as a one-experiment study when a backend other than
-    this process is asked for; prints the command's own summary. False if not asked."""
-    if backend == "local" and scheduler is None and workers is None:
-        return False
-    import shutil
-    import tempfile
-    from dataclasses import replace
-
-    from sim.config import ConfigError
-    from sim.plan import Plan, plan_text
-
-    if out is not None and summary_only:
-        raise ConfigError("--summary-only writes no output; drop --out or --summary-only")
-    experiment = replace(experiment, name=experiment.kind)
-    folder = Path(tempfile.mkdtemp(prefix="briscola-")) / "study" if summary_only else _study_folder(experiment, out)
-    if folder.exists() and not overwrite:
-        from sim.study import resume_command
-
-        raise ConfigError(f"{folder} already exists; pass --overwrite to start again, or continue it with "
-                          f"{resume_command(folder)}")  # fmt: skip
-    if folder.exists():
-        from sim.files import refuse_foreign, remove_own, through_link
-        from sim.study import running
-
-        _check_backend(backend, scheduler, workers)  # nothing is removed for a mistyped option
-        refuse_foreign(folder, "study", "--out")
-        if running(folder):
-            raise ConfigError(f"{folder} is being run by another briscola process; wait for it, or stop it")
-        remove_own(through_link(folder), "study")  # where a link points: the link stays
-    text = plan_text(
-        experiment,
-        f"briscola {experiment.kind}, run as a study: briscola batch _plan.toml --out FOLDER --resume continues it",
-    )
-    plan = Plan(folder / "_plan.toml", text, None, (experiment,))
-    try:  # a ChunkFailed says how to finish: as a batch of the plan in its folder
-        outcome, interrupted = _run_study(
-            folder, plan, False, backend, scheduler, workers, None, threads, summary_only, quiet
-        )
-    finally:
-        if summary_only:
-            shutil.rmtree(folder.parent, ignore_errors=True)
-    summary = outcome["experiments"][0]["summary"]
-    if json_output:
-        print(json.dumps(summary))
-    elif summary is not None:
-        from sim.report import show_summary
-
-        show_summary(experiment.kind, summary, interrupted)
-    if outcome["resume"] and not summary_only:  # said even with --quiet: the way on after a stop
-        print(f"briscola: the study is partial; continue it with {outcome['resume']}", file=sys.stderr)
-    if not quiet and not summary_only:
-        print(f"wrote the study {folder} ({outcome['status']}); read it with sim.load", file=sys.stderr)
-    if interrupted:
-        raise typer.Exit(EXIT_INTERRUPTED)
-    return True
-
-
-def _study_folder(experiment, out: str | None) -> Path:
-    """A one-experiment study's folder: --out, or the command's default name as a folder."""
-    if out is not None:
-        return Path(out)
-    default = experiment.run_kind.default_path(experiment)
-    return default.with_suffix("") if default.suffix == ".parquet" else default
-
-
-def _reach(scheduler: str) -> None:
-    """Makes sure a Dask scheduler answers at the address, before anything is written."""
-    from sim.config import ConfigError
-
-    _dask_runner()  # Dask is there
-    from distributed import Client
-
-    try:
-        Client(scheduler, timeout="10s").close()
-    except (OSError, TimeoutError, ValueError, TypeError) as error:  # ValueError: not an address at all
-        raise ConfigError(f"--scheduler {scheduler}: no Dask scheduler answers there ({error}); "
-                          "give its address, e.g. tcp://HOST:8786") from None  # fmt: skip
-
-
-def _dask_runner():
-    from sim.config import ConfigError
-
-    try:
-        from sim.backends import dask_cluster as dask
-    except ImportError as error:
-        raise ConfigError(f"--backend dask needs Dask ({error}): pip install \"briscola-sim[dask]\", "
-                          "or pip install -e \".[dask]\" in a clone") from None  # fmt: skip
-    return dask.run
-
-
-def _check_backend(backend: str, scheduler, workers) -> None:
-    from sim.config import ConfigError
-
-    if backend not in BACKENDS:
-        raise ConfigError(f"--backend {backend!r} is not a backend; valid: {', '.join(BACKENDS)}")
-    if backend == "local" and (scheduler or workers):
-        raise ConfigError("--scheduler and --workers are for --backend dask")
-    if backend == "dask" and bool(scheduler) == bool(workers):
-        raise ConfigError(
-            "--backend dask takes --scheduler ADDRESS (a running cluster) or --workers N (a local one), one of them"
-        )
-    if workers is not None and workers < 1:
-        raise ConfigError(f"--workers {workers} must be at least 1")
 
 
 @app.command(cls=_Command)
@@ -753,23 +604,6 @@ def check(
         raise typer.Exit(EXIT_FAILED)
 
 
-def _output(out: str | None, summary_only: bool, default, dataset: bool = False) -> Path | None:
-    """The output path: ``out``; the default name inside ``out`` when it ends with a
-    slash, or names an existing folder where a file is written; the default path; or
-    None with --summary-only."""
-    from sim.config import ConfigError
-
-    if summary_only and out is not None:
-        raise ConfigError("--summary-only writes no output; drop --out or --summary-only")
-    if summary_only:
-        return None
-    if out is None:
-        return default()
-    if out.endswith(("/", os.sep)) or (not dataset and Path(out).is_dir()):
-        return Path(out) / default().name
-    return Path(out)
-
-
 def _command(ctx: typer.Context) -> str:
     return shlex.join(["briscola", *ctx.obj["argv"]])
 
@@ -778,33 +612,14 @@ def _show(outcome, json_output: bool, quiet: bool) -> None:
     """Data on stdout (JSON or a table), notes on stderr; exit 130 if interrupted."""
     if json_output:
         print(json.dumps(outcome.summary))
-    else:
+    elif outcome.summary is not None:
         from sim.report import show_summary
 
         show_summary(outcome.experiment.kind, outcome.summary, outcome.interrupted, outcome.seconds)
-    if not quiet:
-        _print_notes(outcome)
+    for note in outcome.notes(quiet):
+        print(note, file=sys.stderr)
     if outcome.interrupted:
         raise typer.Exit(EXIT_INTERRUPTED)
-
-
-def _print_notes(outcome) -> None:
-    """Notes for people, on stderr: the compile time of a first run, the files written."""
-    if outcome.warm_up_seconds > 2:
-        print(f"compiled the kernels in {outcome.warm_up_seconds:.1f} s (cached for later runs)", file=sys.stderr)
-    if outcome.first_calls_seconds > 2:
-        print(f"the batched strategies' first decisions took {outcome.first_calls_seconds:.1f} s (their own "
-              "start-up, at every run)", file=sys.stderr)  # fmt: skip
-    state = "partial (interrupted)" if outcome.interrupted else "complete"
-    if outcome.experiment.run_kind.layout == "tournament":  # a folder of pairs
-        if outcome.out is not None:
-            print(f"wrote {outcome.out}: {outcome.parts_done} pairs, {state}", file=sys.stderr)
-        return
-    match = outcome.experiment.config.match
-    unit = "deals" if match == "deal" else f"{match} matches"
-    for path in (outcome.out, outcome.trace):
-        if path is not None:
-            print(f"wrote {path}: {outcome.units_done:,} {unit}, {state}", file=sys.stderr)
 
 
 class _progress:
@@ -852,6 +667,28 @@ def _say_if_first_run(quiet: bool) -> None:
     if not quiet and engine_is_cold():
         print("briscola: a first run compiles the kernels into Numba's cache (a minute or two on 2 cores); "
               "later runs load them in about a second", file=sys.stderr)  # fmt: skip
+
+
+class _Terminal:
+    """What a run tells people (``sim.running.Reporter``), on stderr: notes unless
+    ``quiet``, alerts always, and its progress bar (or lines) when stderr is a terminal."""
+
+    def __init__(self, quiet: bool):
+        self.quiet = quiet
+
+    def note(self, text: str) -> None:
+        if not self.quiet:
+            print(f"briscola: {text}", file=sys.stderr)
+
+    def alert(self, text: str) -> None:
+        print(f"briscola: {text}", file=sys.stderr)
+
+    def playing_here(self) -> None:
+        _say_if_first_run(self.quiet)
+
+    def progress(self, total: int, done: int = 0, time_left=None, lines: bool = False) -> _progress:
+        enabled = not self.quiet and sys.stderr.isatty()
+        return _progress(total, enabled, done, quiet=self.quiet, lines=lines, time_left=time_left)
 
 
 class Progress:

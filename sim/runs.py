@@ -46,6 +46,26 @@ class RunOutcome:
     warm_up_seconds: float = 0.0  # loading or compiling the kernels, before the timed run
     first_calls_seconds: float = 0.0  # its batched strategies' first decisions, before it too
 
+    def notes(self, quiet: bool) -> list[str]:
+        """Lines for people (none if quiet): the compile time of a first run, the files written."""
+        if quiet:
+            return []
+        notes = []
+        if self.warm_up_seconds > 2:
+            notes.append(f"compiled the kernels in {self.warm_up_seconds:.1f} s (cached for later runs)")
+        if self.first_calls_seconds > 2:
+            notes.append(f"the batched strategies' first decisions took {self.first_calls_seconds:.1f} s (their own "
+                         "start-up, at every run)")  # fmt: skip
+        state = "partial (interrupted)" if self.interrupted else "complete"
+        if self.experiment.run_kind.layout == "tournament":  # a folder of pairs
+            if self.out is not None:
+                notes.append(f"wrote {self.out}: {self.parts_done} pairs, {state}")
+            return notes
+        match = self.experiment.config.match
+        unit = "deals" if match == "deal" else f"{match} matches"
+        written = [path for path in (self.out, self.trace) if path is not None]
+        return notes + [f"wrote {path}: {self.units_done:,} {unit}, {state}" for path in written]
+
 
 def run_command(experiment, out: Path | None, trace: Path | None = None, overwrite: bool = False,
                 command: str | None = None, on_progress: Callable[[int], None] | None = None,

@@ -1,24 +1,36 @@
-"""The local backend: a study's pending chunks played here, in order."""
+"""The local backend: a study's pending chunks played here, in order; a command is played
+here into its own file (``sim.runs``)."""
 
 from __future__ import annotations
 
 from functools import partial
 
-from sim.chunks import run_chunk
+from sim.backends.base import Backend
 
 
-def run(study, stop, progress=None) -> None:
-    """Plays the study's pending chunks on this machine, in order. A chunk that a stop
-    cuts short is not kept: it is played again when the study is resumed. ``progress(n,
-    experiment)``: n more units of the experiment done."""
-    for experiment, chunk in study.pending():
-        if stop.is_set():
-            return
-        if not study.by_name[experiment.name].wants(chunk):
-            continue  # its SPRT has decided meanwhile
-        study.play({experiment.name})
-        on_progress = None if progress is None else partial(progress, experiment=experiment.name)
-        result = run_chunk(experiment, chunk, study.rows, stop, on_progress)
-        if result.completed < chunk.n:
-            return
-        study.record(result)
+class Local(Backend):
+    name = "local"
+    about = "this machine"
+    in_this_process = True
+
+    def resume_options(self, given: dict) -> tuple[str, ...]:
+        return ()  # the default backend: --resume alone runs here
+
+    def run(self, study, stop, progress, given: dict, threads: int | None) -> None:
+        """Plays the study's pending chunks on this machine, in order. A chunk that a stop
+        cuts short is not kept: it is played again when the study is resumed."""
+        from sim.chunks import run_chunk  # heavy (Numba): the command line starts without it
+
+        for experiment, chunk in study.pending():
+            if stop.is_set():
+                return
+            if not study.by_name[experiment.name].wants(chunk):
+                continue  # its SPRT has decided meanwhile
+            study.play({experiment.name})
+            result = run_chunk(experiment, chunk, study.rows, stop, partial(progress, experiment=experiment.name))
+            if result.completed < chunk.n:
+                return
+            study.record(result)
+
+
+LOCAL = Local()
