@@ -29,7 +29,7 @@ class Run:
 
     summary: dict  # a study's (``batch``): what ``briscola batch --json`` prints
     results: Results  # .deals (a DataFrame), .config (the run's configuration)
-    path: Path | None  # where the file is kept, if ``out`` was given
+    path: Path | None  # where the file is kept, if ``out`` was given (``batch``: the study's folder)
     interrupted: bool
 
 
