@@ -367,7 +367,7 @@ def _run(ctx, experiment, out, summary_only, overwrite, backend, scheduler, work
     from sim.runs import run_command
 
     kind = experiment.run_kind
-    out = _output(out, summary_only, lambda: kind.default_path(experiment), dataset=kind.layout != "file")
+    out = _output(out, summary_only, lambda: kind.default_path(experiment), dataset=kind.folder is not None)
     _say_if_first_run(quiet)
     with _progress(experiment.units, enabled=not quiet and sys.stderr.isatty()) as advance:
         outcome = run_command(experiment, out, trace, overwrite, _command(ctx), advance)
@@ -499,14 +499,14 @@ def _as_study(
         raise ConfigError(f"{folder} already exists; pass --overwrite to start again, or continue it with "
                           f"{resume_command(folder)}")  # fmt: skip
     if folder.exists():
-        from sim.files import refuse_foreign, remove_own, through_link
+        from sim.files import STUDY, refuse_foreign, remove_own, through_link
         from sim.study import running
 
         _check_backend(backend, scheduler, workers)  # nothing is removed for a mistyped option
-        refuse_foreign(folder, "study", "--out")
+        refuse_foreign(folder, STUDY, "--out")
         if running(folder):
             raise ConfigError(f"{folder} is being run by another briscola process; wait for it, or stop it")
-        remove_own(through_link(folder), "study")  # where a link points: the link stays
+        remove_own(through_link(folder), STUDY)  # where a link points: the link stays
     text = plan_text(
         experiment,
         f"briscola {experiment.kind}, run as a study: briscola batch _plan.toml --out FOLDER --resume continues it",
@@ -796,9 +796,10 @@ def _print_notes(outcome) -> None:
         print(f"the batched strategies' first decisions took {outcome.first_calls_seconds:.1f} s (their own "
               "start-up, at every run)", file=sys.stderr)  # fmt: skip
     state = "partial (interrupted)" if outcome.interrupted else "complete"
-    if outcome.experiment.run_kind.layout == "tournament":  # a folder of pairs
+    kind = outcome.experiment.run_kind
+    if kind.folder is not None:  # a folder of parts (a tournament's pairs)
         if outcome.out is not None:
-            print(f"wrote {outcome.out}: {outcome.parts_done} pairs, {state}", file=sys.stderr)
+            print(f"wrote {outcome.out}: {outcome.parts_done} {kind.parts_called}, {state}", file=sys.stderr)
         return
     match = outcome.experiment.config.match
     unit = "deals" if match == "deal" else f"{match} matches"
