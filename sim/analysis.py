@@ -27,21 +27,16 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from sim import summaries
-from sim.config import PLAYER_COUNTS, RULE_TABLES, Rules, RunConfig, n_sides, side_of_seat
-from sim.recount import columns_of, compare_tally, run_tally
+from sim.config import PLAYER_COUNTS, RULE_TABLES, n_sides, side_of_seat
+from sim.kinds import file_kind, folder_kind, kind_of
+from sim.kinds.base import RefusedRun, RunKind
+from sim.kinds.compare import a_in_row, players_of, strategy_of
+from sim.recount import columns_of
 from sim.results import read_config
-from sim.stats import Z_95, CompareTally, PairResult, RunTally, Sprt, fit_ratings, score_against_copies
+from sim.stats import Z_95, CompareTally, PairResult, RunTally, fit_ratings, score_against_copies
 from sim.version import __version__
 
-TOURNAMENT_FILE = "_tournament.json"
 STUDY_FILE = "_study.json"
-
-
-class RefusedRun(ValueError):
-    """What ``load`` will not take for a run's results: a trace file, a file whose rows
-    are not what its metadata says, a tournament lacking a pair. The message is one line,
-    naming the path, what is wrong and what to pass instead."""
 
 
 @dataclass
@@ -50,7 +45,11 @@ class Results:
 
     deals: pd.DataFrame
     config: dict
-    kind: str  # "simulate", "compare" or "tournament"
+    kind: str  # the run kind's name (sim.kinds): "simulate", "compare", "tournament"; a study's: "study"
+
+    @property
+    def run_kind(self) -> RunKind:
+        return kind_of(self.kind)
 
     @property
     def players(self) -> int:
@@ -73,30 +72,24 @@ class Results:
     @property
     def strategies(self) -> list[str]:
         """The strategies compared (A then B), of a tournament, or at the table (by seat)."""
-        if self.kind == "compare":
-            return [self.config["compare"]["a"], self.config["compare"]["b"]]
-        if self.kind == "tournament":
-            return list(self.config["strategies"])
-        if self.deals.empty:  # a run stopped before its first deal: the names its summary gives
-            sides = self.config.get("summary", {}).get("sides", [])
-            return list(dict.fromkeys(side["strategy"] for side in sides))
-        return list(dict.fromkeys(str(self.deals[f"strategy_{seat}"].iloc[0]) for seat in range(self.players)))
+        return self.run_kind.strategies_read(self.config, self.deals)
 
 
 def load(path: str | os.PathLike) -> Results:
     """Reads a ``simulate`` or ``compare`` file, a ``tournament`` folder (its pair files
     gain a ``pair`` column: ``i_j``, the indices of A and B among the strategies), or a
     study's folder (``briscola batch``): a StudyResults. What is read is checked first: a
-    trace file, a file whose rows are not those its metadata describes, or a tournament
-    lacking a pair it lists, is a RefusedRun (a ValueError) naming it."""
+    trace file, a file whose rows are not those its metadata describes, a file of a kind
+    this version does not read, or a tournament lacking a pair it lists, is a RefusedRun
+    (a ValueError) naming it."""
     path = Path(path)
     if path.is_dir() and (path / STUDY_FILE).exists():
         return load_study(path)
     if path.is_dir():
-        return _load_tournament(path)
-    config, deals, _ = _read_checked(path)
+        return _load_folder(path)
+    config, deals, _, kind = _read_checked(path)
     deals.attrs["match"] = config.get("match", "deal")  # how a match file's standing is counted
-    return Results(deals, config, "compare" if "compare" in config else "simulate")
+    return Results(deals, config, kind.name)
 
 
 def load_run(path: str | os.PathLike) -> Results:
@@ -112,15 +105,16 @@ def load_run(path: str | os.PathLike) -> Results:
     return run.experiment(run.names[0])
 
 
-def _read_checked(path: Path) -> tuple[dict, pd.DataFrame, RunTally | CompareTally]:
-    """A result file's metadata, rows and their tally, checked against each other: the
-    summary it keeps must be the one its rows give."""
+def _read_checked(path: Path) -> tuple[dict, pd.DataFrame, RunTally | CompareTally, RunKind]:
+    """A result file's metadata, rows, their tally and its kind, checked against each
+    other: the summary it keeps must be the one its rows give."""
     config = read_config(path)
     _refuse_traces(path)
     players = config.get("players") if isinstance(config, dict) else None
     if players not in PLAYER_COUNTS or not isinstance(config.get("seed"), int):
         raise RefusedRun(f"{path}: its metadata names no table and seed (players {players!r}): it was not written "
                          "by briscola, or was damaged")  # fmt: skip
+    kind = file_kind(path, config)
     deals = pd.read_parquet(path)
     held = sum(column.startswith("points_") for column in deals.columns)
     if held != players:
@@ -129,44 +123,19 @@ def _read_checked(path: Path) -> tuple[dict, pd.DataFrame, RunTally | CompareTal
     if "rows" in config and len(deals) != config["rows"]:
         raise RefusedRun(f"{path} holds {len(deals):,} rows where its metadata says {config['rows']:,}: it was "
                          "changed or damaged since briscola wrote it")  # fmt: skip
-    tally = _recount(path, config, deals)
+    tally = _recount(path, kind, config, deals)
     if "summary" in config:  # (files written before summaries were kept have none)
-        _check_summary(path, config["summary"], _file_summary(config, deals, tally))
-    return config, deals, tally
+        _check_summary(path, config["summary"], kind.file_summary(config, deals, tally))
+    return config, deals, tally, kind
 
 
-def _recount(path: Path, config: dict, deals: pd.DataFrame):
+def _recount(path: Path, kind: RunKind, config: dict, deals: pd.DataFrame):
     """The tally of a file's rows, as its run counted them (``sim.recount``)."""
-    count = compare_tally if "compare" in config else run_tally
     try:
-        return count(columns_of(deals, config["players"]), config["players"], config.get("match", "deal"))
+        return kind.tally_of(columns_of(deals, config["players"]), config["players"], config.get("match", "deal"))
     except (KeyError, ValueError) as error:  # a column gone, seatings that disagree
         raise RefusedRun(f"{path}: its rows are not a run's ({type(error).__name__}: {error}): it was changed or "
                          "damaged since briscola wrote it") from None  # fmt: skip
-
-
-def _file_summary(config: dict, deals: pd.DataFrame, tally) -> dict:
-    """The summary a file's command printed, made again from its rows' tally."""
-    if "compare" in config:
-        a, b = (str(_strategy_of(deals.head(1), who).iloc[0]) for who in "ab") if len(deals) else \
-            (config["compare"]["a"], config["compare"]["b"])  # fmt: skip
-        sprt = config["compare"].get("sprt")
-        sprt = Sprt(sprt["elo0"], sprt["elo1"], sprt["alpha"], sprt["beta"]) if sprt else None
-        return summaries.compare(_table(config, [a] * config["players"]), a, b, tally, sprt)
-    stored, players = config["summary"], config["players"]
-    if len(deals):  # a match's first deal seats its players as the run did
-        first = deals[deals["match_deal"] == 0] if "match_deal" in deals else deals
-        seats = [str(first[f"strategy_{seat}"].iloc[0]) for seat in range(players)]
-    else:  # a run stopped before its first deal: nothing to count, the names its summary gives
-        seats = [stored["sides"][side_of_seat(seat, players)]["strategy"] for seat in range(players)]
-    return summaries.simulate(_table(config, seats), tally, stored.get("seconds", 0.0))
-
-
-def _table(config: dict, seats: list[str]) -> RunConfig:
-    """The run's table, rules, seed and match format, which its summary states (not the
-    deals asked for, nor a comparison's seats: its tallies count what was played)."""
-    rules = Rules(**config.get("rules", {}))
-    return RunConfig(config["players"], tuple(seats), 1, config["seed"], rules, 1, match=config.get("match", "deal"))
 
 
 UNCOUNTED = ("seconds", "deals_per_second")  # a summary's timings: not in the rows
@@ -206,39 +175,28 @@ def _refuse_traces(path: Path) -> None:
                          f"sim.read_results({str(path)!r}), or pass the run's result file (its --out)")  # fmt: skip
 
 
-def _load_tournament(path: Path) -> Results:
-    """A tournament's folder: the pair files its ``_tournament.json`` lists, each checked."""
-    import itertools
-
-    summary_file = path / TOURNAMENT_FILE
-    if not summary_file.exists():
-        raise RefusedRun(f"{path} is a folder without {TOURNAMENT_FILE}: not a tournament dataset")
+def _load_folder(path: Path) -> Results:
+    """A kind's folder (a tournament's): the part files its index lists, each checked, and
+    the index's summary checked against them."""
+    kind = folder_kind(path)
+    index = path / kind.index_file
     try:
-        config = json.loads(summary_file.read_text())
-        names = list(config["strategies"])
+        config = json.loads(index.read_text())
+        kind.strategies_read(config, None)
     except (ValueError, KeyError, TypeError) as error:
-        raise RefusedRun(f"{summary_file} does not read ({type(error).__name__}: {error})") from None
-    every = [f"{i}_{j}" for i, j in itertools.combinations(range(len(names)), 2)]
-    listed = config.get("pairs", every if config.get("status") == "complete" else None)
-    if listed is None:  # a partial tournament of an earlier version: the pairs there
-        listed = sorted(file.stem.removeprefix("pair_") for file in path.glob("pair_*.parquet"))
-    frames, played = [], []
-    for pair in listed:
-        file = path / f"pair_{pair}.parquet"
-        i, j = map(int, pair.split("_"))
-        if not file.exists():
-            raise RefusedRun(f"{path} lacks {file.name} ({names[i]} against {names[j]}), a pair its {TOURNAMENT_FILE} "
-                             "lists: the tournament's folder is incomplete")  # fmt: skip
-        _, rows, tally = _read_checked(file)
-        frames.append(rows.assign(pair=pair))
-        played += [PairResult(i, j, tally)] if tally.units else []
-    table = _table(config, [names[0]] * config["players"])
-    _check_summary(summary_file, config, summaries.tournament(table, names, played))  # its matrix and ratings
-    deals = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
-    for column in [c for c in deals.columns if c.startswith("strategy_")]:
-        deals[column] = deals[column].astype("category")
+        raise RefusedRun(f"{index} does not read ({type(error).__name__}: {error})") from None
+    frames, tallies = [], {}
+    for label, file, part in kind.listed_parts(path, config):
+        _, rows, tally, read_as = _read_checked(file)
+        if read_as.name != kind.file_kind:
+            raise RefusedRun(f"{file} is a {read_as.name} file where {index} lists a {kind.file_kind} file: "
+                             f"not the {kind.name}'s")  # fmt: skip
+        frames.append(rows.assign(**{kind.part_column: label}))
+        tallies[part] = tally
+    _check_summary(index, config, kind.folder_summary(config, tallies))  # a tournament's matrix and ratings
+    deals = kind.folder_frame(frames)
     deals.attrs["match"] = config.get("match", "deal")
-    return Results(deals, config, "tournament")
+    return Results(deals, config, kind.name)
 
 
 @dataclass
@@ -267,9 +225,8 @@ class StudyResults(Results):
         state = self.study.by_name.get(name)
         if state is None:
             raise KeyError(f"no experiment {name!r} in {self.folder}; its experiments: {', '.join(self.names)}")
-        kind = state.experiment.kind
-        columns = state.columns + (["pair"] if kind == "tournament" else [])  # the pair: from its folder's name
-        deals = _read_parts(self.folder, [state], self.study.rows, columns)
+        kind = state.experiment.run_kind
+        deals = _read_parts(self.folder, [state], self.study.rows, kind.study_columns(state.columns))
         print_, outcome = state.fingerprint, {e["name"]: e for e in self.config["experiments"]}[name]
         summary = outcome["summary"] or {}
         config = {"players": print_["players"], "seed": print_["seed"], "rules": print_["rules"], "match": print_["match"],
@@ -277,17 +234,9 @@ class StudyResults(Results):
                   "fingerprints": print_["fingerprints"], "provenance": state.networks,
                   "version": __version__, "status": outcome["status"],
                   "summary": summary, "study": str(self.folder), "experiment": name}  # fmt: skip
-        if kind == "compare":
-            config["compare"] = {
-                "a": print_["strategies"][0],
-                "b": print_["strategies"][1],
-                "sprt": summary.get("sprt"),
-            }
-        if kind == "tournament":
-            config.update({key: value for key, value in summary.items() if key in ("matrix", "ratings", "anchor")})
-            deals["pair"] = deals["pair"].astype(str)  # as a tournament's folder gives it
+        kind.study_view(config, deals, summary, print_["strategies"])
         deals.attrs["match"] = print_["match"]
-        return Results(deals, config, kind)
+        return Results(deals, config, kind.name)
 
     def traces(self, name: str) -> pd.DataFrame:
         """The deals of experiment ``name`` move by move (a plan's ``trace = true``; the
@@ -412,7 +361,7 @@ def side_strategy_scores(deals: pd.DataFrame, players: int) -> pd.DataFrame:
 def balanced_seats(run: Results) -> bool:
     """Whether every strategy plays every seat alike (comparisons, tournaments, or one
     strategy everywhere): only then is seat 0's score the first lead's advantage."""
-    return run.kind != "simulate" or len(run.strategies) == 1
+    return run.run_kind.balances_seats or len(run.strategies) == 1
 
 
 def first_lead(deals: pd.DataFrame, players: int) -> pd.Series:
@@ -436,7 +385,7 @@ def margins(deals: pd.DataFrame, players: int) -> pd.Series:
     of the others; at Briscola Chiamata the same in game points); in comparison files,
     A's side less B's."""
     points = standings(deals, players).astype(float)
-    mine = points[np.arange(len(deals)), _a_in_row(deals)] if "a_side" in deals else points[:, 0]
+    mine = points[np.arange(len(deals)), a_in_row(deals)] if "a_side" in deals else points[:, 0]
     others = (points.sum(axis=1) - mine) / (points.shape[1] - 1)
     return pd.Series(mine - others, index=deals.index, name="margin")
 
@@ -494,7 +443,7 @@ def _as_comparison(deals: pd.DataFrame) -> pd.DataFrame:
     side 0 as A (the sides must each play one strategy: with 3 players, seats 1 and 2)."""
     if "a_side" in deals:
         return deals
-    players = _players(deals)
+    players = players_of(deals)
     seats_of_b = [seat for seat in range(players) if side_of_seat(seat, players) != 0]
     seats_of_a = [seat for seat in range(players) if seat not in seats_of_b]
     first_deals = deals[deals["match_deal"] == 0] if "match_deal" in deals else deals  # seats rotate in a match
@@ -509,8 +458,8 @@ def unit_figures(run: Results) -> pd.DataFrame:
     """Per duplicate unit (a deal, or a match with a match format; the index): the
     ``score`` and point ``margin`` of A in a comparison, of side 0 in a simulation (as in
     ``ratings``), averaged over the unit's seatings. Deals are independent units."""
-    if run.kind == "tournament":
-        raise ValueError("a tournament holds several comparisons: take one pair file (pair_I_J.parquet) instead")
+    if run.run_kind.unpaired:
+        raise ValueError(run.run_kind.unpaired)
     rows = _as_comparison(run.deals)
     frame = _with_a_scores(rows).assign(margin=margins(rows, run.players))
     unit = "match" if "match" in frame else "deal"
@@ -552,14 +501,14 @@ def _with_a_scores(deals: pd.DataFrame) -> pd.DataFrame:
     match format every row of a match carries the match's score."""
     if "a_side" not in deals:
         raise ValueError("not a comparison: these rows have no 'a_side' column")
-    players = _players(deals)
+    players = players_of(deals)
     if "match" in deals:
         a_score = _match_scores(deals, players)
     elif players in (3, 5):
         a_score = score_against_copies(standings(deals, players), deals["a_side"].to_numpy())
     else:
         a_score = side_scores(deals, players).to_numpy()[np.arange(len(deals)), deals["a_side"].to_numpy()]
-    return deals.assign(a_score=a_score, a=_strategy_of(deals, "a"), b=_strategy_of(deals, "b"))
+    return deals.assign(a_score=a_score, a=strategy_of(deals, "a"), b=strategy_of(deals, "b"))
 
 
 def _match_scores(deals: pd.DataFrame, players: int) -> np.ndarray:
@@ -583,28 +532,6 @@ def _match_scores(deals: pd.DataFrame, players: int) -> np.ndarray:
     keys = [k for k in ("pair", "game", "match") if k in deals]
     standing = pd.DataFrame(per_player, index=deals.index).groupby([deals[k] for k in keys]).transform("sum")
     return score_against_copies(standing.to_numpy(), a)
-
-
-def _a_in_row(deals: pd.DataFrame) -> np.ndarray:
-    """A's seat (3 players) or side in each row: ``a_side`` names it in the first deal of
-    a match; the k-th deal's seats are rotated by k."""
-    a = deals["a_side"].to_numpy()
-    if "match_deal" not in deals:
-        return a
-    return (a - deals["match_deal"].to_numpy()) % n_sides(_players(deals))
-
-
-def _players(deals: pd.DataFrame) -> int:
-    return sum(c.startswith("points_") for c in deals.columns)
-
-
-def _strategy_of(deals: pd.DataFrame, who: str) -> pd.Series:
-    """The strategy of A (or B) in each row: A sits in ``a_side``'s seats."""
-    players = _players(deals)
-    a_seat = _a_in_row(deals)  # seat a_side (this row's) is always one of A's seats, the next one B's
-    seat = a_seat if who == "a" else (a_seat + 1) % players
-    columns = np.stack([deals[f"strategy_{s}"].astype(str).to_numpy() for s in range(players)], axis=1)
-    return pd.Series(columns[np.arange(len(deals)), seat], index=deals.index)
 
 
 def _deal_keys(deals: pd.DataFrame) -> list[str]:

@@ -6,8 +6,8 @@
 - **What a killed run left is cleared, and nothing else**: a temporary name of this
   machine whose process is gone (``temporary_path``).
 - **``--overwrite`` replaces only what briscola wrote**: a result file (Parquet with
-  briscola's metadata), or a folder of one of the LAYOUTS (a tournament's dataset, a
-  study, a report) holding nothing but briscola's own files. Anything else is refused,
+  briscola's metadata), or a folder of a ``Layout`` (a tournament's dataset, a study, a
+  report) holding nothing but briscola's own files. Anything else is refused,
   naming the file (``check_output_path``); a folder is replaced by renaming, and what it
   held is removed file by file, only what briscola wrote (``replace_folder``).
 - **Through a symbolic link**: an output that is a link is written where it points
@@ -16,7 +16,7 @@
 
 >>> bool(OWN_TEMPORARY.fullmatch(temporary_path(Path("results/run.parquet")).name))
 True
->>> owns("study", "experiment=pimc%2Fa%3D1/_chunks/part-000000001000.json"), owns("study", "notes/todo.txt")
+>>> STUDY.owns("experiment=pimc%2Fa%3D1/_chunks/part-000000001000.json"), STUDY.owns("notes/todo.txt")
 (True, False)
 """
 
@@ -31,24 +31,39 @@ import socket
 import tempfile
 import uuid
 import warnings
+from dataclasses import dataclass
 from pathlib import Path
 
 from sim.config import ConfigError
 
 METADATA_KEY = "briscola"  # the key of a result file's metadata (sim/results.py)
 
-# The files of each kind of folder briscola writes, as paths relative to the folder.
-LAYOUTS = {
-    "tournament": (r"_tournament\.json", r"pair_\d+_\d+\.parquet"),
-    "study": (
-        r"_plan\.toml", r"_study\.json", r"\.lock", r"experiment=[^/]+/_summary\.json",
-        r"experiment=[^/]+/(pair=\d+_\d+/)?part-\d{12}\.parquet",
-        r"experiment=[^/]+/_chunks/(pair=\d+_\d+-)?part-\d{12}\.json",
-        r"experiment=[^/]+/_traces/part-\d{12}\.parquet",
-    ),
-    "report": (r"index\.html", r"(margin|scores|first_lead|heatmap|caller_strength)\.png"),
-}  # fmt: skip
-_LAYOUT_PATTERNS = {kind: re.compile("|".join(f"(?:{p})" for p in patterns)) for kind, patterns in LAYOUTS.items()}
+
+@dataclass(frozen=True)
+class Layout:
+    """A kind of folder briscola writes: its name (in messages) and the paths of its
+    files, relative to the folder, as patterns. A study and a report are here; a run
+    kind that writes a folder holds its own (``sim.kinds``)."""
+
+    name: str
+    patterns: tuple[str, ...]
+
+    @functools.cached_property
+    def _pattern(self) -> re.Pattern:
+        return re.compile("|".join(f"(?:{p})" for p in self.patterns))
+
+    def owns(self, relative: str) -> bool:
+        """Whether a path of such a folder (relative, with ``/``) is one briscola writes there."""
+        return bool(self._pattern.fullmatch(relative)) or is_temporary(relative.rsplit("/", 1)[-1])
+
+
+STUDY = Layout("study", (
+    r"_plan\.toml", r"_study\.json", r"\.lock", r"experiment=[^/]+/_summary\.json",
+    r"experiment=[^/]+/(pair=\d+_\d+/)?part-\d{12}\.parquet",
+    r"experiment=[^/]+/_chunks/(pair=\d+_\d+-)?part-\d{12}\.json",
+    r"experiment=[^/]+/_traces/part-\d{12}\.parquet",
+))  # fmt: skip
+REPORT = Layout("report", (r"index\.html", r"(margin|scores|first_lead|heatmap|caller_strength)\.png"))
 OWN_TEMPORARY = re.compile(r"\.(?P<name>.+)\.(?P<host>[0-9a-f]{8})-(?P<pid>\d+)-[0-9a-f]{8}\.tmp")
 # Names of earlier versions: ``.NAME.PID.tmp``, and ``.NAME.HOSTNAME-PID-TOKEN.tmp`` in studies.
 _EARLIER_TEMPORARY = re.compile(r"\.(?P<name>.+)\.(?P<pid>\d+)\.tmp")
@@ -61,13 +76,13 @@ def host_tag() -> str:
     return hashlib.sha1(socket.gethostname().encode()).hexdigest()[:8]
 
 
-def temporary_path(path: Path) -> Path:
-    """Where ``path`` is written until it is complete, beside it. The temporaries a
-    killed run of this machine left for the same path (their process is gone) are
-    removed first; others are left alone."""
+def temporary_path(path: Path, layout: Layout | None = None) -> Path:
+    """Where ``path`` is written until it is complete, beside it (a folder of ``layout``,
+    or a file). The temporaries a killed run of this machine left for the same path
+    (their process is gone) are removed first; others are left alone."""
     path = Path(path)
     for stale in _stale_temporaries(path):
-        _remove_stale(stale)
+        _remove_stale(stale, layout)
     return path.with_name(f".{path.name}.{host_tag()}-{os.getpid()}-{uuid.uuid4().hex[:8]}.tmp")
 
 
@@ -84,17 +99,17 @@ def _stale_temporaries(path: Path) -> list[Path]:
     return stale
 
 
-def _remove_stale(stale: Path) -> None:
+def _remove_stale(stale: Path, layout: Layout | None) -> None:
     """A temporary file or folder a killed run left: a folder loses only the files of
-    briscola's layouts (one set aside by a replacement may hold a stranger's); a link
-    goes, never what it points to."""
+    its ``layout`` (one set aside by a replacement may hold a stranger's); a link goes,
+    never what it points to."""
     if stale.is_symlink() or not stale.is_dir():
         stale.unlink(missing_ok=True)
         return
     for root, _, files in os.walk(stale, topdown=False):
         for name in files:
             relative = (Path(root) / name).relative_to(stale).as_posix()
-            if any(owns(layout, relative) for layout in LAYOUTS):
+            if layout is not None and layout.owns(relative):
                 (Path(root) / name).unlink(missing_ok=True)
         try:
             Path(root).rmdir()
@@ -169,23 +184,18 @@ def is_result_file(path: Path) -> bool:
         return False
 
 
-def owns(layout: str, relative: str) -> bool:
-    """Whether a path of a folder of ``layout`` (relative, with ``/``) is one briscola writes there."""
-    return bool(_LAYOUT_PATTERNS[layout].fullmatch(relative)) or is_temporary(relative.rsplit("/", 1)[-1])
-
-
-def foreign_files(folder: Path, layout: str) -> list[Path]:
+def foreign_files(folder: Path, layout: Layout) -> list[Path]:
     """The files in ``folder`` that briscola did not write there (as a ``layout`` folder)."""
     foreign = []
     for root, _, files in os.walk(folder):
         for name in files:
             path = Path(root) / name
-            if not owns(layout, path.relative_to(folder).as_posix()):
+            if not layout.owns(path.relative_to(folder).as_posix()):
                 foreign.append(path)
     return sorted(foreign)
 
 
-def refuse_foreign(folder: Path, layout: str, option: str) -> None:
+def refuse_foreign(folder: Path, layout: Layout, option: str) -> None:
     """ConfigError naming the first file of ``folder`` that briscola did not write."""
     foreign = foreign_files(folder, layout)
     if foreign:
@@ -194,7 +204,7 @@ def refuse_foreign(folder: Path, layout: str, option: str) -> None:
                           "replaces only briscola's own results; move it away, or choose another path")  # fmt: skip
 
 
-def replace_folder(staging: Path, target: Path, layout: str, option: str = "--out") -> None:
+def replace_folder(staging: Path, target: Path, layout: Layout, option: str = "--out") -> None:
     """Puts the complete folder ``staging`` at ``target`` (made beside it: ``target`` is
     no link, see ``through_link``). What ``target`` held (checked again to be briscola's
     own) is set aside by a rename, then removed file by file."""
@@ -204,7 +214,7 @@ def replace_folder(staging: Path, target: Path, layout: str, option: str = "--ou
         os.replace(staging, target)
         return
     refuse_foreign(target, layout, option)
-    aside = temporary_path(target)
+    aside = temporary_path(target, layout)
     os.replace(target, aside)
     try:
         os.replace(staging, target)
@@ -217,7 +227,7 @@ def replace_folder(staging: Path, target: Path, layout: str, option: str = "--ou
                       stacklevel=2)  # fmt: skip
 
 
-def remove_own(folder: Path, layout: str, keep: tuple[str, ...] = ()) -> list[Path]:
+def remove_own(folder: Path, layout: Layout, keep: tuple[str, ...] = ()) -> list[Path]:
     """Removes the files briscola wrote in ``folder`` (a ``layout`` folder; not those named
     in ``keep``, relative), and the folders left empty; returns what it left of the files
     it did not write. ``folder`` is no link (``through_link``): a link is never emptied."""
@@ -230,7 +240,7 @@ def remove_own(folder: Path, layout: str, keep: tuple[str, ...] = ()) -> list[Pa
             relative = path.relative_to(folder).as_posix()
             if relative in keep:
                 continue
-            if owns(layout, relative):
+            if layout.owns(relative):
                 path.unlink(missing_ok=True)
             else:
                 left.append(path)
@@ -244,7 +254,7 @@ def remove_own(folder: Path, layout: str, keep: tuple[str, ...] = ()) -> list[Pa
 # ------------------------------------------------------------------ output paths
 
 
-def check_output_path(path: Path, overwrite: bool, option: str, layout: str | None = None) -> None:
+def check_output_path(path: Path, overwrite: bool, option: str, layout: Layout | None = None) -> None:
     """Refuses, before anything runs, a path that cannot or must not be written: a file,
     or a folder of ``layout``. With ``overwrite`` an existing one is replaced only if
     briscola wrote it. Missing folders above it are fine: the run makes them once

@@ -18,8 +18,10 @@ import pandas as pd
 
 from sim import analysis
 from sim.config import ConfigError
-from sim.files import foreign_files, refuse_foreign, replace_folder, temporary_path, through_link
-from sim.report import chiamata_lines, rules_text, run_facts, show_summary
+from sim.files import REPORT, foreign_files, refuse_foreign, replace_folder, temporary_path, through_link
+from sim.kinds import kind_of
+from sim.kinds.words import rules_text, run_facts
+from sim.report import show_summary
 from sim.summaries import SCORE_DIGITS, rounded
 
 EVEN = 0.5  # the score of two equal strategies
@@ -60,13 +62,13 @@ def write_report(path: Path, overwrite: bool = False) -> dict:
     if target.exists() and not overwrite:
         _refuse_what_is_not_a_report(shown, target)
     if target.exists():
-        refuse_foreign(target, "report", "the report folder")  # before anything is drawn
-    staging = temporary_path(target)
+        refuse_foreign(target, REPORT, "the report folder")  # before anything is drawn
+    staging = temporary_path(target, REPORT)
     staging.mkdir()
     try:
         figures = _draw_all(run, found, staging)
         (staging / "index.html").write_text(_page(path, found, figures))
-        replace_folder(staging, target, "report", "the report folder")
+        replace_folder(staging, target, REPORT, "the report folder")
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
@@ -77,7 +79,7 @@ def write_report(path: Path, overwrite: bool = False) -> dict:
 def _refuse_what_is_not_a_report(shown: Path, target: Path) -> None:
     """A folder in the report's place that holds no report and files briscola did not
     write is someone's: said in one line, and left as it is (an empty one is drawn in)."""
-    foreign = foreign_files(target, "report")
+    foreign = foreign_files(target, REPORT)
     if foreign:
         more = f" and {len(foreign) - 1} more" if len(foreign) > 1 else ""
         raise ConfigError(f"{shown} exists and holds no report but {foreign[0]}{more}, which briscola did not write: "
@@ -95,7 +97,7 @@ def _findings(path: Path, run: analysis.Results) -> dict:
         "first_lead": _tidy([analysis.first_lead(run.deals, run.players).to_dict()])[0]
                       if played and analysis.balanced_seats(run) else None,
     }  # fmt: skip
-    if run.kind == "tournament" and played:
+    if run.run_kind.rated and played:
         found["ratings"] = _tidy(analysis.ratings(run.deals, run.strategies).reset_index().to_dict("records"))
     return found
 
@@ -109,10 +111,7 @@ def _tidy(records: list[dict]) -> list[dict]:
 def _summary(run: analysis.Results) -> dict | None:
     """The summary the run's command printed: kept in a result file's metadata, or the
     tournament's ``_tournament.json`` (None for files written before it was kept)."""
-    if run.kind == "tournament":
-        keys = ("players", "seed", "rules", "match", "deals", "matches", "strategies", "anchor", "matrix", "ratings")
-        return {key: run.config[key] for key in keys if key in run.config}
-    return run.config.get("summary")
+    return run.run_kind.kept_summary(run.config)
 
 
 def headline(found: dict) -> str:
@@ -170,7 +169,7 @@ def _draw_all(run: analysis.Results, found: dict, folder: Path) -> list[str]:
     plots = [("margin.png", _margin), ("scores.png", _scores)] if found["rows"] else []
     if found["first_lead"] is not None:
         plots.append(("first_lead.png", _first_lead))
-    if run.kind == "tournament" and found["rows"]:
+    if run.run_kind.score_matrix(run.config) is not None and found["rows"]:
         plots.append(("heatmap.png", _heatmap))
     if run.players == 5 and found["rows"]:
         plots.append(("caller_strength.png", _caller_strength))
@@ -188,7 +187,7 @@ def _draw_all(run: analysis.Results, found: dict, folder: Path) -> list[str]:
 
 def _facts(found: dict) -> str:
     """What every figure is about: strategies, table, seed, rules."""
-    who = " vs ".join(found["strategies"]) if found["kind"] == "compare" else ", ".join(found["strategies"])
+    who = kind_of(found["kind"]).strategies_shown(found["strategies"])
     return f"{who}\n{found['players']} players, {run_facts(found)}"
 
 
@@ -196,12 +195,7 @@ def _margin(run, found, axes, figure) -> None:
     centres, counts, width = margin_bars(analysis.margins(run.deals, run.players).to_numpy())
     axes.bar(centres, counts, width=width, color="#3b6ea5")
     axes.axvline(0, color="black", linewidth=0.8)
-    if run.kind == "tournament":
-        who = "A's side less B's, every pair"
-    elif "a_side" in run.deals:
-        who = f"A's side ({found['strategies'][0]}) less B's"
-    else:
-        who = "seat 0 less the others' mean" if run.players in (3, 5) else "side 0 less side 1"
+    who = run.run_kind.margin_of(found["strategies"], run.players)
     unit = "game points" if run.players == 5 else "points"
     axes.set(title=f"{unit.capitalize()} margin per game: {who}", xlabel=unit, ylabel="games")
 
@@ -265,7 +259,8 @@ def _caller_strength(run, found, axes, figure) -> None:
 
 def _heatmap(run, found, axes, figure) -> None:
     names = run.strategies
-    matrix = np.array([[np.nan if s is None else s for s in row] for row in run.config["matrix"]], dtype=float)
+    scores = run.run_kind.score_matrix(run.config)
+    matrix = np.array([[np.nan if s is None else s for s in row] for row in scores], dtype=float)
     image = axes.imshow(matrix, cmap="RdBu", vmin=0, vmax=1)
     axes.set_xticks(range(len(names)), names, rotation=45, ha="right")
     axes.set_yticks(range(len(names)), names)
@@ -308,20 +303,8 @@ def _cell(value) -> str:
 def _summary_tables(found: dict) -> list[tuple[str, pd.DataFrame, list[str]]]:
     """The run's own summary and the scores by side, as tables for the page, each with
     the lines of text that go under it."""
-    summary, tables = found["summary"] or {}, []
-    if found["kind"] == "simulate" and "sides" in summary:
-        tables.append(("Summary (as briscola simulate printed it)", pd.DataFrame(summary["sides"]), []))
-    if "chiamata" in summary:
-        figures = summary["chiamata"]
-        tables.append(
-            ("Briscola Chiamata: game points by role", pd.DataFrame(figures["roles"]), chiamata_lines(figures))
-        )
-        tables.append(("Briscola Chiamata: winning bids and their success", pd.DataFrame(figures["bids"]), []))
-    if found["kind"] == "compare" and "score" in summary:
-        keys = ("a", "b", "deals", "matches", "games", "score", "score_ci95", "elo", "elo_ci95", "los", "wins",
-                "draws", "losses", "mean_margin", "mean_margin_ci95")  # fmt: skip
-        row = {k: summary[k] for k in keys if k in summary}  # deals, or matches with a match format
-        tables.append(("Summary (as briscola compare printed it)", pd.DataFrame([row]), []))
+    page = kind_of(found["kind"]).page_tables(found["summary"] or {})
+    tables = [(title, pd.DataFrame(rows), lines) for title, rows, lines in page]
     if "ratings" in found:
         tables.append(("Ratings (Bradley-Terry, Elo scale)", pd.DataFrame(found["ratings"]), []))
     scores = f"{score_label(found['players'])[0].upper()}{score_label(found['players'])[1:]}, by strategy and side"

@@ -1,17 +1,17 @@
 """How a run's summary is shown: a readable table drawn from its JSON alone.
 
-Each command's summary is one JSON-ready dict (``sim.summaries``), and its table is
-drawn from that dict alone (``show_summary``). A result file keeps the dict in its
+Each command's summary is one JSON-ready dict (``sim.summaries``), and its tables are
+made from that dict alone by its run kind (``sim.kinds``: ``tables``) and drawn here
+(``show_summary``). A result file keeps the dict in its
 metadata, so ``briscola report`` shows a file's summary exactly as the command printed
 it.
 """
 
 from __future__ import annotations
 
-import math
-from collections.abc import Callable
-from dataclasses import dataclass
-
+from sim.kinds import kind_of
+from sim.kinds.base import Table
+from sim.kinds.words import interval, rate, rules_text
 from sim.study import resume_command
 from sim.summaries import POINTS_DIGITS, SCORE_DIGITS, rounded
 from strategies.api import DATA_TABLES
@@ -21,194 +21,22 @@ STRAYS_SHOWN = 5  # files not a study's named by its status (--json lists every 
 PLURALS = {"deal": "deals", "match": "matches"}
 
 
-def _units(row: dict) -> tuple[int, str]:
-    """A comparison's or tournament's unit count and its name for people, from its JSON
-    (files written before the units were named say ``deals`` for matches too)."""
-    if "match" in row:
-        return row.get("matches", row.get("deals")), f"{row['match']} matches"
-    return row["deals"], "deals"
+def show_summary(kind: str, summary: dict, interrupted: bool = False, seconds: float | None = None) -> None:
+    """A command's tables, from its JSON (``kind``: the run kind's name, ``sim.kinds``)."""
+    for table in kind_of(kind).tables(summary, interrupted, seconds):
+        _print_table(_drawn(table) if table.columns else None, table.facts)
 
 
-def rules_text(rules: dict) -> str:
-    """Rules for people: ``trump_redeal=ace-three, partner_view=last3``."""
-    return ", ".join(f"{key}={value}" for key, value in rules.items()) or "-"
+def _drawn(table: Table):
+    """A kind's table (data) as rich draws it: no cell wrapped, the title on the left."""
+    from rich.table import Table as RichTable
 
-
-def run_facts(summary: dict) -> str:
-    """The run keys of a summary for people: ``seed 1, rules: trump_redeal=off``."""
-    match = f", {summary['match']} matches" if summary.get("match", "deal") != "deal" else ""
-    return f"seed {summary['seed']}, rules: {rules_text(summary.get('rules', {}))}{match}"
-
-
-def _speed(count: int, unit: str, seconds: float | None, rate: float | None = None) -> str:
-    """The speed line; ``rate``: the one the JSON holds (from the unrounded seconds)."""
-    if not seconds:
-        return ""
-    return f"; {_rate(rate or count / seconds)} {unit}/s in {seconds:.2f} s"
-
-
-# ------------------------------------------------------------------ briscola simulate
-
-
-def chiamata_lines(figures: dict) -> list[str]:
-    """The deals thrown in and each strategy's calls alone, in words (the console and the page)."""
-    lines = [f"thrown in (all passed): {figures['thrown_in']:,} deals; cappotto: {figures['cappotti']:,}"]
-    for alone in figures["alone"]:
-        lo, hi = alone["mean_game_points_ci95"]
-        lines.append(f"{alone['strategy']} calling alone: {alone['deals']:,} deals, made {alone['made']:,}, mean "
-                     f"{alone['mean_game_points']:+.2f} game points ({lo:+.2f} to {hi:+.2f})")  # fmt: skip
-    return lines
-
-
-def show_simulate(summary: dict, interrupted: bool = False, seconds: float | None = None) -> None:
-    """The table of ``briscola simulate``, from its JSON (which holds its seconds)."""
-    from rich.table import Table
-
-    title = f"{summary['players']} players, {summary['deals']:,} deals"
-    chiamata = "chiamata" in summary
-    if "matches" in summary:
-        title += f": {summary['matches']:,} {summary['match']} matches (wins, draws, losses and points per match)"
-    elif chiamata:
-        title += " of Briscola Chiamata: each seat's deals won (game points > 0), drawn (thrown in), lost"
-    table = Table(title=title + (" (interrupted)" if interrupted else ""), title_justify="left")
-    points = "game points" if chiamata else "points"
-    for column in ("side", "seats", "strategy", "wins", "draws", "losses", "win rate", "95% CI", points):
-        table.add_column(column, justify="left" if column == "strategy" else "right", no_wrap=True)
-    for row in summary["sides"]:
-        lo, hi = row["win_rate_ci95"]
-        table.add_row(
-            str(row["side"]),
-            ",".join(map(str, row["seats"])),
-            row["strategy"],
-            f"{row['wins']:,}",
-            f"{row['draws']:,}",
-            f"{row['losses']:,}",
-            f"{row['win_rate']:.4f}",
-            f"{lo:.4f}-{hi:.4f}",
-            f"{row['mean_points']:.2f}",
-        )
-    facts = run_facts(summary) + _speed(
-        summary["deals"], "deals", summary.get("seconds"), summary.get("deals_per_second")
-    )
-    if chiamata:
-        _print_table(table, "")
-        show_chiamata(summary["chiamata"])
-    _print_table(table if not chiamata else None, facts)
-
-
-def show_chiamata(figures: dict) -> None:
-    """Briscola Chiamata's tables: game points by role (and strategy), then each bid's success."""
-    from rich.table import Table
-
-    mixed = len({row["strategy"] for row in figures["roles"]}) > 1
-    roles = Table(title="by role: mean game points per deal", title_justify="left")
-    for column in ("role", *(["strategy"] if mixed else []), "deals", "game points", "95% CI"):
-        roles.add_column(column, justify="left" if column in ("role", "strategy") else "right", no_wrap=True)
-    for row in figures["roles"]:
-        lo, hi = row["mean_game_points_ci95"]
-        roles.add_row(row["role"], *([row["strategy"]] if mixed else []), f"{row['deals']:,}",
-                      f"{row['mean_game_points']:+.3f}", f"{lo:+.3f} to {hi:+.3f}")  # fmt: skip
-    _print_table(roles, "; ".join(chiamata_lines(figures)))
-    bids = Table(title="by winning bid: how often the caller's side took its target", title_justify="left")
-    for column in ("bid", *(["strategy"] if mixed else []), "target", "deals", "made", "rate"):
-        bids.add_column(column, justify="left" if column in ("bid", "strategy") else "right", no_wrap=True)
-    for strategy in dict.fromkeys(row["strategy"] for row in figures["roles"]):
-        mine = [row for row in figures["bids"] if row["strategy"] == strategy]
-        for label, target, deals, made in _bid_bands(mine):
-            bids.add_row(
-                label, *([strategy] if mixed else []), target, f"{deals:,}", f"{made:,}", f"{made / deals:.3f}"
-            )
-    _print_table(bids, "")
-
-
-POINT_BANDS = ((62, 65), (66, 70), (71, 80), (81, 90), (91, 100), (101, 120))  # points bids, shown together
-
-
-def _bid_bands(rows: list[dict]) -> list[tuple[str, str, int, int]]:
-    """The bids for the console: each rank, then points bids in bands (the JSON has each)."""
-    bands = [(row["bid"], str(row["target"]), row["deals"], row["made"]) for row in rows if row["target"] == 61]
-    for low, high in POINT_BANDS:
-        inside = [row for row in rows if row["target"] > 61 and low <= row["target"] <= high]
-        if inside:
-            label = f"{low}-{high}"
-            bands.append((label, label, sum(r["deals"] for r in inside), sum(r["made"] for r in inside)))
-    return bands
-
-
-# ------------------------------------------------------------------ briscola compare
-
-
-def show_compare(row: dict, interrupted: bool = False, seconds: float | None = None) -> None:
-    """The table of ``briscola compare``, from its JSON."""
-    from rich.table import Table
-
-    units, unit = _units(row)
-    title = f"{row['a']} (A) against {row['b']} (B)" + (" (interrupted)" if interrupted else "")
-    facts = f"{row['players']} players, {units:,} duplicate {unit}, {row['games']:,} games, {run_facts(row)}"
-    table = Table(title=title, title_justify="left")
-    table.add_column("figure (for A)", no_wrap=True)
-    table.add_column("value", justify="right", no_wrap=True)
-    table.add_column("95% interval", justify="right", no_wrap=True)
-    table.add_row("score", f"{row['score']:.4f}", _interval(row["score_ci95"], "{:.4f}"))
-    low, high = row["elo_ci95"]
-    table.add_row("Elo difference", _elo(row["elo"], row["score"]), f"{_elo(low, 0.0)} to {_elo(high, 1.0)}")
-    table.add_row("LOS (A stronger)", f"{row['los']:.4f}", "")
-    table.add_row("wins / draws / losses", f"{row['wins']:,} / {row['draws']:,} / {row['losses']:,}", "")
-    margin = "mean game-point margin" if row["players"] == 5 else "mean point margin"
-    table.add_row(margin, f"{row['mean_margin']:+.2f}", _interval(row["mean_margin_ci95"], "{:+.2f}"))
-    if row["sprt"] is not None:
-        sprt = row["sprt"]
-        verdict = {"H1": "H1 accepted", "H0": "H0 accepted", "none": "no decision"}[sprt["result"]]
-        table.add_row(f"SPRT elo0={sprt['elo0']:g} elo1={sprt['elo1']:g}", f"LLR {sprt['llr']:.2f}",
-                      f"bounds {sprt['bounds'][0]:.2f}, {sprt['bounds'][1]:.2f}: {verdict}")  # fmt: skip
-    _print_table(table, facts + _speed(units, unit, seconds))
-
-
-def _rate(per_second: float) -> str:
-    """A speed for people: ``1.4``, ``27.3``, ``1,234`` (a slow strategy's is not ``1``)."""
-    return f"{per_second:,.0f}" if per_second >= 100 else f"{per_second:.3g}"
-
-
-def _interval(bounds, form: str) -> str:
-    return f"{form.format(bounds[0])} to {form.format(bounds[1])}"
-
-
-def _elo(value, score: float) -> str:
-    """An Elo figure; None is the infinite one of a score of 0 (-inf) or 1 (+inf)."""
-    if value is None:
-        return "-inf" if score < 0.5 else "+inf"
-    return f"{value:+.1f}"
-
-
-# ------------------------------------------------------------------ briscola tournament
-
-
-def show_tournament(row: dict, interrupted: bool = False, seconds: float | None = None) -> None:
-    """The tables of ``briscola tournament``, from its JSON."""
-    from rich.table import Table
-
-    units, unit = _units(row)
-    facts = f"{row['players']} players, {units:,} duplicate {unit} per pair, {run_facts(row)}"
-    matrix = Table(title="Score of the row against the column" + (" (interrupted)" if interrupted else ""),
-                   title_justify="left")  # fmt: skip
-    matrix.add_column("", no_wrap=True)
-    for name in row["strategies"]:
-        matrix.add_column(name, justify="right", no_wrap=True)
-    for name, scores in zip(row["strategies"], row["matrix"]):
-        matrix.add_row(name, *("-" if s is None else f"{s:.3f}" for s in scores))
-    _print_table(matrix, facts)
-    ratings = Table(title="Ratings (Bradley-Terry, Elo scale)", title_justify="left")
-    for column in ("rank", "strategy", "rating", "95% interval"):
-        ratings.add_column(column, justify="left" if column == "strategy" else "right", no_wrap=True)
-    ordered = sorted(row["ratings"], key=lambda r: -r["rating"] if r["rating"] is not None else math.inf)
-    for rank, rating in enumerate(ordered, start=1):
-        if rating["rating"] is None:
-            ratings.add_row("-", rating["strategy"], "-", "not played yet")
-            continue
-        lo, hi = rating["ci95"]
-        interval = "(anchor)" if rating["strategy"] == row.get("anchor") else f"{lo:+.1f} to {hi:+.1f}"
-        ratings.add_row(str(rank), rating["strategy"], f"{rating['rating']:+.1f}", interval)
-    _print_table(ratings, f"played in {seconds:.1f} s" if seconds else "")
+    drawn = RichTable(title=table.title, title_justify="left")
+    for name, justify in table.columns:
+        drawn.add_column(name, justify=justify, no_wrap=True)
+    for row in table.rows:
+        drawn.add_row(*row)
+    return drawn
 
 
 # ------------------------------------------------------------------ briscola diff
@@ -225,7 +53,7 @@ def paired_dict(first, second) -> dict:
     row = {"first": str(first), "second": str(second), "kind": runs[0].kind, "players": runs[0].players,
            "seed": runs[0].seed, "unit": "match" if runs[0].match != "deal" else "deal",
            "units": int(table["units"].iloc[0]), "differs": {k: v for k, v in differs.items() if v[0] != v[1]},
-           "who": "A" if runs[0].kind == "compare" else "side 0"}  # fmt: skip
+           "who": runs[0].run_kind.who}  # fmt: skip
     for figure, key, digits in (("score", "score", SCORE_DIGITS), ("margin", "mean_margin", POINTS_DIGITS)):
         line = table.loc[figure]
         row[key] = {"first": rounded(line["first"], digits), "second": rounded(line["second"], digits),
@@ -249,7 +77,7 @@ def show_paired(row: dict) -> None:
         figures = row[key]
         table.add_row(label, form.format(figures["first"]), form.format(figures["second"]),
                       form.replace(":", ":+").replace("++", "+").format(figures["difference"]),
-                      _interval(figures["difference_ci95"], form.replace(":", ":+").replace("++", "+")))  # fmt: skip
+                      interval(figures["difference_ci95"], form.replace(":", ":+").replace("++", "+")))  # fmt: skip
     differs = "; ".join(f"{what}: {_brief(a)} | {_brief(b)}" for what, (a, b) in row["differs"].items())
     facts = (f"{row['kind']} runs, {row['players']} players, seed {row['seed']}, {row['units']:,} {PLURALS[row['unit']]} paired "
              f"(correlation {row['score']['correlation']}); they differ in {differs or 'nothing recorded'}")  # fmt: skip
@@ -435,55 +263,7 @@ def duration(seconds: float) -> str:
 
 def _headline(kind: str, summary: dict | None) -> str:
     """An experiment's main figure, in a few words."""
-    return "-" if summary is None else SHOWN[kind].headline(summary)
-
-
-def _simulate_headline(summary: dict) -> str:
-    if "chiamata" in summary:
-        callers = [row for row in summary["chiamata"]["roles"] if row["role"] == "caller"]
-        deals = sum(row["deals"] for row in callers)
-        gain = sum(row["mean_game_points"] * row["deals"] for row in callers) / max(1, deals)
-        made = sum(b["made"] for b in summary["chiamata"]["bids"]) / max(1, deals)
-        return f"callers gain {gain:+.3f} game points a deal, make {made:.1%} of their calls"
-    side = summary["sides"][0]
-    lo, hi = side["win_rate_ci95"]
-    return f"{side['strategy']} (side 0) wins {side['win_rate']:.4f} ({lo:.4f}-{hi:.4f})"
-
-
-def _compare_headline(summary: dict) -> str:
-    lo, hi = summary["score_ci95"]
-    sprt = f", SPRT {summary['sprt']['result']}" if summary["sprt"] else ""
-    return f"{summary['a']} scores {summary['score']:.4f} ({lo:.4f}-{hi:.4f}) against {summary['b']}{sprt}"
-
-
-def _tournament_headline(summary: dict) -> str:
-    rated = [r for r in summary["ratings"] if r["rating"] is not None]
-    best = max(rated, key=lambda r: r["rating"]) if rated else None
-    return f"best: {best['strategy']} {best['rating']:+.1f} Elo" if best else "-"
-
-
-# ------------------------------------------------------------------ each kind's presentation
-
-
-@dataclass(frozen=True)
-class Shown:
-    """How a run kind's summary is shown: its tables, and its headline in a study."""
-
-    table: Callable[[dict, bool, float | None], None]
-    headline: Callable[[dict], str]
-
-
-# The presentation of each run kind of ``sim.kinds``, by its name (a test ties the two).
-SHOWN = {
-    "simulate": Shown(show_simulate, _simulate_headline),
-    "compare": Shown(show_compare, _compare_headline),
-    "tournament": Shown(show_tournament, _tournament_headline),
-}
-
-
-def show_summary(kind: str, summary: dict, interrupted: bool = False, seconds: float | None = None) -> None:
-    """A command's tables, from its JSON (``kind``: the run kind's name)."""
-    SHOWN[kind].table(summary, interrupted, seconds)
+    return "-" if summary is None else kind_of(kind).headline(summary)
 
 
 # ------------------------------------------------------------------ briscola check
@@ -507,7 +287,7 @@ def print_check(strategy: str, reports) -> None:
         lo, hi = report.score_ci95
         table.add_row(
             str(report.players), report.rules_text, f"{report.deals:,}", "FAILED" if report.failure else "pass",
-            f"{report.slowest_decision * 1000:.1f} ms", _rate(report.deals_per_second),
+            f"{report.slowest_decision * 1000:.1f} ms", rate(report.deals_per_second),
             f"{report.score:.3f} ({lo:.3f}-{hi:.3f})" if report.deals else "-",
         )  # fmt: skip
     writes = sorted(set().union(*(r.writes_to_view for r in reports)))

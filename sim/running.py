@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 
 from sim.backends import Backend, checked_backend
 from sim.config import ChunkFailed, ConfigError
-from sim.files import WriteFailed, refuse_foreign, remove_own, through_link
+from sim.files import STUDY, WriteFailed, refuse_foreign, remove_own, through_link
 from sim.interrupt import STUDY_STOPPING, deferred_interrupt
 from sim.runs import RunOutcome, run_command
 
@@ -135,7 +135,7 @@ def run(experiment, how: HowToRun | None = None, reporter: Reporter | None = Non
 
 def _run_here(experiment, how: HowToRun, reporter: Reporter) -> RunOutcome:
     kind = experiment.run_kind
-    out = output_path(how.out, how.summary_only, lambda: kind.default_path(experiment), dataset=kind.layout != "file")
+    out = output_path(how.out, how.summary_only, lambda: kind.default_path(experiment), dataset=kind.folder is not None)
     reporter.playing_here()
     with reporter.progress(experiment.units) as progress:
         return run_command(experiment, out, how.trace, how.overwrite, how.command, progress)
@@ -173,10 +173,10 @@ def _run_as_study(experiment, how: HowToRun, reporter: Reporter) -> StudyCommand
         raise ConfigError(f"{folder} already exists; pass --overwrite to start again, or continue it with "
                           f"{resume_command(folder)}")  # fmt: skip
     if folder.exists():
-        refuse_foreign(folder, "study", "--out")
+        refuse_foreign(folder, STUDY, "--out")
         if running(folder):
             raise ConfigError(f"{folder} is being run by another briscola process; wait for it, or stop it")
-        remove_own(through_link(folder), "study")  # where a link points: the link stays
+        remove_own(through_link(folder), STUDY)  # where a link points: the link stays
     text = plan_text(
         experiment,
         f"briscola {experiment.kind}, run as a study: briscola batch _plan.toml --out FOLDER --resume continues it",

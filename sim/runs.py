@@ -27,8 +27,6 @@ from sim.results import FORMAT_VERSION, TRACE_ROW_GROUP, AtomicParquetWriter
 from sim.trace import trace_schema
 from sim.version import __version__
 
-TOURNAMENT_FILE = "_tournament.json"
-
 
 @dataclass
 class RunOutcome:
@@ -57,9 +55,10 @@ class RunOutcome:
             notes.append(f"the batched strategies' first decisions took {self.first_calls_seconds:.1f} s (their own "
                          "start-up, at every run)")  # fmt: skip
         state = "partial (interrupted)" if self.interrupted else "complete"
-        if self.experiment.run_kind.layout == "tournament":  # a folder of pairs
+        kind = self.experiment.run_kind
+        if kind.folder is not None:  # a folder of parts (a tournament's pairs)
             if self.out is not None:
-                notes.append(f"wrote {self.out}: {self.parts_done} pairs, {state}")
+                notes.append(f"wrote {self.out}: {self.parts_done} {kind.parts_called}, {state}")
             return notes
         match = self.experiment.config.match
         unit = "deals" if match == "deal" else f"{match} matches"
@@ -76,7 +75,7 @@ def run_command(experiment, out: Path | None, trace: Path | None = None, overwri
     StopFlag of a caller's Ctrl-C handler, else the run installs one."""
     kind = experiment.run_kind
     players = {part: kind.player(experiment, part) for part in experiment.parts}  # bad strategies fail here
-    output = (FolderOutput if kind.layout == "tournament" else FileOutput)(experiment, out, trace, command)
+    output = (FileOutput if kind.folder is None else FolderOutput)(experiment, out, trace, command)
     output.check(overwrite)
     readied = [warm_up(config, tally=True) for player in players.values() for config in player.configs]
     warm_up_seconds, first_calls_seconds = (sum(seconds) for seconds in zip(*readied))
@@ -155,9 +154,11 @@ def final_metadata(config: RunConfig, command: str | None, partial: bool, comple
 
 def part_metadata(experiment, part, player, tally, done: int, partial: bool, seconds: float, command) -> dict:
     """A part's file's metadata: the run (as its first seating plays it), how it ended,
-    the kind's own keys and the summary its command prints (for ``briscola report``)."""
+    the kind its file is read as, the kind's own keys and the summary its command prints
+    (for ``briscola report``)."""
     kind = experiment.run_kind
     metadata = final_metadata(player.configs[0], command, partial, done, seconds)
+    metadata["kind"] = kind.file_kind
     metadata.update(kind.file_metadata(experiment, part, tally))
     metadata["summary"] = kind.part_summary(experiment, part, tally, seconds)
     return metadata
@@ -210,19 +211,21 @@ class FileOutput:
 
 
 class FolderOutput:
-    """A tournament's folder: a file per pair played and ``_tournament.json``, staged
-    under a temporary name and put in place whole (where it points, if ``out`` is a link)."""
+    """A kind's folder (a tournament's): a file per part played and its index file,
+    staged under a temporary name and put in place whole (where it points, if ``out``
+    is a link)."""
 
     def __init__(self, experiment, out: Path | None, trace: Path | None, command: str | None):
         self.experiment, self.out, self.command = experiment, out, command
+        self.kind = experiment.run_kind
         self.target = through_link(out)
-        self.staging = None if out is None else temporary_path(self.target)
-        self.pairs: list[str] = []
+        self.staging = None if out is None else temporary_path(self.target, self.kind.folder)
+        self.parts: list[str] = []  # the labels of the parts written
         self._writer = None
 
     def check(self, overwrite: bool) -> None:
         if self.out is not None:
-            check_output_path(self.out, overwrite, "--out", layout="tournament")
+            check_output_path(self.out, overwrite, "--out", layout=self.kind.folder)
 
     def open(self) -> None:
         if self.staging is not None:
@@ -231,10 +234,7 @@ class FolderOutput:
     def writers(self, part):
         if self.staging is None:
             return None, None
-        i, j = part
-        self._writer = AtomicParquetWriter(
-            self.staging / f"pair_{i}_{j}.parquet", self.experiment.run_kind.schema(self.experiment)
-        )
+        self._writer = AtomicParquetWriter(self.staging / self.kind.part_file(part), self.kind.schema(self.experiment))
         return self._writer, None
 
     def end_part(self, part, player, tally, done: int, partial: bool, seconds: float) -> None:
@@ -246,16 +246,16 @@ class FolderOutput:
             return
         writer.close(part_metadata(self.experiment, part, player, tally, done, partial, seconds, self.command))
         writer.commit()
-        self.pairs.append(f"{part[0]}_{part[1]}")
+        self.parts.append(self.kind.part_label(part))
 
     def close(self, summary: dict, partial: bool, seconds: float) -> None:
         if self.staging is None:
             return
         # What the command prints with --json, how the tournament ended, and the files it holds (a reader checks them).
         record = {**summary, "status": "partial" if partial else "complete", "seconds": round(seconds, 3),
-                  "command": self.command, "pairs": self.pairs}  # fmt: skip
-        (self.staging / TOURNAMENT_FILE).write_text(json.dumps(record, indent=1))
-        replace_folder(self.staging, self.target, "tournament")
+                  "command": self.command, self.kind.parts_called: self.parts}  # fmt: skip
+        (self.staging / self.kind.index_file).write_text(json.dumps(record, indent=1))
+        replace_folder(self.staging, self.target, self.kind.folder)
 
     def abort(self) -> None:
         if self._writer is not None:

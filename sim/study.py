@@ -57,6 +57,7 @@ from sim.config import ConfigError, Rules, RunConfig
 from sim.experiments import Experiment, with_threads
 from sim.files import (
     METADATA_KEY,
+    STUDY,
     check_output_path,
     is_result_file,
     is_temporary,
@@ -484,7 +485,7 @@ class Study:
             return cls._resume(folder, plan, rows, chunk_units, threads)
         if folder.exists():
             raise ConfigError(f"{folder} already exists; pass --resume to continue the study in it")
-        check_output_path(folder, False, "--out", layout="study")
+        check_output_path(folder, False, "--out", layout=STUDY)
         check_fits(plan, chunk_units)
         if chunk_units is None and on_sizing is not None:
             on_sizing()
@@ -506,7 +507,7 @@ class Study:
         """The folder appears with its plan and status, or not at all; if another run made
         it meanwhile, this one is refused."""
         folder.parent.mkdir(parents=True, exist_ok=True)
-        staging = temporary_path(folder)
+        staging = temporary_path(folder, STUDY)
         try:
             staging.mkdir()
             (staging / PLAN_FILE).write_text(plan.text)
@@ -663,9 +664,9 @@ class Study:
     def discard(self) -> None:
         """Removes a study that did nothing (a new one whose start failed): its files,
         while it is still held, then its lock and the folder, as if it was never made."""
-        remove_own(self.folder, "study", keep=(".lock",))
+        remove_own(self.folder, STUDY, keep=(".lock",))
         self._unlock()
-        remove_own(self.folder, "study")
+        remove_own(self.folder, STUDY)
 
     def _load_records(self) -> None:
         """Reads what is done: every chunk whose record and rows verify. Leftovers

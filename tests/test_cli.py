@@ -307,7 +307,7 @@ def test_help_pages_fit_80_columns_without_artefacts(command):
 def test_the_command_list_gives_each_command_one_summary_and_speeds_read_below_one_hundred():
     """A docstring's later lines must not spill into ``briscola --help``, and a slow run's
     speed is not rounded to '1 deals/s'."""
-    from sim.report import _rate
+    from sim.kinds.words import rate as _rate
 
     page = run_cli("--help", env={"PYTHONPATH": str(REPO), "COLUMNS": "80", "TERM": "dumb"}).stdout
     commands = page[page.index("Commands") :]

@@ -3,6 +3,7 @@ strategies, then sim), and the code passes the linter and the formatter."""
 
 from __future__ import annotations
 
+import ast
 import os
 import shutil
 import subprocess
@@ -72,3 +73,56 @@ def test_lint_passes():
 def test_code_is_formatted():
     result = run(tool("ruff"), "format", "--check", ".")
     assert result.returncode == 0, "run `ruff format .`:\n" + result.stdout
+
+
+# ------------------------------------------------------------------ run kinds
+
+KIND_NAMES = ("simulate", "compare", "tournament")  # every kind's name (a test below ties it to sim.kinds.KINDS)
+
+
+def kind_switches(source: str) -> list[str]:
+    """The places in ``source`` that decide by a run kind's name: a comparison with it
+    (``kind == "compare"``, ``"compare" in config``, ``kind in ("simulate", ...)``), or a
+    dict keyed by it. Naming a kind to run one (``make_experiment("compare", ...)``) is
+    no switch."""
+
+    def names_a_kind(node) -> bool:
+        if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+            return any(names_a_kind(item) for item in node.elts)
+        return isinstance(node, ast.Constant) and node.value in KIND_NAMES
+
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Compare) and any(names_a_kind(side) for side in (node.left, *node.comparators)):
+            found.append(f"line {node.lineno}: {ast.unparse(node)}")
+        elif isinstance(node, ast.Dict) and any(key is not None and names_a_kind(key) for key in node.keys):
+            found.append(f"line {node.lineno}: a dict keyed by kind names")
+        elif isinstance(node, ast.MatchValue) and names_a_kind(node.value):
+            found.append(f"line {node.lineno}: case {ast.unparse(node.value)}")
+    return found
+
+
+def test_the_scan_knows_every_kind():
+    from sim.kinds import KINDS
+
+    assert set(KIND_NAMES) == set(KINDS)
+
+
+def test_the_scan_finds_a_switch_on_a_kind_name():
+    assert kind_switches('if run.kind == "tournament":\n    pass\n') == ["line 1: run.kind == 'tournament'"]
+    assert len(kind_switches('count = a if "compare" in config else b\nSHOWN = {"simulate": 1}\n')) == 2
+    assert kind_switches('experiment = make_experiment("compare", players=2)\n') == []
+
+
+def test_nothing_outside_the_run_kinds_switches_on_a_kind_name():
+    """A kind owns what depends on it (``sim/kinds``): how it plays, reads, shows and
+    writes. Elsewhere the code asks the kind, so a new kind is one module there."""
+    kinds = REPO / "sim" / "kinds"
+    found = {}
+    for package in ("sim", "strategies", "kernels"):
+        for path in sorted((REPO / package).rglob("*.py")):
+            if kinds not in path.parents:
+                switches = kind_switches(path.read_text())
+                if switches:
+                    found[str(path.relative_to(REPO))] = switches
+    assert found == {}

@@ -52,3 +52,6 @@ def test_every_run_kind_fills_in_the_whole_interface(name):
     assert summary["players"] == 2 and summary["seed"] == 1
     assert kind.default_path(experiment).name.startswith("" if name == "simulate" else name)
     assert len(kind.schema(experiment)) > 5
+    tables = kind.tables(summary, False, 1.0)  # shown from its JSON alone: every row fills its columns
+    assert tables and all(len(row) == len(table.columns) for table in tables for row in table.rows)
+    assert isinstance(kind.headline(summary), str) and kind.headline(summary)

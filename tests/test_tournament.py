@@ -90,8 +90,8 @@ def test_a_pair_won_every_time_has_a_real_interval():
 
 
 def test_the_notebook_api_reads_and_rates_without_the_run_machinery(tmp_path):
-    """Statistics live apart from running: reading a tournament and fitting its ratings
-    imports neither the kernels nor the runners."""
+    """Statistics live apart from running: reading a tournament (its kind's reading) and
+    fitting its ratings imports neither the kernels nor the runners."""
     out = tmp_path / "league"
     made = run_cli("tournament", "random", "greedy", "highest", "--deals", "300", "--seed", "2", "--out", str(out),
                    "--quiet", env={"PYTHONPATH": str(REPO)})  # fmt: skip
@@ -99,7 +99,7 @@ def test_the_notebook_api_reads_and_rates_without_the_run_machinery(tmp_path):
     probe = (
         "import sys, sim; run = sim.load(sys.argv[1]); table = sim.ratings(run.deals, run.strategies); "
         "summary = sim.compare_summary(run.deals); "
-        "print(len(table), sorted(m for m in ('numba', 'sim.play', 'sim.kinds', 'sim.runs', 'sim.chunks') "
+        "print(len(table), sorted(m for m in ('numba', 'kernels', 'sim.play', 'sim.runs', 'sim.chunks') "
         "if m in sys.modules))"
     )
     result = subprocess.run([sys.executable, "-c", probe, str(out)], capture_output=True, text=True,

@@ -137,3 +137,31 @@ def test_a_tournaments_matrix_and_ratings_are_its_pairs_own(runs, tmp_path, caps
     assert "_tournament.json: its summary says ratings[1].rating" in err
     with pytest.raises(ValueError, match="ratings"):
         sim.load(league)
+
+
+def test_a_file_of_a_kind_this_version_does_not_read_is_refused_not_read_as_another(runs, tmp_path, capsys):
+    """A file names its kind; one this version does not know (a later version's) is
+    refused in one line naming it and the kinds it reads, never read as a simulation."""
+    from sim.analysis import RefusedRun
+
+    metadata = json.loads(pq.read_metadata(runs / "plain.parquet").metadata[b"briscola"])
+    for unknown in ({**metadata, "kind": "gauntlet"}, {key: value for key, value in metadata.items() if key != "compare"}
+                    | {"kind": "gauntlet"}):  # fmt: skip
+        other = rewrite(runs / "plain.parquet", tmp_path / "other.parquet", metadata=unknown)
+        with pytest.raises(RefusedRun, match="of kind 'gauntlet'.*it reads simulate, compare"):
+            sim.load(other)
+        err = one_line(*command(capsys, "report", str(other)))
+        assert "kind 'gauntlet'" in err and not (tmp_path / "other_report").exists()
+        assert "kind 'gauntlet'" in one_line(*command(capsys, "diff", str(other), str(runs / "redeal.parquet")))
+
+
+def test_a_file_names_the_kind_it_is_read_as_and_files_of_earlier_versions_read_as_before(runs, tmp_path):
+    """A comparison's file and a tournament's pair files are comparisons' files; a file
+    written before files named their kind is read by the keys it holds."""
+    for name in ("plain.parquet", "league/pair_0_1.parquet"):
+        assert json.loads(pq.read_metadata(runs / name).metadata[b"briscola"])["kind"] == "compare"
+    metadata = json.loads(pq.read_metadata(runs / "plain.parquet").metadata[b"briscola"])
+    earlier = rewrite(runs / "plain.parquet", tmp_path / "earlier.parquet",
+                      metadata={key: value for key, value in metadata.items() if key != "kind"})  # fmt: skip
+    run = sim.load(earlier)
+    assert run.kind == "compare" and run.strategies == ["expert", "greedy"] and len(run.deals) == 600

@@ -25,15 +25,13 @@ from pathlib import Path
 
 import numpy as np
 
-from kernels.enums import MAX_PLAYERS
 from sim import summaries
 from sim.config import ConfigError, RunConfig, n_sides
-from sim.kinds.base import RunKind, default_path
-from sim.matches import match_table, play_matches
-from sim.play import lineup, play_batch
+from sim.kinds.base import RunKind, Table, default_path, table_of
+from sim.kinds.words import elo, interval, run_facts, speed, units
 from sim.recount import compare_tally
 from sim.results import arrow_column, results_schema, results_table
-from sim.stats import A, B, CompareTally, deal_games, game_scores, seatings
+from sim.stats import A, B, CompareTally, Sprt, deal_games, game_scores, seatings
 
 
 class DuplicateDeals(RunKind):
@@ -46,8 +44,8 @@ class DuplicateDeals(RunKind):
     def new_tally(self, experiment) -> CompareTally:
         return CompareTally(len(seatings(experiment.config.players)))
 
-    def recount(self, experiment, rows: dict) -> CompareTally:
-        return compare_tally(rows, experiment.config.players, experiment.config.match)
+    def tally_of(self, rows: dict, players: int, match: str) -> CompareTally:
+        return compare_tally(rows, players, match)
 
     def schema(self, experiment):
         a, b = experiment.strategies[:2]
@@ -55,6 +53,14 @@ class DuplicateDeals(RunKind):
 
     def file_metadata(self, experiment, part, tally) -> dict:
         return pair_metadata(experiment, part, tally)
+
+    def file_summary(self, config: dict, deals, tally) -> dict:
+        """A comparison's (a tournament's pair file's too): A and B as its rows seat them."""
+        a, b = (str(strategy_of(deals.head(1), who).iloc[0]) for who in "ab") if len(deals) else \
+            (config["compare"]["a"], config["compare"]["b"])  # fmt: skip
+        sprt = config["compare"].get("sprt")
+        sprt = Sprt(sprt["elo0"], sprt["elo1"], sprt["alpha"], sprt["beta"]) if sprt else None
+        return summaries.compare(table_of(config, [a] * config["players"]), a, b, tally, sprt)
 
 
 class Compare(DuplicateDeals):
@@ -74,6 +80,52 @@ class Compare(DuplicateDeals):
         a, b = experiment.strategies
         return default_path(experiment.config, f"{a}-vs-{b}", prefix="compare_")
 
+    def strategies_read(self, config: dict, deals) -> list[str]:
+        """A then B."""
+        return [config["compare"]["a"], config["compare"]["b"]]
+
+    def study_view(self, config: dict, deals, summary: dict, strategies: list[str]) -> None:
+        config["compare"] = {"a": strategies[0], "b": strategies[1], "sprt": summary.get("sprt")}
+
+    def tables(self, summary: dict, interrupted: bool, seconds: float | None) -> list[Table]:
+        """The table of ``briscola compare``, from its JSON."""
+        row = summary
+        count, unit = units(row)
+        title = f"{row['a']} (A) against {row['b']} (B)" + (" (interrupted)" if interrupted else "")
+        facts = f"{row['players']} players, {count:,} duplicate {unit}, {row['games']:,} games, {run_facts(row)}"
+        low, high = row["elo_ci95"]
+        margin = "mean game-point margin" if row["players"] == 5 else "mean point margin"
+        rows = [
+            ("score", f"{row['score']:.4f}", interval(row["score_ci95"], "{:.4f}")),
+            ("Elo difference", elo(row["elo"], row["score"]), f"{elo(low, 0.0)} to {elo(high, 1.0)}"),
+            ("LOS (A stronger)", f"{row['los']:.4f}", ""),
+            ("wins / draws / losses", f"{row['wins']:,} / {row['draws']:,} / {row['losses']:,}", ""),
+            (margin, f"{row['mean_margin']:+.2f}", interval(row["mean_margin_ci95"], "{:+.2f}")),
+        ]
+        if row["sprt"] is not None:
+            sprt = row["sprt"]
+            verdict = {"H1": "H1 accepted", "H0": "H0 accepted", "none": "no decision"}[sprt["result"]]
+            rows.append((f"SPRT elo0={sprt['elo0']:g} elo1={sprt['elo1']:g}", f"LLR {sprt['llr']:.2f}",
+                         f"bounds {sprt['bounds'][0]:.2f}, {sprt['bounds'][1]:.2f}: {verdict}"))  # fmt: skip
+        columns = (("figure (for A)", "left"), ("value", "right"), ("95% interval", "right"))
+        return [Table(title, columns, rows, facts + speed(count, unit, seconds))]
+
+    def headline(self, summary: dict) -> str:
+        lo, hi = summary["score_ci95"]
+        sprt = f", SPRT {summary['sprt']['result']}" if summary["sprt"] else ""
+        return f"{summary['a']} scores {summary['score']:.4f} ({lo:.4f}-{hi:.4f}) against {summary['b']}{sprt}"
+
+    def page_tables(self, summary: dict) -> list:
+        if "score" not in summary:
+            return []
+        keys = ("a", "b", "deals", "matches", "games", "score", "score_ci95", "elo", "elo_ci95", "los", "wins",
+                "draws", "losses", "mean_margin", "mean_margin_ci95")  # fmt: skip
+        row = {k: summary[k] for k in keys if k in summary}  # deals, or matches with a match format
+        return [("Summary (as briscola compare printed it)", [row], [])]
+
+    def strategies_shown(self, strategies: list[str]) -> str:
+        return " vs ".join(strategies)
+
 
 def pair_metadata(experiment, part, tally) -> dict:
     """What a comparison's file says of it: A, B, the seatings and the SPRT."""
@@ -89,6 +141,8 @@ def pair_metadata(experiment, part, tally) -> dict:
 def seating_config(base: RunConfig, a: str, b: str, seating: tuple[str, ...]) -> RunConfig:
     """The run of one seating: strategies per seat, streams keyed by strategy and copy
     (A's copies 1, 2, ...; B's after every possible copy of A)."""
+    from kernels.enums import MAX_PLAYERS  # here: the kernels load when a kind plays, not when it is read
+
     strategies, streams, copies = [], [], {A: 0, B: 0}
     for who in seating:
         strategies.append(a if who == A else b)
@@ -105,12 +159,45 @@ def compare_schema(config: RunConfig):
     return schema.insert(1, pa.field("game", pa.int8())).insert(2, pa.field("a_side", pa.int8()))
 
 
+# ------------------------------------------------------------------ the columns of its rows
+
+
+def players_of(deals) -> int:
+    """The table of some rows: the players whose points they hold."""
+    return sum(c.startswith("points_") for c in deals.columns)
+
+
+def a_in_row(deals) -> np.ndarray:
+    """A's seat (3 players) or side in each row: ``a_side`` names it in the first deal of
+    a match; the k-th deal's seats are rotated by k."""
+    a = deals["a_side"].to_numpy()
+    if "match_deal" not in deals:
+        return a
+    return (a - deals["match_deal"].to_numpy()) % n_sides(players_of(deals))
+
+
+def strategy_of(deals, who: str):
+    """The strategy of A (or B) in each row (a pandas Series): A sits in ``a_side``'s seats."""
+    import pandas as pd
+
+    players = players_of(deals)
+    a_seat = a_in_row(deals)  # seat a_side (this row's) is always one of A's seats, the next one B's
+    seat = a_seat if who == "a" else (a_seat + 1) % players
+    columns = np.stack([deals[f"strategy_{s}"].astype(str).to_numpy() for s in range(players)], axis=1)
+    return pd.Series(columns[np.arange(len(deals)), seat], index=deals.index)
+
+
+# ------------------------------------------------------------------ playing
+
+
 class DuplicatesPlayer:
     """Plays A against B on duplicate deals: every deal from every seating."""
 
     def __init__(self, base: RunConfig, a: str, b: str):
         self.seatings = seatings(base.players)
         self.configs = [seating_config(base, a, b, seating) for seating in self.seatings]
+        from sim.play import lineup  # here: reading a file of this kind must not load the kernels
+
         for config in self.configs:
             lineup(config)  # its strategies resolved once, here: bad ones fail before anything runs
         self.games = len(self.configs)
@@ -145,6 +232,9 @@ class DuplicatesPlayer:
 def _play_seating(config: RunConfig, first: int, n: int, stop):
     """Games (deals or matches) ``first .. first + n - 1`` of one seating: a Batch, or a
     MatchBatch with a match format."""
+    from sim.matches import play_matches
+    from sim.play import play_batch
+
     if config.match == "deal":
         return play_batch(config, first, n, stop=stop)
     return play_matches(config, first, n, stop=stop)
@@ -159,6 +249,8 @@ def _outcomes(games, config: RunConfig):
 
 def _rows(games, config: RunConfig):
     """A seating's games as result-file rows."""
+    from sim.matches import match_table
+
     schema = results_schema(config)
     if config.match == "deal":
         return results_table(games.results, config, schema)
