@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from sim.stats import PairResult, elo_from_score, fit_ratings
-from tests.helpers import REPO, compare_tally, run_cli, run_here
+from tests.helpers import REPO, compare_tally, run_here
 
 
 def tournament_cli(*args):
@@ -93,8 +93,8 @@ def test_the_notebook_api_reads_and_rates_without_the_run_machinery(tmp_path):
     """Statistics live apart from running: reading a tournament and fitting its ratings
     imports neither the kernels nor the runners."""
     out = tmp_path / "league"
-    made = run_cli("tournament", "random", "greedy", "highest", "--deals", "300", "--seed", "2", "--out", str(out),
-                   "--quiet", env={"PYTHONPATH": str(REPO)})  # fmt: skip
+    made = run_here("tournament", "random", "greedy", "highest", "--deals", "300", "--seed", "2", "--out", out,
+                    "--quiet")  # fmt: skip
     assert made.returncode == 0, made.stderr
     probe = (
         "import sys, sim; run = sim.load(sys.argv[1]); table = sim.ratings(run.deals, run.strategies); "
