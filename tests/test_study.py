@@ -286,6 +286,7 @@ def test_backend_options_are_checked(tmp_path, monkeypatch):
         assert code == 2 and message in err and not (tmp_path / "study").exists(), err
 
 
+@pytest.mark.slow  # a Dask fault: workers or a scheduler killed and waited for; CI runs it (-m slow)
 def test_a_local_dask_cluster_gives_the_same_study_even_when_a_worker_dies(reference, tmp_path):
     study, _ = reference
     write_plan(tmp_path)
@@ -301,6 +302,7 @@ def test_a_local_dask_cluster_gives_the_same_study_even_when_a_worker_dies(refer
     assert status == json.loads(result.stdout)  # status prints what batch printed
 
 
+@pytest.mark.slow  # a Dask fault: workers or a scheduler killed and waited for; CI runs it (-m slow)
 def test_a_chunk_dask_gives_up_on_ends_the_run_resumably(reference, tmp_path):
     study, _ = reference
     write_plan(tmp_path)
