@@ -85,6 +85,7 @@ def test_a_batched_plug_in_with_weights_plays_on_dask_as_here(tmp_path):
     pd.testing.assert_frame_equal(dataset(tmp_path / "dask"), dataset(tmp_path / "local"))
 
 
+@pytest.mark.slow  # statistical: learning shows only after 51,200 deals of training; CI runs it (-m slow)
 def test_the_training_script_learns_and_the_plug_in_plays_what_it_saved(tmp_path):
     """A shortened run (100 rounds of 512 deals, about 30 s) already plays well above
     chance: an untrained policy scores about 0.5 against random."""
