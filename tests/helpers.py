@@ -10,6 +10,7 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -48,27 +49,30 @@ def run_cli(*args, cwd=REPO, env=None):
     )  # fmt: skip
 
 
-def run_here(*args, cwd=REPO, env=None) -> subprocess.CompletedProcess:
-    """``run_cli`` in this process: the same result, for a test that needs no fresh
-    interpreter (each start costs about two seconds of loading). ``env`` is set for the
-    call; ``PYTHONPATH`` means nothing here (the repository is on ``sys.path``)."""
+class Ran(NamedTuple):
+    """What a command did: its exit code and what it printed, named as ``run_cli``'s
+    CompletedProcess names them, or unpacked as ``code, out, err``."""
+
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+def run_here(*args, cwd=None, env=None) -> Ran:
+    """``briscola ARGS`` in this process: ``run_cli``'s result without a fresh interpreter
+    (each start costs a second or two of loading), for a test that needs none. It runs in
+    ``cwd``, else where this process is; ``env`` is set for the call (``PYTHONPATH`` means
+    nothing here: the repository is on ``sys.path``)."""
     out, err = io.StringIO(), io.StringIO()
     saved = dict(os.environ)
     os.environ.update({k: v for k, v in (env or {}).items() if k != "PYTHONPATH"})
     try:
-        with contextlib.chdir(cwd), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        with contextlib.chdir(cwd or "."), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
             code = main([str(arg) for arg in args])
     finally:
         os.environ.clear()
         os.environ.update(saved)
-    return subprocess.CompletedProcess(["briscola", *args], code, out.getvalue(), err.getvalue())
-
-
-def command(capsys, *args):
-    """Runs ``briscola ARGS`` in this process: (exit code, stdout, stderr)."""
-    code = main(list(args))
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
+    return Ran(code, out.getvalue(), err.getvalue())
 
 
 def compare_tally(a, b, players, deals, seed, first_deal=0) -> CompareTally:

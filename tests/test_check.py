@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from tests.helpers import REPO, SLOW_FILE, command, run_cli, run_here
+from tests.helpers import REPO, SLOW_FILE, run_cli, run_here
 
 UNFAIR = str(REPO / "tests" / "unfair_strategies.py")
 HOSTILE = str(REPO / "tests" / "hostile_strategy.py")
@@ -86,14 +86,14 @@ def test_writing_into_the_view_passes_with_a_note():
     assert "params" in result.stdout and "played_by" in result.stdout
 
 
-def test_bad_input_is_one_line_and_exit_2(capsys):
+def test_bad_input_is_one_line_and_exit_2():
     for args, message in [
         (("nosuch",), "unknown strategy 'nosuch'"),
         (("expert", "--players", "7"), "--players 7 is not a Briscola table"),
         (("expert", "--players", "two"), "--players 'two': give table sizes separated by commas"),
         (("expert", "--decision-limit", "-1"), "--decision-limit -1 must be above 0 seconds"),
     ]:
-        code, _, err = command(capsys, "check", *args, "--quiet")  # in this process: main() without a start
+        code, _, err = run_here("check", *args, "--quiet")  # in this process: main() without a start
         assert code == 2 and message in err and len(err.strip().splitlines()) == 1, err
 
 
@@ -105,8 +105,8 @@ def test_on_one_thread_the_threads_check_is_said_not_made():
 
 
 @pytest.mark.parametrize("seed", [5, 6])  # 5: a seed whose key is below 2**63, which Numba would type int64
-def test_check_asks_again_with_the_streams_the_run_drew_from_whatever_the_seed(capsys, seed):
-    code, _, err = command(capsys, "check", "random", "--players", "2", "--deals", "20", "--seed", str(seed), "--quiet")
+def test_check_asks_again_with_the_streams_the_run_drew_from_whatever_the_seed(seed):
+    code, _, err = run_here("check", "random", "--players", "2", "--deals", "20", "--seed", str(seed), "--quiet")
     assert code == 0, err
 
 

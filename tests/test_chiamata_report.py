@@ -11,7 +11,7 @@ import pytest
 
 import sim
 from sim.plots import margin_bars
-from tests.helpers import command
+from tests.helpers import run_here
 
 TABLE = "expert,random,greedy,random,expert"
 
@@ -71,13 +71,13 @@ def test_the_margin_plot_draws_game_points_where_they_fall():
     assert counts.sum() == len(card_points) and width == 2
 
 
-def test_the_report_names_its_pairwise_score_and_the_page_keeps_every_chiamata_line(mixed, capsys):
-    code, out, _ = command(capsys, "report", str(mixed), "--overwrite")
+def test_the_report_names_its_pairwise_score_and_the_page_keeps_every_chiamata_line(mixed):
+    code, out, _ = run_here("report", str(mixed), "--overwrite")
     assert code == 0 and "score against each other seat apart on game points" in out and "not the win rate" in out
     page = (mixed.parent / "mixed_report" / "index.html").read_text()
     figures = sim.load(mixed).config["summary"]["chiamata"]
     assert f"thrown in (all passed): {figures['thrown_in']:,} deals; cappotto: {figures['cappotti']:,}" in page
     assert all(f"{a['strategy']} calling alone: {a['deals']:,} deals" in page for a in figures["alone"])
     assert (mixed.parent / "mixed_report" / "caller_strength.png").stat().st_size > 10_000
-    found = json.loads(command(capsys, "report", str(mixed), "--json")[1])
+    found = json.loads(run_here("report", str(mixed), "--json")[1])
     assert found["players"] == 5

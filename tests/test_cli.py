@@ -11,23 +11,23 @@ import pandas as pd
 import pytest
 
 from sim.results import read_results
-from tests.helpers import REPO, command, data_bytes, fixed_batches, run_cli, run_here
+from tests.helpers import REPO, data_bytes, fixed_batches, run_cli, run_here
 
 JSON_KEYS = {"players", "deals", "seed", "rules", "seconds", "deals_per_second", "sides"}
 SIDE_KEYS = {"side", "seats", "strategy", "wins", "draws", "losses", "win_rate", "win_rate_ci95", "mean_points"}
 
 
-def simulate(capsys, *args):
-    return command(capsys, "simulate", *args)
+def simulate(*args):
+    return run_here("simulate", *args)
 
 
 @pytest.mark.parametrize(
     "players, strategies", [(2, "greedy,random"), (3, "greedy"), (4, "greedy,random"), (6, "random")]
 )
-def test_json_summary_agrees_with_the_result_file(tmp_path, capsys, players, strategies):
+def test_json_summary_agrees_with_the_result_file(tmp_path, players, strategies):
     out = tmp_path / "run.parquet"
     code, stdout, _ = simulate(
-        capsys, "--players", str(players), "--strategies", strategies, "--deals", "3000", "--seed", "11",
+        "--players", str(players), "--strategies", strategies, "--deals", "3000", "--seed", "11",
         "--out", str(out), "--json", "--quiet",
     )  # fmt: skip
     assert code == 0
@@ -47,10 +47,10 @@ def test_json_summary_agrees_with_the_result_file(tmp_path, capsys, players, str
     assert [s["side"] for s in summary["sides"]] == list(range(len(summary["sides"])))
 
 
-def test_team_strategies_are_given_per_side(tmp_path, capsys):
+def test_team_strategies_are_given_per_side(tmp_path):
     out = tmp_path / "teams.parquet"
     code, stdout, _ = simulate(
-        capsys, "--players", "6", "--strategies", "greedy,random", "--deals", "500", "--seed", "2",
+        "--players", "6", "--strategies", "greedy,random", "--deals", "500", "--seed", "2",
         "--out", str(out), "--json", "--quiet",
     )  # fmt: skip
     assert code == 0
@@ -61,10 +61,10 @@ def test_team_strategies_are_given_per_side(tmp_path, capsys):
     assert list(frame.loc[0, [f"strategy_{s}" for s in range(6)]]) == ["greedy", "random"] * 3
 
 
-def test_result_file_is_tidy_and_carries_its_configuration(tmp_path, capsys):
+def test_result_file_is_tidy_and_carries_its_configuration(tmp_path):
     out = tmp_path / "run.parquet"
     code, _, _ = simulate(
-        capsys, "--players", "3", "--strategies", "greedy,random,random", "--deals", "2000", "--seed", "5",
+        "--players", "3", "--strategies", "greedy,random,random", "--deals", "2000", "--seed", "5",
         "--rule", "removed_two=coppe", "--rule", "trump_redeal=ace-three", "--out", str(out), "--quiet",
     )  # fmt: skip
     assert code == 0
@@ -86,12 +86,12 @@ def test_result_file_is_tidy_and_carries_its_configuration(tmp_path, capsys):
 
 
 @pytest.mark.skipif(numba.config.NUMBA_NUM_THREADS < 2, reason="needs 2 threads to compare with 1")
-def test_same_seed_gives_the_same_file_on_any_thread_count(tmp_path, capsys):
+def test_same_seed_gives_the_same_file_on_any_thread_count(tmp_path):
     frames = []
     for threads in (1, 2):
         out = tmp_path / f"t{threads}.parquet"
         code, _, _ = simulate(
-            capsys, "--players", "4", "--strategies", "random,greedy", "--deals", "20000", "--seed", "99",
+            "--players", "4", "--strategies", "random,greedy", "--deals", "20000", "--seed", "99",
             "--threads", str(threads), "--out", str(out), "--quiet",
         )  # fmt: skip
         assert code == 0
@@ -99,10 +99,10 @@ def test_same_seed_gives_the_same_file_on_any_thread_count(tmp_path, capsys):
     pd.testing.assert_frame_equal(frames[0], frames[1])
 
 
-def test_trace_holds_every_deal_move_by_move(tmp_path, capsys):
+def test_trace_holds_every_deal_move_by_move(tmp_path):
     trace = tmp_path / "trace.parquet"
     code, _, _ = simulate(
-        capsys, "--players", "4", "--strategies", "greedy", "--deals", "50", "--seed", "3",
+        "--players", "4", "--strategies", "greedy", "--deals", "50", "--seed", "3",
         "--summary-only", "--trace", str(trace), "--quiet",
     )  # fmt: skip
     assert code == 0
@@ -150,11 +150,11 @@ BAD_INPUTS = [
 
 
 @pytest.mark.parametrize("args, message", BAD_INPUTS)
-def test_bad_input_gets_one_line_exit_2_and_writes_nothing(tmp_path, monkeypatch, capsys, args, message):
+def test_bad_input_gets_one_line_exit_2_and_writes_nothing(tmp_path, monkeypatch, args, message):
     if "--deals" not in args:
         args = [*args, "--deals", "10"]
     monkeypatch.chdir(tmp_path)  # in this process: the same main() a fresh one runs, without its start
-    code, out, err = command(capsys, "simulate", *args, "--seed", "1")
+    code, out, err = run_here("simulate", *args, "--seed", "1")
     assert code == 2
     lines = err.strip().splitlines()
     assert len(lines) == 1, err
@@ -163,20 +163,20 @@ def test_bad_input_gets_one_line_exit_2_and_writes_nothing(tmp_path, monkeypatch
     assert list(tmp_path.iterdir()) == []
 
 
-def test_existing_output_is_refused_and_left_untouched(tmp_path, capsys):
+def test_existing_output_is_refused_and_left_untouched(tmp_path):
     out = tmp_path / "keep.parquet"
     out.write_bytes(b"precious")
-    code, _, err = simulate(capsys, "--players", "2", "--strategies", "random", "--deals", "10", "--seed", "1",
+    code, _, err = simulate("--players", "2", "--strategies", "random", "--deals", "10", "--seed", "1",
                             "--out", str(out))  # fmt: skip
     assert code == 2 and "--overwrite" in err
     assert out.read_bytes() == b"precious"
-    code, _, err = simulate(capsys, "--players", "2", "--strategies", "random", "--deals", "10", "--seed", "1",
+    code, _, err = simulate("--players", "2", "--strategies", "random", "--deals", "10", "--seed", "1",
                             "--out", str(out), "--overwrite", "--quiet")  # fmt: skip
     assert code == 2 and "is not a file briscola wrote" in err  # --overwrite replaces only briscola's own files
     assert out.read_bytes() == b"precious"
     out.unlink()
     for deals in ("10", "20"):  # a result file of its own is replaced
-        code, _, _ = simulate(capsys, "--players", "2", "--strategies", "random", "--deals", deals, "--seed", "1",
+        code, _, _ = simulate("--players", "2", "--strategies", "random", "--deals", deals, "--seed", "1",
                               "--out", str(out), "--overwrite", "--quiet")  # fmt: skip
         assert code == 0 and len(pd.read_parquet(out)) == int(deals)
 
@@ -201,7 +201,7 @@ def test_help_lists_the_simulate_options():
         assert option in result.stdout
 
 
-def test_result_files_do_not_depend_on_the_batches(tmp_path, capsys, monkeypatch):
+def test_result_files_do_not_depend_on_the_batches(tmp_path, monkeypatch):
     """Row groups have a fixed size: the data bytes of a file depend on its rows alone."""
     import sim.results
 
@@ -210,7 +210,7 @@ def test_result_files_do_not_depend_on_the_batches(tmp_path, capsys, monkeypatch
     for size in (7, 1300):
         fixed_batches(monkeypatch, size)
         out = tmp_path / f"run{size}.parquet"
-        code, _, _ = simulate(capsys, "--players", "2", "--strategies", "greedy,random", "--deals", "2100", "--seed", "3",
+        code, _, _ = simulate("--players", "2", "--strategies", "greedy,random", "--deals", "2100", "--seed", "3",
                               "--out", str(out), "--quiet")  # fmt: skip
         assert code == 0
         files.append(out)
@@ -228,13 +228,13 @@ RUNS = [
 
 
 @pytest.mark.parametrize("run", RUNS, ids=lambda run: run[0])
-def test_rules_are_in_every_default_name_summary_and_json(tmp_path, monkeypatch, capsys, run):
+def test_rules_are_in_every_default_name_summary_and_json(tmp_path, monkeypatch, run):
     """Two runs that differ by a rule get different default names, and every summary
     and JSON object says which rules (and seed) it was played with."""
     common = [*run, "--deals", "200", "--seed", "8", "--quiet"]
     monkeypatch.chdir(tmp_path)  # in this process: the same main() a fresh one runs, without its start
-    plain = command(capsys, *common)
-    ruled = command(capsys, *common, "--rule", "trump_redeal=ace-three", "--rule", "partner_view=none")
+    plain = run_here(*common)
+    ruled = run_here(*common, "--rule", "trump_redeal=ace-three", "--rule", "partner_view=none")
     assert plain[0] == ruled[0] == 0, plain[2] + ruled[2]
     assert "rules: trump_redeal=off, partner_view=last3, signals=none" in plain[1]
     assert "rules: trump_redeal=ace-three, partner_view=none, signals=none" in ruled[1]
@@ -245,7 +245,7 @@ def test_rules_are_in_every_default_name_summary_and_json(tmp_path, monkeypatch,
     )
     if run[0] == "tournament":
         assert names[0].startswith("tournament_4p_greedy-random-highest_seed8_")
-    as_json = json.loads(command(capsys, *common, "--rule", "trump_redeal=ace-three", "--summary-only", "--json")[1])
+    as_json = json.loads(run_here(*common, "--rule", "trump_redeal=ace-three", "--summary-only", "--json")[1])
     assert as_json["seed"] == 8 and as_json["rules"] == {
         "trump_redeal": "ace-three",
         "partner_view": "last3",
@@ -253,30 +253,30 @@ def test_rules_are_in_every_default_name_summary_and_json(tmp_path, monkeypatch,
     }
 
 
-def test_json_figures_are_rounded(capsys):
-    code, stdout, _ = command(capsys, "compare", "greedy", "random", "--deals", "300", "--seed", "1",
-                              "--summary-only", "--json", "--quiet")  # fmt: skip
+def test_json_figures_are_rounded():
+    code, stdout, _ = run_here("compare", "greedy", "random", "--deals", "300", "--seed", "1",
+                               "--summary-only", "--json", "--quiet")  # fmt: skip
     row = json.loads(stdout)
     for key, digits in (("score", 6), ("los", 6), ("elo", 2), ("mean_margin", 4)):
         assert row[key] == round(row[key], digits)
     assert all(value == round(value, 6) for value in row["score_ci95"])
 
 
-def test_missing_output_folders_are_made_once_the_input_is_good(tmp_path, monkeypatch, capsys):
+def test_missing_output_folders_are_made_once_the_input_is_good(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)  # in this process: the same main() a fresh one runs, without its start
-    code, _, err = command(capsys, "simulate", "--players", "2", "--strategies", "random", "--deals", "100", "--seed",
-                           "1", "--quiet", "--out", "new/deeper/run.parquet", "--trace", "other/trace.parquet")  # fmt: skip
+    code, _, err = run_here("simulate", "--players", "2", "--strategies", "random", "--deals", "100", "--seed",
+                            "1", "--quiet", "--out", "new/deeper/run.parquet", "--trace", "other/trace.parquet")  # fmt: skip
     assert code == 0, err
     assert len(pd.read_parquet(tmp_path / "new" / "deeper" / "run.parquet")) == 100
     assert len(pd.read_parquet(tmp_path / "other" / "trace.parquet")) == 100
     (tmp_path / "afile").write_text("")
     for args in (["--out", "afile/x.parquet"], ["--out", "fresh/x.parquet", "--deals", "0"]):
-        code, _, err = command(capsys, "simulate", "--players", "2", "--strategies", "random", "--deals", "10",
-                               "--seed", "1", *args)  # fmt: skip
+        code, _, err = run_here("simulate", "--players", "2", "--strategies", "random", "--deals", "10",
+                                "--seed", "1", *args)  # fmt: skip
         assert code == 2 and len(err.strip().splitlines()) == 1, err
         assert not (tmp_path / "fresh").exists()
-    code, _, err = command(capsys, "compare", "greedy", "random", "--deals", "10", "--seed", "1", "--out",
-                           "afile/x.parquet")  # fmt: skip
+    code, _, err = run_here("compare", "greedy", "random", "--deals", "10", "--seed", "1", "--out",
+                            "afile/x.parquet")  # fmt: skip
     assert code == 2 and "afile is a file, not a directory" in err
 
 
@@ -336,30 +336,28 @@ def test_counts_are_read_as_people_write_them(text, count):
     assert parse_count(text) == count
 
 
-def test_counts_that_are_not_whole_are_refused(capsys):
+def test_counts_that_are_not_whole_are_refused():
     for text in ("1.5", "1e-3", "ten", "1e6x", "nan"):
-        code, _, err = simulate(capsys, "--players", "2", "--strategies", "random", "--deals", text, "--seed", "1")
+        code, _, err = simulate("--players", "2", "--strategies", "random", "--deals", text, "--seed", "1")
         assert code == 2 and f"'{text}' is not a whole number" in err
     for text in ("1e400", "1e999999999"):  # read exactly, but no count comes near
-        code, _, err = simulate(capsys, "--players", "2", "--strategies", "random", "--deals", text, "--seed", "1")
+        code, _, err = simulate("--players", "2", "--strategies", "random", "--deals", text, "--seed", "1")
         assert code == 2 and f"'{text}' is too large" in err
-    code, stdout, _ = simulate(capsys, "--players", "2", "--strategies", "random", "--deals", "1e3", "--seed", "1",
+    code, stdout, _ = simulate("--players", "2", "--strategies", "random", "--deals", "1e3", "--seed", "1",
                                "--summary-only", "--json", "--quiet")  # fmt: skip
     assert code == 0 and json.loads(stdout)["deals"] == 1000
 
 
-def test_a_spaced_strategy_list_gets_the_comma_suggested(capsys):
-    code, _, err = simulate(
-        capsys, "--players", "4", "--strategies", "greedy", "random", "--deals", "10", "--seed", "1"
-    )
+def test_a_spaced_strategy_list_gets_the_comma_suggested():
+    code, _, err = simulate("--players", "4", "--strategies", "greedy", "random", "--deals", "10", "--seed", "1")
     assert code == 2 and "--strategies greedy,random" in err and len(err.strip().splitlines()) == 1
 
 
-def test_threads_above_the_cores_are_said_on_stderr(capsys):
+def test_threads_above_the_cores_are_said_on_stderr():
     from sim.config import default_threads
 
     too_many = str(default_threads() + 3)
-    code, stdout, err = simulate(capsys, "--players", "2", "--strategies", "random", "--deals", "10", "--seed", "1",
+    code, stdout, err = simulate("--players", "2", "--strategies", "random", "--deals", "10", "--seed", "1",
                                  "--threads", too_many, "--summary-only", "--json")  # fmt: skip
     assert code == 0 and json.loads(stdout)["deals"] == 10
     assert f"--threads {too_many} is more than the {default_threads()} cores here" in err
@@ -403,21 +401,21 @@ def test_wide_tables_keep_every_figure_on_a_narrow_terminal():
     assert all(f"{side['wins']:,}" in result.stdout for side in summary["sides"])
 
 
-def test_out_may_name_a_folder_for_the_default_name(tmp_path, monkeypatch, capsys):
+def test_out_may_name_a_folder_for_the_default_name(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)  # in this process: the same main() a fresh one runs, without its start
     for out in ("fresh/", "fresh"):  # a folder to make, then one that exists
-        code, _, err = command(capsys, "simulate", "--players", "2", "--strategies", "random", "--deals", "10",
-                               "--seed", str(len(out)), "--out", out, "--quiet")  # fmt: skip
+        code, _, err = run_here("simulate", "--players", "2", "--strategies", "random", "--deals", "10",
+                                "--seed", str(len(out)), "--out", out, "--quiet")  # fmt: skip
         assert code == 0, err
     assert sorted(p.name for p in (tmp_path / "fresh").iterdir()) == ["2p_random-random_seed5_10deals.parquet",
                                                                       "2p_random-random_seed6_10deals.parquet"]  # fmt: skip
-    code, _, err = command(capsys, "tournament", "greedy", "random", "--deals", "10", "--seed", "1", "--out", "study/",
-                           "--quiet")  # fmt: skip
+    code, _, err = run_here("tournament", "greedy", "random", "--deals", "10", "--seed", "1", "--out", "study/",
+                            "--quiet")  # fmt: skip
     assert code == 0, err
     assert (tmp_path / "study" / "tournament_2p_greedy-random_seed1_10deals" / "_tournament.json").exists()
 
 
-def test_more_bad_input_gets_one_line_and_exit_2(tmp_path, monkeypatch, capsys):
+def test_more_bad_input_gets_one_line_and_exit_2(tmp_path, monkeypatch):
     cases = [
         (["simulate", "--players", "2", "--strategies", "random", "--out", "/proc/x.parquet"], "cannot write in /proc"),
         (["compare", "greedy", "random", "--alpha", "0.1"], "give them with --sprt"),
@@ -426,20 +424,20 @@ def test_more_bad_input_gets_one_line_and_exit_2(tmp_path, monkeypatch, capsys):
     ]  # fmt: skip
     monkeypatch.chdir(tmp_path)
     for args, message in cases:
-        code, _, err = command(capsys, *args, "--deals", "10", "--seed", "1")
+        code, _, err = run_here(*args, "--deals", "10", "--seed", "1")
         assert code == 2 and message in err and len(err.strip().splitlines()) == 1, (args, err)
         assert list(tmp_path.iterdir()) == []
 
 
-def test_notes_count_matches_and_seeds_read_like_counts(tmp_path, capsys):
+def test_notes_count_matches_and_seeds_read_like_counts(tmp_path):
     out = tmp_path / "m.parquet"
-    code, stdout, err = simulate(capsys, "--players", "2", "--strategies", "greedy,random", "--deals", "300", "--seed", "1e3",
+    code, stdout, err = simulate("--players", "2", "--strategies", "greedy,random", "--deals", "300", "--seed", "1e3",
                                  "--match", "best-of-3", "--out", str(out), "--json")  # fmt: skip
     assert code == 0 and json.loads(stdout)["seed"] == 1000
     assert f"wrote {out}: 300 best-of-3 matches, complete" in err
 
 
-def test_temporary_files_of_killed_runs_are_cleared(tmp_path, capsys):
+def test_temporary_files_of_killed_runs_are_cleared(tmp_path):
     out = tmp_path / "run.parquet"
     from sim.files import host_tag
 
@@ -449,7 +447,7 @@ def test_temporary_files_of_killed_runs_are_cleared(tmp_path, capsys):
     mine = tmp_path / ".run.parquet.notes.tmp"  # not a name briscola gives
     for path in (dead, alive, dead_now, elsewhere, mine):
         path.write_text("left by someone")
-    code, _, _ = simulate(capsys, "--players", "2", "--strategies", "random", "--deals", "10", "--seed", "1",
+    code, _, _ = simulate("--players", "2", "--strategies", "random", "--deals", "10", "--seed", "1",
                           "--out", str(out), "--quiet")  # fmt: skip
     assert code == 0 and not dead.exists() and not dead_now.exists() and out.exists()
     assert elsewhere.exists() and mine.exists()

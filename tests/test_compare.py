@@ -14,7 +14,7 @@ from sim.kinds.compare import seating_config
 from sim.play import play_batch
 from sim.results import read_results
 from sim.stats import A, B, CompareTally, elo_from_score, seatings, sprt_llr, summary
-from tests.helpers import command, compare_tally, data_bytes, fixed_batches
+from tests.helpers import compare_tally, data_bytes, fixed_batches, run_here
 
 KEYS = ["a", "b", "players", "seed", "rules", "deals", "games", "score", "score_ci95", "elo", "elo_ci95", "los", "wins",
         "draws", "losses", "mean_margin", "mean_margin_ci95", "sprt"]  # fmt: skip
@@ -103,13 +103,13 @@ def test_intervals_of_a_strategy_against_itself_are_honest(players, seeds):
     assert 0.85 < (half_widths.mean() / 1.96) / scores.std() < 1.18
 
 
-def compare_cli(capsys, *args):
-    return command(capsys, "compare", *args)
+def compare_cli(*args):
+    return run_here("compare", *args)
 
 
-def test_json_has_exactly_the_keys_and_agrees_with_the_file(tmp_path, capsys):
+def test_json_has_exactly_the_keys_and_agrees_with_the_file(tmp_path):
     out = tmp_path / "cmp.parquet"
-    code, stdout, _ = compare_cli(capsys, "greedy", "random", "--players", "4", "--deals", "3000", "--seed", "5",
+    code, stdout, _ = compare_cli("greedy", "random", "--players", "4", "--deals", "3000", "--seed", "5",
                                   "--out", str(out), "--json", "--quiet")  # fmt: skip
     assert code == 0
     row = json.loads(stdout)
@@ -125,13 +125,13 @@ def test_json_has_exactly_the_keys_and_agrees_with_the_file(tmp_path, capsys):
     assert (frame.groupby("deal")["briscola"].nunique() == 1).all()  # the same cards in both games
 
 
-def test_sprt_stops_early_with_the_right_verdict(capsys):
-    code, stdout, _ = compare_cli(capsys, "greedy", "random", "--deals", "100000", "--seed", "2",
+def test_sprt_stops_early_with_the_right_verdict():
+    code, stdout, _ = compare_cli("greedy", "random", "--deals", "100000", "--seed", "2",
                                   "--sprt", "0,10", "--summary-only", "--json", "--quiet")  # fmt: skip
     row = json.loads(stdout)
     assert code == 0 and row["sprt"]["result"] == "H1" and row["deals"] <= 2000  # checked every <= 1,000 deals
     assert row["sprt"]["llr"] >= row["sprt"]["bounds"][1]
-    code, stdout, _ = compare_cli(capsys, "random", "random", "--deals", "200000", "--seed", "2",
+    code, stdout, _ = compare_cli("random", "random", "--deals", "200000", "--seed", "2",
                                   "--sprt", "20,40", "--summary-only", "--json", "--quiet")  # fmt: skip
     row = json.loads(stdout)
     assert row["sprt"]["result"] == "H0" and row["deals"] < 200000
@@ -148,26 +148,26 @@ def test_sprt_stops_early_with_the_right_verdict(capsys):
         (["--players", "7"], "--players 7 is not a Briscola table"),
     ],
 )
-def test_bad_input_is_one_line_and_exit_2(tmp_path, capsys, args, message):
+def test_bad_input_is_one_line_and_exit_2(tmp_path, args, message):
     out = tmp_path / "x.parquet"
-    code, stdout, stderr = compare_cli(capsys, "greedy", "random", "--deals", "10", "--seed", "1",
+    code, stdout, stderr = compare_cli("greedy", "random", "--deals", "10", "--seed", "1",
                                        "--out", str(out), *args)  # fmt: skip
     assert code == 2 and message in stderr and len(stderr.strip().splitlines()) == 1
     assert not out.exists()
 
 
-def test_unknown_strategy_is_refused(capsys):
-    code, _, stderr = compare_cli(capsys, "greedy", "nosuch", "--deals", "10", "--seed", "1", "--summary-only")
+def test_unknown_strategy_is_refused():
+    code, _, stderr = compare_cli("greedy", "nosuch", "--deals", "10", "--seed", "1", "--summary-only")
     assert code == 2 and "unknown strategy 'nosuch'" in stderr
 
 
-def test_sprt_decides_the_same_whatever_the_batches_and_threads(capsys, monkeypatch):
+def test_sprt_decides_the_same_whatever_the_batches_and_threads(monkeypatch):
     """The SPRT is checked at fixed deal counts, not after every batch: the same seed gives
     the same decision, deal count and figures on a fast or slow machine."""
     rows = []
     for size, threads in ((8, "1"), (300, "2"), (5000, "2")):
         fixed_batches(monkeypatch, size)
-        code, stdout, _ = compare_cli(capsys, "expert", "greedy", "--deals", "100000", "--seed", "1", "--threads", threads,
+        code, stdout, _ = compare_cli("expert", "greedy", "--deals", "100000", "--seed", "1", "--threads", threads,
                                       "--sprt", "0,20", "--summary-only", "--json", "--quiet")  # fmt: skip
         assert code == 0
         rows.append(json.loads(stdout))
@@ -175,12 +175,12 @@ def test_sprt_decides_the_same_whatever_the_batches_and_threads(capsys, monkeypa
     assert rows[0] == rows[1] == rows[2]
 
 
-def test_compare_files_are_identical_whatever_the_batches_and_threads(tmp_path, capsys, monkeypatch):
+def test_compare_files_are_identical_whatever_the_batches_and_threads(tmp_path, monkeypatch):
     files = []
     for size, threads in ((7, "1"), (1000, "2")):
         fixed_batches(monkeypatch, size)
         out = tmp_path / f"cmp{size}.parquet"
-        code, _, _ = compare_cli(capsys, "greedy", "random", "--players", "3", "--deals", "600", "--seed", "4",
+        code, _, _ = compare_cli("greedy", "random", "--players", "3", "--deals", "600", "--seed", "4",
                                  "--threads", threads, "--out", str(out), "--quiet")  # fmt: skip
         assert code == 0
         files.append(out)
@@ -189,10 +189,10 @@ def test_compare_files_are_identical_whatever_the_batches_and_threads(tmp_path, 
     assert list(zip(frame["deal"], frame["game"])) == [(d, g) for d in range(600) for g in range(3)]
 
 
-def test_three_player_results_count_what_the_score_measures(capsys):
+def test_three_player_results_count_what_the_score_measures():
     """With 3 players A plays each copy of B apart: two results per game, whose mean is
     the score, so a strategy against itself wins as often as it loses."""
-    code, stdout, _ = compare_cli(capsys, "greedy", "greedy", "--players", "3", "--deals", "2000", "--seed", "3",
+    code, stdout, _ = compare_cli("greedy", "greedy", "--players", "3", "--deals", "2000", "--seed", "3",
                                   "--summary-only", "--json", "--quiet")  # fmt: skip
     row = json.loads(stdout)
     counted = row["wins"] + row["draws"] + row["losses"]

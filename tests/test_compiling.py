@@ -110,13 +110,13 @@ def test_the_second_process_says_ready_after_the_runs_own_strategies(tmp_path):
                                       strategy_files=(str(path),))) == []  # fmt: skip
 
 
-def test_a_first_run_says_it_is_compiling_before_its_silent_minute(tmp_path, monkeypatch, capsys):
+def test_a_first_run_says_it_is_compiling_before_its_silent_minute(tmp_path, monkeypatch):
     import sim.compiling
-    from tests.helpers import command
+    from tests.helpers import run_here
 
     monkeypatch.setattr(sim.compiling, "engine_is_cold", lambda: True)  # as on a fresh clone
     run = ["simulate", "--players", "2", "--strategies", "greedy,random", "--deals", "10", "--seed", "1", "--out"]
-    code, _, err = command(capsys, *run, str(tmp_path / "first.parquet"))
+    code, _, err = run_here(*run, str(tmp_path / "first.parquet"))
     assert code == 0 and "a first run compiles the kernels" in err.splitlines()[0]
-    code, _, err = command(capsys, *run, str(tmp_path / "quiet.parquet"), "--quiet")
+    code, _, err = run_here(*run, str(tmp_path / "quiet.parquet"), "--quiet")
     assert code == 0 and "compiles" not in err

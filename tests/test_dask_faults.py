@@ -192,6 +192,7 @@ def wait_until(condition, what: str, seconds: float = 120) -> None:
         time.sleep(0.1)
 
 
+@pytest.mark.slow  # a Dask fault: workers or a scheduler killed and waited for; CI runs it (-m slow)
 def test_a_hand_started_cluster_loses_a_worker_then_its_scheduler_and_the_study_resumes(tmp_path):
     (tmp_path / "plan.toml").write_text(slow_plan(seed=5, seconds=0.01, deals=36))
     scheduler = start("scheduler", "--scheduler-file", "scheduler.json", "--port", "0", "--dashboard-address", ":0",
@@ -231,6 +232,7 @@ def test_a_hand_started_cluster_loses_a_worker_then_its_scheduler_and_the_study_
     assert sorted(deals["deal"].unique()) == list(range(36)) and len(deals) == 72
 
 
+@pytest.mark.slow  # a Dask fault: workers or a scheduler killed and waited for; CI runs it (-m slow)
 def test_a_worker_killed_while_the_kernels_are_readied_is_said_once_and_the_study_goes_on(tmp_path):
     """Readying plays a deal of every experiment on each worker (seconds, with this plug-in):
     a worker killed meanwhile is one line, its nanny's next worker readies as it joins,

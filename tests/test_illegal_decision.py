@@ -58,10 +58,10 @@ def test_legal_runs_raise_nothing_and_play_to_the_end():
 
 
 def test_the_command_says_it_in_one_line_with_exit_1(cheat_file):
-    from tests.helpers import REPO, run_cli
+    from tests.helpers import run_here
 
-    result = run_cli("simulate", "--players", "2", "--strategies", "greedy,cheat", "--strategy-file", cheat_file,
-                     "--deals", "50", "--seed", "4", "--summary-only", env={"PYTHONPATH": str(REPO)})  # fmt: skip
+    result = run_here("simulate", "--players", "2", "--strategies", "greedy,cheat", "--strategy-file", cheat_file,
+                      "--deals", "50", "--seed", "4", "--summary-only")  # fmt: skip
     assert result.returncode == 1
     line = result.stderr.strip().splitlines()[-1]
     assert line.startswith("briscola: error: strategy 'cheat' (seat 1) returned card") and "its view: hand" in line

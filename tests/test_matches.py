@@ -12,7 +12,7 @@ from sim.config import ConfigError, RunConfig
 from sim.matches import FORMATS, _best_of, rotated
 from sim.play import play_batch
 from sim.results import read_results
-from tests.helpers import command
+from tests.helpers import run_here
 
 
 def test_best_of_three_stops_when_decided_and_counts_draws_as_nobodys():
@@ -32,17 +32,17 @@ def test_the_dealer_rotates_and_players_keep_their_streams(players):
             assert seats.strategies[seat] == f"s{player}" and seats.streams[seat] == 1 + player
 
 
-def run_matches(capsys, tmp_path, match, players=2, strategies="greedy,random", n=3000):
+def run_matches(tmp_path, match, players=2, strategies="greedy,random", n=3000):
     out = tmp_path / f"{match}.parquet"
-    code, stdout, _ = command(capsys, "simulate", "--players", str(players), "--strategies", strategies,
-                              "--deals", str(n), "--seed", "4", "--match", match, "--out", str(out), "--json", "--quiet")  # fmt: skip
+    code, stdout, _ = run_here("simulate", "--players", str(players), "--strategies", strategies,
+                               "--deals", str(n), "--seed", "4", "--match", match, "--out", str(out), "--json", "--quiet")  # fmt: skip
     assert code == 0
     return json.loads(stdout), read_results(out)
 
 
 @pytest.mark.parametrize("match", ["best-of-3", "best-of-5"])
-def test_best_of_files_hold_exactly_the_deals_each_match_needed(capsys, tmp_path, match):
-    summary, run = run_matches(capsys, tmp_path, match)
+def test_best_of_files_hold_exactly_the_deals_each_match_needed(tmp_path, match):
+    summary, run = run_matches(tmp_path, match)
     frame, most = run.deals, FORMATS[match]
     assert run.config["match"] == match and summary["matches"] == 3000 and summary["deals"] == len(frame)
     assert ((frame["deal"] // most) == frame["match"]).all() and ((frame["deal"] % most) == frame["match_deal"]).all()
@@ -63,8 +63,8 @@ def test_best_of_files_hold_exactly_the_deals_each_match_needed(capsys, tmp_path
     assert sides[0]["wins"] == frame.groupby("match")["match_winner_side"].first().eq(0).sum()
 
 
-def test_two_deals_to_120_are_won_on_points_over_both(capsys, tmp_path):
-    summary, run = run_matches(capsys, tmp_path, "two-deals-120", players=4)
+def test_two_deals_to_120_are_won_on_points_over_both(tmp_path):
+    summary, run = run_matches(tmp_path, "two-deals-120", players=4)
     frame = run.deals
     assert len(frame) == 2 * 3000
     side0 = np.where(frame["match_deal"] == 0, frame["side_points_0"], frame["side_points_1"])  # team 0's points
@@ -76,25 +76,25 @@ def test_two_deals_to_120_are_won_on_points_over_both(capsys, tmp_path):
     assert summary["sides"][0]["wins"] == int((expected == 0).sum())
 
 
-def test_a_match_deals_the_cards_of_its_deal_indices(tmp_path, capsys):
-    _, run = run_matches(capsys, tmp_path, "best-of-3", n=500)
+def test_a_match_deals_the_cards_of_its_deal_indices(tmp_path):
+    _, run = run_matches(tmp_path, "best-of-3", n=500)
     plain = play_batch(RunConfig(players=2, strategies=("random", "random"), deals=1500, seed=4), 0, 1500).results
     frame = run.deals
     assert (plain["briscola"][frame["deal"].to_numpy()] == frame["briscola"].to_numpy()).all()
 
 
-def test_unknown_match_format_is_refused(capsys):
-    code, _, stderr = command(capsys, "simulate", "--players", "2", "--strategies", "greedy", "--deals", "5",
-                              "--seed", "1", "--match", "best-of-4", "--summary-only")  # fmt: skip
+def test_unknown_match_format_is_refused():
+    code, _, stderr = run_here("simulate", "--players", "2", "--strategies", "greedy", "--deals", "5",
+                               "--seed", "1", "--match", "best-of-4", "--summary-only")  # fmt: skip
     assert code == 2 and "--match 'best-of-4' is not a match format; valid: deal, best-of-3" in stderr
     with pytest.raises(ConfigError):
         RunConfig(players=2, strategies=("greedy",) * 2, deals=1, seed=1, match="bo3")
 
 
-def test_compare_plays_whole_matches_from_both_seatings(capsys, tmp_path):
+def test_compare_plays_whole_matches_from_both_seatings(tmp_path):
     out = tmp_path / "cmp.parquet"
-    code, stdout, _ = command(capsys, "compare", "greedy", "random", "--deals", "2000", "--seed", "2",
-                              "--match", "best-of-3", "--out", str(out), "--json", "--quiet")  # fmt: skip
+    code, stdout, _ = run_here("compare", "greedy", "random", "--deals", "2000", "--seed", "2",
+                               "--match", "best-of-3", "--out", str(out), "--json", "--quiet")  # fmt: skip
     row = json.loads(stdout)
     assert code == 0 and row["matches"] == 2000 and row["games"] == 4000 and "deals" not in row  # the unit is named
     frame = read_results(out).deals
@@ -107,12 +107,12 @@ def test_compare_plays_whole_matches_from_both_seatings(capsys, tmp_path):
 
 
 @pytest.mark.parametrize("players, match", [(3, "best-of-3"), (3, "two-deals-120"), (2, "best-of-5")])
-def test_the_notebook_api_reads_match_files_as_the_command_line(capsys, tmp_path, players, match):
+def test_the_notebook_api_reads_match_files_as_the_command_line(tmp_path, players, match):
     import sim
 
     out = tmp_path / "tour"
-    code, stdout, _ = command(capsys, "tournament", "greedy", "random", "lowest", "--players", str(players),
-                              "--deals", "1500", "--seed", "3", "--match", match, "--out", str(out), "--json", "--quiet")  # fmt: skip
+    code, stdout, _ = run_here("tournament", "greedy", "random", "lowest", "--players", str(players),
+                               "--deals", "1500", "--seed", "3", "--match", match, "--out", str(out), "--json", "--quiet")  # fmt: skip
     printed = json.loads(stdout)
     assert printed["matches"] == 1500 and "deals" not in printed
     run = sim.load(out)
@@ -129,12 +129,12 @@ def test_the_notebook_api_reads_match_files_as_the_command_line(capsys, tmp_path
     assert (margins > 10).all()  # A's margin, whoever deals: the rotation is followed
 
 
-def test_reports_of_match_comparisons_and_tournaments_name_matches(capsys, tmp_path):
+def test_reports_of_match_comparisons_and_tournaments_name_matches(tmp_path):
     cmp, tour = tmp_path / "cmp.parquet", tmp_path / "tour"
     common = ("--deals", "200", "--seed", "1", "--match", "best-of-3", "--quiet")
-    assert command(capsys, "compare", "greedy", "random", "--out", str(cmp), *common)[0] == 0
-    assert command(capsys, "tournament", "greedy", "random", "--out", str(tour), *common)[0] == 0
+    assert run_here("compare", "greedy", "random", "--out", str(cmp), *common)[0] == 0
+    assert run_here("tournament", "greedy", "random", "--out", str(tour), *common)[0] == 0
     for path in (cmp, tour):
-        code, stdout, stderr = command(capsys, "report", str(path))
+        code, stdout, stderr = run_here("report", str(path))
         assert code == 0, stderr
         assert "200 duplicate best-of-3 matches" in stdout

@@ -12,7 +12,6 @@ from sim.results import read_results
 from strategies.api import Param, Strategy, parse_spec
 from strategies.errors import StrategyError
 from tests.helpers import OUTSIDER, REPO, run_cli, run_here
-from tests.helpers import command as in_process
 
 GUIDE = REPO / "docs" / "strategies.md"
 
@@ -124,10 +123,10 @@ def test_builtin_list_names_every_strategy_with_versions_and_parameters():
         ("nosuch:x=1", "unknown strategy 'nosuch'; valid strategies: expert, greedy"),
     ],
 )
-def test_bad_parameters_get_one_line_and_exit_2(tmp_path, monkeypatch, capsys, spec, message):
+def test_bad_parameters_get_one_line_and_exit_2(tmp_path, monkeypatch, spec, message):
     monkeypatch.chdir(tmp_path)  # in this process: the same main() a fresh one runs, without its start
-    code, _, err = in_process(capsys, "simulate", "--players", "2", "--strategies", f"{spec},random", "--deals", "10",
-                           "--seed", "1")  # fmt: skip
+    code, _, err = run_here("simulate", "--players", "2", "--strategies", f"{spec},random", "--deals", "10",
+                            "--seed", "1")  # fmt: skip
     assert code == 2
     assert err.count("\n") == 1 and message in err, err
     assert list(tmp_path.iterdir()) == []

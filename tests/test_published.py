@@ -8,7 +8,7 @@ import pytest
 
 from kernels.enums import VIEW_DTYPE
 from strategies.registry import load_strategy_file
-from tests.helpers import REPO, run_cli
+from tests.helpers import REPO, run_here
 
 PUBLISHED = REPO / "benchmarks" / "published" / "briscola_gym.py"
 DENARI, COPPE, SPADE = 0, 10, 20  # a card is suit * 10 + face: Ace 0, Two 1, Three 2, ... King 9
@@ -45,6 +45,6 @@ def test_gym_greedy_plays_by_its_rules(hand, table, card):
 
 
 def test_gym_greedy_passes_check():
-    result = run_cli("check", "gym-greedy", "--strategy-file", str(PUBLISHED), "--deals", "30", "--players", "2,4")
+    result = run_here("check", "gym-greedy", "--strategy-file", str(PUBLISHED), "--deals", "30", "--players", "2,4")
     assert result.returncode == 0, result.stderr
     assert "passes every check" in result.stdout

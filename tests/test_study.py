@@ -4,9 +4,7 @@ with a worker killed mid-run."""
 
 from __future__ import annotations
 
-import contextlib
 import functools
-import io
 import json
 import os
 import random
@@ -20,9 +18,7 @@ import pandas as pd
 import pytest
 
 import sim
-from sim.cli import main
 from tests.helpers import OUTSIDER, REPO, SLOW_FILE, dataset, dying_worker, run_cli, run_here
-from tests.helpers import command as in_process
 
 PLAN = """
 seed = 11
@@ -74,11 +70,10 @@ def dask_batch(folder: Path, *args, env):
 
 def summaries(study: Path) -> dict:
     """Every experiment's summary, less its timings, as ``briscola status --json`` prints
-    them (its main() in this process: a command start less each time)."""
-    printed = io.StringIO()
-    with contextlib.redirect_stdout(printed):
-        assert main(["status", str(study), "--json"]) == 0
-    outcome = json.loads(printed.getvalue())
+    them."""
+    shown = run_here("status", study, "--json")
+    assert shown.returncode == 0, shown.stderr
+    outcome = json.loads(shown.stdout)
     return {e["name"]: {k: v for k, v in (e["summary"] or {}).items() if k not in ("seconds", "deals_per_second")}
             for e in outcome["experiments"]}  # fmt: skip
 
@@ -271,26 +266,27 @@ BAD_PLANS = [
 
 
 @pytest.mark.parametrize("text, message", BAD_PLANS)
-def test_a_bad_plan_gets_one_line_naming_the_plan_entry_and_key_and_writes_nothing(tmp_path, monkeypatch, capsys,
+def test_a_bad_plan_gets_one_line_naming_the_plan_entry_and_key_and_writes_nothing(tmp_path, monkeypatch,
                                                                                    text, message):  # fmt: skip
     write_plan(tmp_path, text)
     monkeypatch.chdir(tmp_path)  # in this process: the same main() a fresh one runs, without its start
-    code, _, err = in_process(capsys, "batch", "plan.toml", "--out", "study")
+    code, _, err = run_here("batch", "plan.toml", "--out", "study")
     assert code == 2 and "Traceback" not in err
     lines = err.strip().splitlines()
     assert len(lines) == 1 and "plan.toml" in lines[0] and message in lines[0], err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["plan.toml"]
 
 
-def test_backend_options_are_checked(tmp_path, monkeypatch, capsys):
+def test_backend_options_are_checked(tmp_path, monkeypatch):
     write_plan(tmp_path)
     monkeypatch.chdir(tmp_path)
     for args, message in ((["--backend", "spark"], "is not a backend"), (["--workers", "2"], "are for --backend dask"),
                           (["--backend", "dask"], "--scheduler ADDRESS (a running cluster) or --workers N")):  # fmt: skip
-        code, _, err = in_process(capsys, "batch", "plan.toml", "--out", "study", *args)
+        code, _, err = run_here("batch", "plan.toml", "--out", "study", *args)
         assert code == 2 and message in err and not (tmp_path / "study").exists(), err
 
 
+@pytest.mark.slow  # a Dask fault: workers or a scheduler killed and waited for; CI runs it (-m slow)
 def test_a_local_dask_cluster_gives_the_same_study_even_when_a_worker_dies(reference, tmp_path):
     study, _ = reference
     write_plan(tmp_path)
@@ -306,6 +302,7 @@ def test_a_local_dask_cluster_gives_the_same_study_even_when_a_worker_dies(refer
     assert status == json.loads(result.stdout)  # status prints what batch printed
 
 
+@pytest.mark.slow  # a Dask fault: workers or a scheduler killed and waited for; CI runs it (-m slow)
 def test_a_chunk_dask_gives_up_on_ends_the_run_resumably(reference, tmp_path):
     study, _ = reference
     write_plan(tmp_path)

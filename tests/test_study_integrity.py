@@ -18,7 +18,7 @@ import pytest
 
 import sim
 from sim.analysis import StudyDamaged
-from tests.helpers import command, dataset
+from tests.helpers import dataset, run_here
 
 PLAN = """
 seed = 3
@@ -37,8 +37,8 @@ deals = 2000
 """
 
 
-def status(capsys, study: Path) -> dict:
-    code, out, err = command(capsys, "status", str(study), "--json")
+def status(study: Path) -> dict:
+    code, out, err = run_here("status", str(study), "--json")
     assert code == 0, err
     return json.loads(out)
 
@@ -49,19 +49,19 @@ def summaries(outcome: dict) -> dict:
 
 
 @pytest.fixture()
-def made(tmp_path, capsys):
+def made(tmp_path):
     """A finished study in chunks of 1,000 deals, and a copy of it kept as the reference."""
     plan = tmp_path / "plan.toml"
     plan.write_text(PLAN)
-    code, _, err = command(capsys, "batch", str(plan), "--out", str(tmp_path / "study"), "--chunk-deals", "1000",
-                           "--quiet")  # fmt: skip
+    code, _, err = run_here("batch", str(plan), "--out", str(tmp_path / "study"), "--chunk-deals", "1000",
+                            "--quiet")  # fmt: skip
     assert code == 0, err
     shutil.copytree(tmp_path / "study", tmp_path / "reference")
     return plan, tmp_path / "study", tmp_path / "reference"
 
 
-def resume(capsys, plan: Path, study: Path) -> str:
-    code, _, err = command(capsys, "batch", str(plan), "--out", str(study), "--resume", "--quiet")
+def resume(plan: Path, study: Path) -> str:
+    code, _, err = run_here("batch", str(plan), "--out", str(study), "--resume", "--quiet")
     assert code == 0, err
     return err
 
@@ -84,10 +84,10 @@ DAMAGES = {
 
 
 @pytest.mark.parametrize("damage", DAMAGES)
-def test_a_damaged_chunk_is_named_left_out_and_played_again(made, capsys, damage):
+def test_a_damaged_chunk_is_named_left_out_and_played_again(made, damage):
     plan, study, reference = made
     DAMAGES[damage](study)
-    seen = status(capsys, study)
+    seen = status(study)
     solo = seen["experiments"][0]
     assert seen["status"] == "partial" and solo["status"] == "partial" and solo["chunks_done"] == 3
     assert [d["chunk"] for d in solo["damaged"]] == ["part-000000001000"] and seen["experiments"][1]["damaged"] == []
@@ -96,23 +96,23 @@ def test_a_damaged_chunk_is_named_left_out_and_played_again(made, capsys, damage
         loaded = sim.load(study)
     assert loaded.partial == ["solo"] and len(loaded.experiment("solo").deals) == 3000
     assert not set(loaded.experiment("solo").deals["deal"]) & set(range(1000, 2000))
-    err = resume(capsys, plan, study)
+    err = resume(plan, study)
     assert "experiment 'solo' part-000000001000" in err and "played again" in err
     pd.testing.assert_frame_equal(dataset(study), dataset(reference))
-    assert summaries(status(capsys, study)) == summaries(status(capsys, reference))
+    assert summaries(status(study)) == summaries(status(reference))
 
 
-def test_an_edited_record_is_damaged_and_summaries_agree_with_the_rows(made, capsys):
+def test_an_edited_record_is_damaged_and_summaries_agree_with_the_rows(made):
     plan, study, reference = made
     record = study / "experiment=duel" / "_chunks" / "part-000000000000.json"
     edited = json.loads(record.read_text())
     edited["tally"]["score_counts"][-1] += 100  # a one-digit edit of its tally: 100 deals more won
     record.write_text(json.dumps(edited, indent=1))
-    duel = status(capsys, study)["experiments"][1]
+    duel = status(study)["experiments"][1]
     assert duel["summary"]["deals"] == 1000 and [d["chunk"] for d in duel["damaged"]] == ["part-000000000000"]
-    resume(capsys, plan, study)
-    outcome = status(capsys, study)
-    assert summaries(outcome) == summaries(status(capsys, reference))
+    resume(plan, study)
+    outcome = status(study)
+    assert summaries(outcome) == summaries(status(reference))
     # The summaries agree with the rows: recomputed from the dataset, the same figures.
     loaded = sim.load(study)
     rows = sim.compare_summary(loaded.experiment("duel").deals).iloc[0]
@@ -132,7 +132,7 @@ def sealed(record: Path, edit) -> None:
     record.write_text(json.dumps(data, indent=1))
 
 
-def test_a_resealed_record_whose_tally_is_not_its_rows_is_damaged(made, capsys):
+def test_a_resealed_record_whose_tally_is_not_its_rows_is_damaged(made):
     plan, study, reference = made
 
     def three_hundred_won_more(record):
@@ -141,20 +141,20 @@ def test_a_resealed_record_whose_tally_is_not_its_rows_is_damaged(made, capsys):
         sides[1]["wins"], sides[1]["losses"] = sides[1]["wins"] - 300, sides[1]["losses"] + 300
 
     sealed(study / "experiment=solo" / "_chunks" / "part-000000000000.json", three_hundred_won_more)
-    solo = status(capsys, study)["experiments"][0]
+    solo = status(study)["experiments"][0]
     assert [d["chunk"] for d in solo["damaged"]] == ["part-000000000000"]
     assert "tallies its rows do not give" in solo["damaged"][0]["problem"] and solo["summary"]["deals"] == 3000
-    resume(capsys, plan, study)
-    assert summaries(status(capsys, study)) == summaries(status(capsys, reference))
+    resume(plan, study)
+    assert summaries(status(study)) == summaries(status(reference))
 
 
-def test_an_sprt_block_resealed_apart_from_its_rows_is_damaged(tmp_path, capsys):
+def test_an_sprt_block_resealed_apart_from_its_rows_is_damaged(tmp_path):
     plan = tmp_path / "plan.toml"
     plan.write_text(
         'seed = 3\n[[compare]]\nname = "duel"\na = "greedy"\nb = "greedy"\ndeals = 3000\nsprt = [-2, 2]\n'
     )  # no decision in 3,000 deals: every block's rows are kept
     study = tmp_path / "study"
-    assert command(capsys, "batch", str(plan), "--out", str(study), "--chunk-deals", "3000", "--quiet")[0] == 0
+    assert run_here("batch", str(plan), "--out", str(study), "--chunk-deals", "3000", "--quiet")[0] == 0
 
     def moved_between_blocks(record):  # the chunk's tally unchanged: a game won moved from a block to another
         first, second = record["blocks"][0], record["blocks"][1]
@@ -162,7 +162,7 @@ def test_an_sprt_block_resealed_apart_from_its_rows_is_damaged(tmp_path, capsys)
         second["wins"], second["draws"] = second["wins"] - 1, second["draws"] + 1
 
     sealed(study / "experiment=duel" / "_chunks" / "part-000000000000.json", moved_between_blocks)
-    duel = status(capsys, study)["experiments"][0]
+    duel = status(study)["experiments"][0]
     assert [d["chunk"] for d in duel["damaged"]] == ["part-000000000000"]
 
 
@@ -186,69 +186,69 @@ STRAYS = {
 
 
 @pytest.mark.parametrize("stray", STRAYS)
-def test_a_part_that_is_no_chunk_of_the_plan_is_named_and_set_aside(made, capsys, stray):
+def test_a_part_that_is_no_chunk_of_the_plan_is_named_and_set_aside(made, stray):
     plan, study, reference = made
     copy, paths = STRAYS[stray]
     copy(study)
     assert len(pd.read_parquet(study)) > len(pd.read_parquet(reference))  # counted twice, as the issue saw
-    seen = status(capsys, study)
+    seen = status(study)
     assert seen["status"] == "complete" and [s["path"] for s in seen["strays"]] == paths
     assert all(s["resume"] == "sets it aside in _set_aside/" for s in seen["strays"])
-    code, out, _ = command(capsys, "status", str(study))
+    code, out, _ = run_here("status", str(study))
     assert code == 0 and f"not the study's: {paths[-1]} is no chunk of the plan (pandas.read_parquet" in out
     assert len(sim.load(study).deals) == len(pd.read_parquet(reference))  # sim.load reads the study alone
-    err = resume(capsys, plan, study)
+    err = resume(plan, study)
     assert f"set aside {len(paths)} file" in err and "_set_aside" in err
     pd.testing.assert_frame_equal(dataset(study), dataset(reference))  # every deal once
-    assert status(capsys, study)["strays"] == [] and all((study / "_set_aside" / path).exists() for path in paths)
+    assert status(study)["strays"] == [] and all((study / "_set_aside" / path).exists() for path in paths)
 
 
-def test_chunks_left_by_another_chunk_size_are_set_aside(made, capsys):
+def test_chunks_left_by_another_chunk_size_are_set_aside(made):
     plan, study, reference = made
     recorded = json.loads((study / "_study.json").read_text())
     recorded["experiments"][0]["units_per_chunk"] = 1500  # edited: chunks 0, 1500, 3000
     (study / "_study.json").write_text(json.dumps(recorded))
-    strays = [s["path"] for s in status(capsys, study)["strays"]]
+    strays = [s["path"] for s in status(study)["strays"]]
     assert (
         "experiment=solo/part-000000001000.parquet" in strays and "experiment=solo/part-000000002000.parquet" in strays
     )
-    resume(capsys, plan, study)
+    resume(plan, study)
     pd.testing.assert_frame_equal(dataset(study), dataset(reference))
 
 
-def test_rows_whose_record_never_came_are_named_and_played_again(made, capsys):
+def test_rows_whose_record_never_came_are_named_and_played_again(made):
     plan, study, reference = made
     (study / "experiment=duel" / "_chunks" / "part-000000001000.json").unlink()  # a kill between rows and record
-    (stray,) = status(capsys, study)["strays"]
+    (stray,) = status(study)["strays"]
     assert stray["path"] == "experiment=duel/part-000000001000.parquet" and "chunk not done" in stray["problem"]
-    resume(capsys, plan, study)
+    resume(plan, study)
     pd.testing.assert_frame_equal(dataset(study), dataset(reference))
 
 
-def test_a_parquet_file_briscola_did_not_write_is_named_and_left_where_it_is(made, capsys):
+def test_a_parquet_file_briscola_did_not_write_is_named_and_left_where_it_is(made):
     plan, study, reference = made
     mine = study / "experiment=solo" / "my_rows.parquet"
     pd.DataFrame({"deal": [1, 2]}).to_parquet(mine)
-    (stray,) = status(capsys, study)["strays"]
+    (stray,) = status(study)["strays"]
     assert stray["read_by_pandas"] and stray["resume"] == "leaves it: briscola did not write it"
-    err = resume(capsys, plan, study)
+    err = resume(plan, study)
     assert "1 file (experiment=solo/my_rows.parquet) that briscola did not write" in err and mine.exists()
 
 
-def test_a_broken_status_file_is_one_line_and_a_lost_one_is_rebuilt(made, capsys):
+def test_a_broken_status_file_is_one_line_and_a_lost_one_is_rebuilt(made):
     plan, study, reference = made
     (study / "_study.json").write_text('{"format": 2, "experiments": [')
     for args in (["status", str(study)], ["batch", str(plan), "--out", str(study), "--resume"]):
-        code, out, err = command(capsys, *args)
+        code, out, err = run_here(*args)
         assert code == 2 and out == "" and len(err.strip().splitlines()) == 1 and str(study / "_study.json") in err
     (study / "_study.json").unlink()
-    err = resume(capsys, plan, study)
+    err = resume(plan, study)
     assert "_study.json was missing: rebuilt" in err
-    assert status(capsys, study) == {**status(capsys, reference), "out": str(study)}
+    assert status(study) == {**status(reference), "out": str(study)}
     pd.testing.assert_frame_equal(dataset(study), dataset(reference))
 
 
-def test_readers_never_take_the_lock_a_run_needs(made, capsys, monkeypatch):
+def test_readers_never_take_the_lock_a_run_needs(made, monkeypatch):
     """status and sim.load look at a study many times a second while runs start beside
     them: every run starts (the readers' look is a shared lock, and a run waits it out)."""
     plan, study, _ = made
@@ -273,7 +273,7 @@ def test_readers_never_take_the_lock_a_run_needs(made, capsys, monkeypatch):
     reader = threading.Thread(target=poll)
     reader.start()
     try:
-        codes = [command(capsys, "batch", str(plan), "--out", str(study), "--resume", "--quiet")[0] for _ in range(10)]
+        codes = [run_here("batch", str(plan), "--out", str(study), "--resume", "--quiet")[0] for _ in range(10)]
     finally:
         done.set()
         reader.join()
@@ -317,7 +317,7 @@ def test_plans_too_large_are_refused_before_they_are_listed(tmp_path, case):
 
 
 @pytest.mark.parametrize("full_at", ["_chunks", "_study.json"])  # a chunk's record, or the status file
-def test_a_full_disk_is_one_line_naming_the_file_and_the_study_resumes(made, capsys, monkeypatch, full_at):
+def test_a_full_disk_is_one_line_naming_the_file_and_the_study_resumes(made, monkeypatch, full_at):
     import errno
 
     plan, study, reference = made
@@ -333,16 +333,16 @@ def test_a_full_disk_is_one_line_naming_the_file_and_the_study_resumes(made, cap
         return real_write(self, *args, **kwargs)
 
     monkeypatch.setattr(Path, "write_text", write_text)
-    code, out, err = command(capsys, "batch", str(plan), "--out", str(study), "--chunk-deals", "1000", "--quiet")
+    code, out, err = run_here("batch", str(plan), "--out", str(study), "--chunk-deals", "1000", "--quiet")
     monkeypatch.undo()
     assert code == 1 and len(err.strip().splitlines()) == 1, err
     assert f"cannot write {study}" in err and "No space left on device" in err
     assert f"briscola batch {plan} --out {study} --resume" in err
-    resume(capsys, plan, study)
+    resume(plan, study)
     pd.testing.assert_frame_equal(dataset(study), dataset(reference))
 
 
-def test_a_full_disk_during_simulate_names_the_file_and_leaves_nothing(tmp_path, capsys, monkeypatch):
+def test_a_full_disk_during_simulate_names_the_file_and_leaves_nothing(tmp_path, monkeypatch):
     import errno
 
     import pyarrow.parquet as pq
@@ -352,7 +352,7 @@ def test_a_full_disk_during_simulate_names_the_file_and_leaves_nothing(tmp_path,
 
     monkeypatch.setattr(pq.ParquetWriter, "write_table", full)
     out = tmp_path / "run.parquet"
-    code, _, err = command(capsys, "simulate", "--players", "2", "--strategies", "greedy", "--deals", "3000",
-                           "--seed", "1", "--out", str(out), "--quiet")  # fmt: skip
+    code, _, err = run_here("simulate", "--players", "2", "--strategies", "greedy", "--deals", "3000",
+                            "--seed", "1", "--out", str(out), "--quiet")  # fmt: skip
     assert code == 1 and err.strip() == f"briscola: error: cannot write {out}: No space left on device"
     assert list(tmp_path.iterdir()) == []

@@ -12,8 +12,7 @@ import pytest
 
 import sim
 from sim.analysis import StudyDamaged
-from sim.cli import main
-from tests.helpers import command
+from tests.helpers import run_here
 
 PLAN = """
 seed = 5
@@ -37,10 +36,8 @@ deals = 500
 def made(tmp_path_factory):
     folder = tmp_path_factory.mktemp("traces")
     (folder / "plan.toml").write_text(PLAN)
-    code = main(
-        ["batch", str(folder / "plan.toml"), "--out", str(folder / "study"), "--chunk-deals", "1000", "--quiet"]
-    )
-    assert code == 0
+    ran = run_here("batch", folder / "plan.toml", "--out", folder / "study", "--chunk-deals", "1000", "--quiet")
+    assert ran.returncode == 0, ran.stderr
     return folder
 
 
@@ -50,10 +47,10 @@ def by_deal(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 @pytest.mark.parametrize("players", [2, 5])
-def test_a_studys_traces_are_the_commands_traces(made, tmp_path, capsys, players):
+def test_a_studys_traces_are_the_commands_traces(made, tmp_path, players):
     trace = tmp_path / "trace.parquet"
-    code, _, err = command(capsys, "simulate", "--players", str(players), "--strategies", "greedy", "--deals",
-                           "3000", "--seed", "5", "--trace", str(trace), "--summary-only", "--quiet")  # fmt: skip
+    code, _, err = run_here("simulate", "--players", str(players), "--strategies", "greedy", "--deals",
+                            "3000", "--seed", "5", "--trace", str(trace), "--summary-only", "--quiet")  # fmt: skip
     assert code == 0, err
     kept = sim.load(made / "study").traces(f"data/players={players}")
     pd.testing.assert_frame_equal(by_deal(kept), by_deal(pd.read_parquet(trace)))
@@ -68,19 +65,19 @@ def test_traces_stay_out_of_the_rows_and_only_the_plan_entry_asking_keeps_them(m
         sim.load(study).traces("plain")
 
 
-def test_a_damaged_trace_is_named_left_out_and_played_again(made, tmp_path, capsys):
+def test_a_damaged_trace_is_named_left_out_and_played_again(made, tmp_path):
     study = tmp_path / "study"
     shutil.copytree(made / "study", study)
     part = study / "experiment=data%2Fplayers%3D2" / "_traces" / "part-000000001000.parquet"
     data = bytearray(part.read_bytes())
     data[len(data) // 3] ^= 0x10
     part.write_bytes(bytes(data))
-    code, out, _ = command(capsys, "status", str(study), "--json")
+    code, out, _ = run_here("status", str(study), "--json")
     damaged = json.loads(out)["experiments"][0]["damaged"]
     assert [d["chunk"] for d in damaged] == ["part-000000001000"] and "trace" in damaged[0]["problem"]
     with pytest.warns(StudyDamaged):
         assert len(sim.load(study).traces("data/players=2")) == 2000
-    code, _, err = command(capsys, "batch", str(made / "plan.toml"), "--out", str(study), "--resume", "--quiet")
+    code, _, err = run_here("batch", str(made / "plan.toml"), "--out", str(study), "--resume", "--quiet")
     assert code == 0 and "played again" in err, err
     pd.testing.assert_frame_equal(by_deal(sim.load(study).traces("data/players=2")),
                                   by_deal(sim.load(made / "study").traces("data/players=2")))  # fmt: skip

@@ -11,17 +11,17 @@ import pandas as pd
 import pytest
 
 from sim.stats import PairResult, elo_from_score, fit_ratings
-from tests.helpers import REPO, command, compare_tally, run_cli
+from tests.helpers import REPO, compare_tally, run_here
 
 
-def tournament_cli(capsys, *args):
-    return command(capsys, "tournament", *args)
+def tournament_cli(*args):
+    return run_here("tournament", *args)
 
 
-def test_json_matrix_ratings_and_dataset(tmp_path, capsys):
+def test_json_matrix_ratings_and_dataset(tmp_path):
     out = tmp_path / "tour"
     args = ["random", "greedy", "highest", "--deals", "4000", "--seed", "3", "--out", str(out), "--json", "--quiet"]
-    code, stdout, _ = tournament_cli(capsys, *args)
+    code, stdout, _ = tournament_cli(*args)
     assert code == 0
     row = json.loads(stdout)
     assert list(row) == ["players", "seed", "rules", "deals", "strategies", "anchor", "matrix", "ratings"]
@@ -42,7 +42,7 @@ def test_json_matrix_ratings_and_dataset(tmp_path, capsys):
     frame = pd.read_parquet(out)  # one dataset for the whole tournament
     assert len(frame) == 3 * 4000 * 2
     assert json.loads((out / "_tournament.json").read_text())["status"] == "complete"
-    code, again, _ = tournament_cli(capsys, *args[:-4], "--summary-only", "--json", "--quiet")
+    code, again, _ = tournament_cli(*args[:-4], "--summary-only", "--json", "--quiet")
     assert json.loads(again) == row  # the same seed gives the same numbers
 
 
@@ -57,9 +57,9 @@ def test_two_strategies_rate_apart_by_the_elo_of_their_score():
 @pytest.mark.parametrize(
     "names, message", [(["greedy"], "two or more different"), (["greedy", "greedy"], "two or more different")]
 )
-def test_bad_strategy_lists_are_refused(tmp_path, capsys, names, message):
+def test_bad_strategy_lists_are_refused(tmp_path, names, message):
     out = tmp_path / "t"
-    code, _, stderr = tournament_cli(capsys, *names, "--deals", "10", "--seed", "1", "--out", str(out))
+    code, _, stderr = tournament_cli(*names, "--deals", "10", "--seed", "1", "--out", str(out))
     assert code == 2 and message in stderr and not out.exists()
 
 
@@ -93,8 +93,8 @@ def test_the_notebook_api_reads_and_rates_without_the_run_machinery(tmp_path):
     """Statistics live apart from running: reading a tournament (its kind's reading) and
     fitting its ratings imports neither the kernels nor the runners."""
     out = tmp_path / "league"
-    made = run_cli("tournament", "random", "greedy", "highest", "--deals", "300", "--seed", "2", "--out", str(out),
-                   "--quiet", env={"PYTHONPATH": str(REPO)})  # fmt: skip
+    made = run_here("tournament", "random", "greedy", "highest", "--deals", "300", "--seed", "2", "--out", out,
+                    "--quiet")  # fmt: skip
     assert made.returncode == 0, made.stderr
     probe = (
         "import sys, sim; run = sim.load(sys.argv[1]); table = sim.ratings(run.deals, run.strategies); "

@@ -10,7 +10,7 @@ import pyarrow.parquet as pq
 import pytest
 
 import sim
-from tests.helpers import command
+from tests.helpers import run_here
 
 
 @pytest.fixture(scope="module")
@@ -40,22 +40,22 @@ def one_line(code, out, err) -> str:
     return err
 
 
-def test_a_file_that_lost_rows_is_named_by_report_and_diff(runs, tmp_path, capsys):
+def test_a_file_that_lost_rows_is_named_by_report_and_diff(runs, tmp_path):
     short = rewrite(runs / "plain.parquet", tmp_path / "short.parquet", rows=500)
     message = "holds 500 rows where its metadata says 600"
-    assert message in one_line(*command(capsys, "report", str(short)))
-    assert message in one_line(*command(capsys, "diff", str(short), str(runs / "redeal.parquet")))
+    assert message in one_line(*run_here("report", str(short)))
+    assert message in one_line(*run_here("diff", str(short), str(runs / "redeal.parquet")))
     with pytest.raises(ValueError, match=message):
         sim.load(short)
     assert len(sim.load(runs / "plain.parquet").deals) == 600  # a whole file reads as before
 
 
-def test_a_tournament_lacking_a_pair_is_named(runs, tmp_path, capsys):
+def test_a_tournament_lacking_a_pair_is_named(runs, tmp_path):
     import shutil
 
     league = shutil.copytree(runs / "league", tmp_path / "league")
     (league / "pair_0_2.parquet").unlink()
-    err = one_line(*command(capsys, "report", str(league)))
+    err = one_line(*run_here("report", str(league)))
     assert "lacks pair_0_2.parquet (random against highest)" in err
 
 
@@ -63,11 +63,11 @@ def test_a_tournament_lacking_a_pair_is_named(runs, tmp_path, capsys):
     ({"players": 4, "seed": 1}, "its metadata says 4 players but its rows hold 2"),
     ({}, "its metadata names no table and seed"),
 ])  # fmt: skip
-def test_metadata_that_does_not_fit_the_rows_is_one_clear_error(runs, tmp_path, capsys, metadata, message):
+def test_metadata_that_does_not_fit_the_rows_is_one_clear_error(runs, tmp_path, metadata, message):
     wrong = rewrite(runs / "plain.parquet", tmp_path / "wrong.parquet", metadata=metadata)
     with pytest.raises(ValueError, match=message):
         sim.load(wrong)
-    assert message in one_line(*command(capsys, "report", str(wrong)))
+    assert message in one_line(*run_here("report", str(wrong)))
 
 
 def edited(metadata: dict, where: list, value) -> dict:
@@ -85,7 +85,7 @@ def edited(metadata: dict, where: list, value) -> dict:
     ("plain.parquet", ["elo_ci95", 1]),
     ("league/pair_0_2.parquet", ["wins"]),
 ])  # fmt: skip
-def test_a_summary_that_is_not_its_rows_is_refused_by_report_and_load(runs, tmp_path, capsys, name, where):
+def test_a_summary_that_is_not_its_rows_is_refused_by_report_and_load(runs, tmp_path, name, where):
     source = runs / name
     metadata = json.loads(pq.read_metadata(source).metadata[b"briscola"])
     figure = metadata["summary"]
@@ -94,7 +94,7 @@ def test_a_summary_that_is_not_its_rows_is_refused_by_report_and_load(runs, tmp_
     wrong = rewrite(source, tmp_path / "edited.parquet", metadata=edited(metadata, where, figure + 1))
     with pytest.raises(ValueError, match="its summary says .* where its rows give"):
         sim.load(wrong)
-    err = one_line(*command(capsys, "report", str(wrong)))
+    err = one_line(*run_here("report", str(wrong)))
     assert f"its summary says {where[0]}" in err and "changed or damaged" in err
     assert not (tmp_path / "edited_report").exists()
 
@@ -109,10 +109,10 @@ def test_a_simulate_summary_is_checked_and_its_timings_are_not_figures(tmp_path,
     rate = metadata["summary"]["sides"][0]["win_rate"]
     wrong = rewrite(run, tmp_path / "wrong.parquet", metadata=edited(metadata, ["sides", 0, "win_rate"], rate / 2))
     capsys.readouterr()
-    assert "its summary says sides[0].win_rate" in one_line(*command(capsys, "report", str(wrong)))
+    assert "its summary says sides[0].win_rate" in one_line(*run_here("report", str(wrong)))
 
 
-def test_rows_changed_under_their_summary_are_refused(runs, tmp_path, capsys):
+def test_rows_changed_under_their_summary_are_refused(runs, tmp_path):
     """The summary kept beside the rows checks the rows too: a game's winner changed."""
     table = pq.read_table(runs / "plain.parquet")
     winners = table.column("winner_side").to_pylist()
@@ -123,17 +123,17 @@ def test_rows_changed_under_their_summary_are_refused(runs, tmp_path, capsys):
     table = table.set_column(index, table.schema.field(index), pa.array(winners, type=pa.int8()))
     changed = tmp_path / "changed.parquet"
     pq.write_table(table.replace_schema_metadata(pq.read_metadata(runs / "plain.parquet").metadata), changed)
-    assert "where its rows give" in one_line(*command(capsys, "report", str(changed)))
+    assert "where its rows give" in one_line(*run_here("report", str(changed)))
 
 
-def test_a_tournaments_matrix_and_ratings_are_its_pairs_own(runs, tmp_path, capsys):
+def test_a_tournaments_matrix_and_ratings_are_its_pairs_own(runs, tmp_path):
     import shutil
 
     league = shutil.copytree(runs / "league", tmp_path / "league")
     record = json.loads((league / "_tournament.json").read_text())
     record["ratings"][1]["rating"] += 100
     (league / "_tournament.json").write_text(json.dumps(record))
-    err = one_line(*command(capsys, "report", str(league)))
+    err = one_line(*run_here("report", str(league)))
     assert "_tournament.json: its summary says ratings[1].rating" in err
     with pytest.raises(ValueError, match="ratings"):
         sim.load(league)
