@@ -139,7 +139,7 @@ def test_a_tournaments_matrix_and_ratings_are_its_pairs_own(runs, tmp_path):
         sim.load(league)
 
 
-def test_a_file_of_a_kind_this_version_does_not_read_is_refused_not_read_as_another(runs, tmp_path, capsys):
+def test_a_file_of_a_kind_this_version_does_not_read_is_refused_not_read_as_another(runs, tmp_path):
     """A file names its kind; one this version does not know (a later version's) is
     refused in one line naming it and the kinds it reads, never read as a simulation."""
     from sim.analysis import RefusedRun
@@ -150,9 +150,9 @@ def test_a_file_of_a_kind_this_version_does_not_read_is_refused_not_read_as_anot
         other = rewrite(runs / "plain.parquet", tmp_path / "other.parquet", metadata=unknown)
         with pytest.raises(RefusedRun, match="of kind 'gauntlet'.*it reads simulate, compare"):
             sim.load(other)
-        err = one_line(*command(capsys, "report", str(other)))
+        err = one_line(*run_here("report", str(other)))
         assert "kind 'gauntlet'" in err and not (tmp_path / "other_report").exists()
-        assert "kind 'gauntlet'" in one_line(*command(capsys, "diff", str(other), str(runs / "redeal.parquet")))
+        assert "kind 'gauntlet'" in one_line(*run_here("diff", str(other), str(runs / "redeal.parquet")))
 
 
 def test_a_file_names_the_kind_it_is_read_as_and_files_of_earlier_versions_read_as_before(runs, tmp_path):
