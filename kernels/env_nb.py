@@ -18,7 +18,7 @@ from collections import namedtuple
 import numpy as np
 from numba import njit, prange
 
-from kernels.contexts_nb import PluginData, Plugins, RunContext
+from kernels.bound_nb import bind_nb
 from kernels.enums import CHIAMATA_PLAYERS, MAX_PLAYERS, PHASE_PLAY, TOTAL_POINTS
 from kernels.lockstep_nb import (
     LANE_OVER,
@@ -80,33 +80,17 @@ def env_step_nb(run, lanes, env, which, actions):
 
     The prange body only calls: Numba (0.68) drops a write into a namedtuple's array made
     in the body itself (a reset flag set there was never seen), so every write is made in
-    the functions it calls, or by the caller before."""
-    (
-        seed_key,
-        first_deal,
-        deal_step,
-        players,
-        dealt,
-        rules,
-        strategy_ids,
-        params,
-        plugins,
-        plugin_data,
-        seat_streams,
-        stop,
-    ) = run
-    decide, bid, call, decide_data, bid_data, call_data = plugins
-    takes_data, data, data_spans = plugin_data
+    the functions it calls, or by the caller before. The run goes into the loop boxed, as
+    in ``_play_blocks_nb``."""
+    held = bind_nb(run)
     n = which.shape[0]
     n_blocks = (n + LANES_PER_BLOCK - 1) // LANES_PER_BLOCK
     for block in prange(n_blocks):
-        block_run = RunContext(seed_key, first_deal, deal_step, players, dealt, rules, strategy_ids, params,
-                               Plugins(decide, bid, call, decide_data, bid_data, call_data),
-                               PluginData(takes_data, data, data_spans),
-                               seat_streams, stop)  # fmt: skip
+        block_run = held.arguments
         start = block * LANES_PER_BLOCK
         end = min(n, start + LANES_PER_BLOCK)
-        _step_lanes_nb(block_run, lanes, env, which, actions, start, end, np.empty(params.shape[1], dtype=np.float64))
+        sealed_params = np.empty(block_run.params.shape[1], dtype=np.float64)
+        _step_lanes_nb(block_run, lanes, env, which, actions, start, end, sealed_params)
 
 
 @njit(cache=True, _nrt=False)

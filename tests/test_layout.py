@@ -3,6 +3,7 @@ strategies, then sim), and the code passes the linter and the formatter."""
 
 from __future__ import annotations
 
+import ast
 import os
 import shutil
 import subprocess
@@ -62,6 +63,19 @@ def test_the_floors_of_sim_would_catch_an_import_upwards(tmp_path):
 def lint_copy(folder):
     return subprocess.run([tool("lint-imports"), "--no-cache"], cwd=folder, capture_output=True, text=True,
                           env={**os.environ, "PYTHONPATH": str(folder)})  # fmt: skip
+
+
+def test_the_kernels_strategy_tables_are_made_in_one_place():
+    """The run context and its plug-in tables are built by strategies/seam.py alone: no
+    kernel takes the context apart to build it again, no other module lays it out."""
+    kinds = {"RunContext", "Plugins", "PluginData"}
+    builders = set()
+    for package in ("kernels", "strategies", "sim"):
+        for path in (REPO / package).rglob("*.py"):
+            for node in ast.walk(ast.parse(path.read_text())):
+                if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in kinds:
+                    builders.add(str(path.relative_to(REPO)))
+    assert builders == {"strategies/seam.py"}
 
 
 def test_lint_passes():
