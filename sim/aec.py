@@ -125,13 +125,13 @@ class BriscolaAEC(AECEnv):
             self.rewards[agent] = illegal_reward
             self._end(illegal=True)
             return
-        points = deal.points
+        points, over = deal.points, deal.done
         rewards = [points_weight * (now - before) / TOTAL_POINTS for now, before in zip(points, self._banked)]
         self._banked = points
-        if deal.done:
+        if over:
             rewards = [reward + outcome_weight * outcome for reward, outcome in zip(rewards, deal.outcomes)]
         self.rewards = dict(zip(self.possible_agents, rewards))
-        if deal.done:
+        if over:
             self._end(illegal=False)
             return
         self._show()

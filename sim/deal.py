@@ -79,6 +79,9 @@ class Deal:
             mask=np.zeros(N_CARDS, dtype=np.int8), shown=np.zeros(1, dtype=VIEW_DTYPE),
             sealed_params=np.zeros(MAX_PARAMS), offsets=flat_offsets(self.players, flat_version),
         )  # fmt: skip
+        state = self._state  # its arrays, read at every step
+        self._status, self._mask, self._obs = state.status, state.mask, state.obs
+        self._points, self._outcomes = state.points[: self.players], state.outcomes[: self.players]
         self._flat_version = flat_version
         self._run = run_context(config, 0, 1, dealt, StopFlag(), seats)  # kept alive beside the boxed call
         self._call = bound_call(deal_bound_nb, (self._run, self._lanes, self._state), (DEAL_START, 0))
@@ -163,18 +166,18 @@ class Deal:
     def observation(self, seat: int | None = None) -> np.ndarray:
         """The flat encoding (strategies/observation.py) of ``seat``'s view (by default, the
         seat to move's, written by the step). A copy."""
-        if seat is None or seat == self.to_move:
-            self._seat_or_to_move(None)
-            return self._state.obs.copy()
-        return encode_flat(self.view(seat), version=self._flat_version)[0]
+        if seat is not None and seat != self.to_move:
+            return encode_flat(self.view(seat), version=self._flat_version)[0]
+        self._awaited()
+        return self._obs.copy()
 
     def action_mask(self) -> np.ndarray:
         """The legal decisions of the seat to move, int8: for a card or a call one per card
         code (40), for a bid one per level (MAX_BID + 1; passing, -1, is always legal). A copy."""
-        self._seat_or_to_move(None)
-        if self.phase == "play":
-            return self._state.mask.copy()
-        return legal_mask(self._lanes.views[0, 1:2], self.phase)[0].astype(np.int8)
+        phase = self._awaited()
+        if phase == LANE_PLAY:
+            return self._mask.copy()
+        return legal_mask(self._lanes.views[0, 1:2], PHASE_NAMES[phase])[0].astype(np.int8)
 
     def legal(self) -> list[int]:
         """The legal decisions of the seat to move: card codes, or at a bid -1 (pass) and
@@ -196,13 +199,13 @@ class Deal:
     @property
     def points(self) -> list[int]:
         """Each seat's side's points so far (at Briscola Chiamata, its own)."""
-        return self._state.points[: self.players].tolist()
+        return self._points.tolist()
 
     @property
     def outcomes(self) -> list[int] | None:
         """Once the deal is over, each seat's side's outcome: +1 won, 0 drawn, -1 lost (at
         Briscola Chiamata, the sign of its game points)."""
-        return self._state.outcomes[: self.players].tolist() if self.done else None
+        return self._outcomes.tolist() if self.done else None
 
     @property
     def result(self) -> np.record | None:
@@ -220,28 +223,31 @@ class Deal:
         """One kernel call, then the decisions of batched strategies at seats not driven
         from outside, until one is awaited from outside or the deal is over."""
         self._call(what, value)
-        phase, seat, _ = self._state.status.tolist()
+        phase, seat, _ = self._status.tolist()
         while seat >= 0 and not self._driven[seat] >> phase & 1:
             self._call(DEAL_PLAY, int(decide(self._batched, self._lanes, ONLY_LANE)[0]))
-            phase, seat, _ = self._state.status.tolist()
+            phase, seat, _ = self._status.tolist()
         self._phase, self._seat = phase, seat
         if phase == LANE_STOPPED:
             raise IllegalDecisionError(illegal_decision_text(self.config, self._lanes.illegal[0], self.deal))
 
+    def _awaited(self) -> int:
+        """The phase (LANE_*) of the decision awaited; ConfigError once the deal is over."""
+        if self._phase >= LANE_OVER:
+            raise ConfigError(f"deal {self.deal} is over: no decision is awaited")
+        return self._phase
+
     def _seat_or_to_move(self, seat: int | None) -> int:
         if seat is None:
-            if self.done:
-                raise ConfigError("the deal is over: no seat is to move")
+            self._awaited()
             return self._seat
         if not 0 <= seat < self.players:
             raise ConfigError(f"seat {seat} is not at a table of {self.players}: valid seats are 0..{self.players - 1}")
         return int(seat)
 
     def _allows(self, decision: int) -> bool:
-        if self.done:
-            raise ConfigError(f"deal {self.deal} is over: no decision is awaited")
-        if self._phase == LANE_PLAY:  # the mask the step wrote
-            return 0 <= decision < N_CARDS and self._state.mask[decision] != 0
+        if self._awaited() == LANE_PLAY:  # the mask the step wrote
+            return 0 <= decision < N_CARDS and self._mask[decision] != 0
         return decision in self.legal()
 
     def _refusal(self, decision: int) -> str:
