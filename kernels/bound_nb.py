@@ -7,9 +7,15 @@ of one deal takes 2. ``Bound`` holds the arguments in one Numba structure, made 
 (``bind_nb``); a kernel's bound form (``env_step_bound_nb``, ...) takes it and unboxes one
 pointer. It holds the arrays themselves (not copies) and the compiled addresses of the
 plug-ins: the caller keeps the run context alive beside it.
+
+The parallel kernels pass their run context into their loops the same way (``held =
+bind_nb(run)``, then ``held.arguments`` in each block): Numba's parallel loop cannot take
+a namedtuple holding tuples of functions (kernels/contexts_nb.py), but takes a pointer.
 """
 
-from numba import njit, types
+from collections import namedtuple
+
+from numba import config, njit, types
 from numba.experimental import structref
 
 
@@ -22,7 +28,10 @@ class Bound(structref.StructRefProxy):
     """The Python handle of a ``BoundType``: ``arguments``, a tuple, read by the kernels."""
 
 
-structref.define_proxy(Bound, BoundType, ["arguments"])
+if config.DISABLE_JIT:  # the kernels run as Python: a plain holder of the same field (a StructRef needs the compiler)
+    Bound = namedtuple("Bound", ["arguments"])  # noqa: F811
+else:
+    structref.define_proxy(Bound, BoundType, ["arguments"])
 
 
 @njit(cache=True)

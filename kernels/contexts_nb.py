@@ -7,7 +7,7 @@
   MAX_PLAYERS functions of the one decision signature; unused slots hold
   ``no_decision_nb``. A strategy that plays with data (a network's weights) has its
   functions in ``decide_data``, ``bid_data`` and ``call_data`` instead, of the same
-  signature plus the data. Built by ``sim/play.py``, read by ``dispatch_nb``: the parts
+  signature plus the data. Built by ``strategies/seam.py``, read by ``dispatch_nb``: the parts
   have names, so no offset is shared between the two.
 - ``PluginData``: the plug-ins' data, as arrays: ``data``, one read-only float32 vector
   holding every slot's data, slot k's at ``data[spans[k, 0]:spans[k, 1]]``, and
@@ -23,8 +23,12 @@
 Numba types a namedtuple by its fields, so the engine compiles once for these types and
 stays in the disk cache whatever strategies a run brings. A parallel loop cannot take a
 namedtuple holding a tuple of functions (Numba's parfors pass a tuple's items as
-separate arguments, one level deep): ``_play_blocks_nb`` unpacks the context before its
-loop and builds it again inside, at no cost.
+separate arguments, one level deep, and refuse a tuple of functions among them): the
+three parallel kernels (the engine's blocks, the lock-step lanes, the vector
+environment's step) box the context once (``bind_nb``, kernels/bound_nb.py) and read it
+back in each block.
+
+They are filled in one place, from the seats' strategies: strategies/seam.py.
 """
 
 from collections import namedtuple

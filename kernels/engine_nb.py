@@ -13,6 +13,7 @@ Untraced 2-player deals between ``random`` and ``greedy`` take the fast path of
 
 from numba import njit, prange
 
+from kernels.bound_nb import bind_nb
 from kernels.chiamata_nb import (
     AUCTION_DONE,
     AUCTION_THROWN_IN,
@@ -23,7 +24,7 @@ from kernels.chiamata_nb import (
     score_thrown_in_nb,
     show_partner_nb,
 )
-from kernels.contexts_nb import PluginData, Plugins, RunContext, new_block_scratch_nb
+from kernels.contexts_nb import new_block_scratch_nb
 from kernels.dispatch_nb import RANDOM_ID, choose_card_nb, shown_to_nb
 from kernels.duel_nb import is_duel_nb, play_duel_nb
 from kernels.enums import (
@@ -371,37 +372,19 @@ def _play_blocks_nb(run, results, illegal, deals, records):
     """Spreads blocks of deals over the threads; each block gets its own work arrays.
     Results do not depend on the blocks: deal i's randomness comes from (seed, i) alone.
 
-    The context is taken apart before the loop and made again inside it: Numba's
-    parallel loop cannot take a namedtuple holding tuples (kernels/contexts_nb.py)."""
+    The context goes into the loop boxed (``bind_nb``): Numba's parallel loop cannot take
+    a namedtuple holding tuples of functions (kernels/contexts_nb.py)."""
     n_deals = results.shape[0]
-    (
-        seed_key,
-        first_deal,
-        deal_step,
-        players,
-        dealt,
-        rules,
-        strategy_ids,
-        params,
-        plugins,
-        plugin_data,
-        seat_streams,
-        stop,
-    ) = run
-    decide, bid, call, decide_data, bid_data, call_data = plugins
-    takes_data, data, data_spans = plugin_data
+    held = bind_nb(run)
     # Small batches (of slow strategies) are cut finer, so that every thread gets work.
     # (Asking Numba for the thread count here would make this kernel uncachable.)
     block_size = max(1, min(DEALS_PER_BLOCK, n_deals // MIN_BLOCKS))
     n_blocks = (n_deals + block_size - 1) // block_size
     for block in prange(n_blocks):
-        block_run = RunContext(seed_key, first_deal, deal_step, players, dealt, rules, strategy_ids, params,
-                               Plugins(decide, bid, call, decide_data, bid_data, call_data),
-                               PluginData(takes_data, data, data_spans),
-                               seat_streams, stop)  # fmt: skip
+        block_run = held.arguments
         start = block * block_size
         end = min(n_deals, start + block_size)
-        scratch = new_block_scratch_nb(params.shape[1])
+        scratch = new_block_scratch_nb(block_run.params.shape[1])
         _play_block_nb(block_run, scratch, start, end, results, illegal, deals, records)
 
 

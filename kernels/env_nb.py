@@ -8,9 +8,9 @@ i is deal ``i + e * n_lanes`` of the run's seed, so the same seed gives the same
 however many threads step them. A lane whose episode ended is started again at the next
 step (Gymnasium's next-step autoreset): that step ignores its action and gives reward 0.
 
-The AEC environment's one deal, every seat deciding outside, is ``aec_step_nb``. Both are
-called through their bound forms (``*_bound_nb``, kernels/bound_nb.py): their run
-context is unboxed once per environment, not at every step.
+Called through its bound form (``env_step_bound_nb``, kernels/bound_nb.py): the run
+context is unboxed once per environment, not at every step. The AEC environment steps
+one deal, every seat deciding outside (``kernels/deal_nb.py``).
 """
 
 from collections import namedtuple
@@ -18,7 +18,7 @@ from collections import namedtuple
 import numpy as np
 from numba import njit, prange
 
-from kernels.contexts_nb import PluginData, Plugins, RunContext
+from kernels.bound_nb import bind_nb
 from kernels.enums import CHIAMATA_PLAYERS, MAX_PLAYERS, PHASE_PLAY, TOTAL_POINTS
 from kernels.lockstep_nb import (
     LANE_OVER,
@@ -80,33 +80,17 @@ def env_step_nb(run, lanes, env, which, actions):
 
     The prange body only calls: Numba (0.68) drops a write into a namedtuple's array made
     in the body itself (a reset flag set there was never seen), so every write is made in
-    the functions it calls, or by the caller before."""
-    (
-        seed_key,
-        first_deal,
-        deal_step,
-        players,
-        dealt,
-        rules,
-        strategy_ids,
-        params,
-        plugins,
-        plugin_data,
-        seat_streams,
-        stop,
-    ) = run
-    decide, bid, call, decide_data, bid_data, call_data = plugins
-    takes_data, data, data_spans = plugin_data
+    the functions it calls, or by the caller before. The run goes into the loop boxed, as
+    in ``_play_blocks_nb``."""
+    held = bind_nb(run)
     n = which.shape[0]
     n_blocks = (n + LANES_PER_BLOCK - 1) // LANES_PER_BLOCK
     for block in prange(n_blocks):
-        block_run = RunContext(seed_key, first_deal, deal_step, players, dealt, rules, strategy_ids, params,
-                               Plugins(decide, bid, call, decide_data, bid_data, call_data),
-                               PluginData(takes_data, data, data_spans),
-                               seat_streams, stop)  # fmt: skip
+        block_run = held.arguments
         start = block * LANES_PER_BLOCK
         end = min(n, start + LANES_PER_BLOCK)
-        _step_lanes_nb(block_run, lanes, env, which, actions, start, end, np.empty(params.shape[1], dtype=np.float64))
+        sealed_params = np.empty(block_run.params.shape[1], dtype=np.float64)
+        _step_lanes_nb(block_run, lanes, env, which, actions, start, end, sealed_params)
 
 
 @njit(cache=True, _nrt=False)
@@ -195,71 +179,6 @@ def _end_episode_nb(env, i, outcome):
     env.terminated[i] = True
     env.restart[i] = True
     env.outcomes[i] = outcome
-
-
-AecState = namedtuple(
-    "AecState",
-    [
-        "outside",  # int64 (MAX_PLAYERS,): OUTSIDE_PLAY at every seat
-        "restart",  # bool (1,): the next step starts the next deal (set by the caller at a reset)
-        "episodes",  # int64 (1,): deals started; deal e is deal e of the run's seed
-        "status",  # int64 (2,): the lane's phase (LANE_*) and the seat to play (-1: none)
-        "banked",  # int64 (MAX_PLAYERS,): each seat's side points already rewarded
-        "rewards",  # float64 (players,): each seat's reward for the step
-        "obs",  # float32 (flat size): the observation of the seat to play
-        "mask",  # int8 (40,): its legal cards
-        "sealed_params",  # float64 (MAX_PARAMS,): the deciding seat's parameters, copied for a plug-in
-        "offsets",  # int64: the flat encoding's layout
-        "settings",  # float64: SETTING_POINTS, SETTING_OUTCOME and SETTING_ILLEGAL
-    ],
-)
-
-
-@njit(cache=True)
-def aec_step_bound_nb(bound, action):
-    """``aec_step_nb`` with (run, lanes, aec) bound once."""
-    run, lanes, aec = bound.arguments
-    aec_step_nb(run, lanes, aec, action)
-
-
-@njit(cache=True)
-def aec_step_nb(run, lanes, aec, action):
-    """The AEC environment's step of its one lane: the card ``action`` of the seat to play
-    (or, with ``aec.restart``, the next deal to its first card), every seat's reward, and
-    the next seat's observation and legal cards. An illegal card ends the deal: its seat
-    gets the illegal reward, the others 0."""
-    scratch = lane_scratch_nb(lanes, 0, aec.sealed_params)
-    cursor, result, illegal = lanes.cursor[0], lanes.results[0], lanes.illegal[0]
-    players = run.players
-    if aec.restart[0]:
-        aec.restart[0] = False
-        while True:  # a Briscola Chiamata deal thrown in has no card to play: the next deal
-            start_lane_nb(run, scratch, cursor, result, illegal, aec.episodes[0])
-            aec.episodes[0] += 1
-            advance_lane_nb(run, aec.outside, scratch, cursor, result, illegal, -1)
-            if cursor.seat >= 0 or run.stop[0] != 0:
-                break
-        for seat in range(players):
-            aec.banked[seat] = 0
-            aec.rewards[seat] = 0.0
-    else:
-        mover = cursor.seat
-        advance_lane_nb(run, aec.outside, scratch, cursor, result, illegal, action)
-        for seat in range(players):
-            points = side_points_nb(scratch.work[0].points, seat, players)
-            aec.rewards[seat] = aec.settings[SETTING_POINTS] * (points - aec.banked[seat]) / TOTAL_POINTS
-            aec.banked[seat] = points
-        if cursor.phase == LANE_STOPPED:
-            for seat in range(players):
-                aec.rewards[seat] = 0.0
-            aec.rewards[mover] = aec.settings[SETTING_ILLEGAL]
-        elif cursor.phase == LANE_OVER:
-            for seat in range(players):
-                aec.rewards[seat] += aec.settings[SETTING_OUTCOME] * outcome_nb(result, seat, players)
-    aec.status[0], aec.status[1] = cursor.phase, cursor.seat
-    if cursor.seat >= 0:
-        encode_flat_nb(scratch.views[1], aec.offsets, aec.obs)
-        card_mask_nb(scratch.views[1], aec.mask)
 
 
 @njit(cache=True, inline="always")

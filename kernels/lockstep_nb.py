@@ -21,6 +21,7 @@ from collections import namedtuple
 import numpy as np
 from numba import njit, prange
 
+from kernels.bound_nb import bind_nb
 from kernels.chiamata_nb import (
     AUCTION_DONE,
     AUCTION_GOING,
@@ -33,7 +34,7 @@ from kernels.chiamata_nb import (
     take_bid_nb,
     take_call_nb,
 )
-from kernels.contexts_nb import BlockScratch, PluginData, Plugins, RunContext
+from kernels.contexts_nb import BlockScratch
 from kernels.dispatch_nb import bid_nb, call_nb, choose_card_nb, seal_view_nb, shown_to_nb
 from kernels.engine_nb import (
     begin_trick_nb,
@@ -261,34 +262,16 @@ def advance_lanes_nb(run, outside, lanes, which, actions):
 
 @njit(cache=True, inline="always")
 def _over_blocks_nb(run, outside, lanes, which, values, starting):
-    """Spreads the lanes over the threads in blocks. The context is taken apart and made
-    again inside the loop, as in ``_play_blocks_nb``; the lanes' records are only taken
-    inside ``_block_nb``: a record made in a parallel loop's body is passed on by value."""
-    (
-        seed_key,
-        first_deal,
-        deal_step,
-        players,
-        dealt,
-        rules,
-        strategy_ids,
-        params,
-        plugins,
-        plugin_data,
-        seat_streams,
-        stop,
-    ) = run
-    decide, bid, call, decide_data, bid_data, call_data = plugins
-    takes_data, data, data_spans = plugin_data
+    """Spreads the lanes over the threads in blocks. The context goes into the loop boxed,
+    as in ``_play_blocks_nb``; the lanes' records are only taken inside ``_block_nb``: a
+    record made in a parallel loop's body is passed on by value."""
+    held = bind_nb(run)
     n_blocks = (which.shape[0] + LANES_PER_BLOCK - 1) // LANES_PER_BLOCK
     for block in prange(n_blocks):
-        block_run = RunContext(seed_key, first_deal, deal_step, players, dealt, rules, strategy_ids, params,
-                               Plugins(decide, bid, call, decide_data, bid_data, call_data),
-                               PluginData(takes_data, data, data_spans),
-                               seat_streams, stop)  # fmt: skip
+        block_run = held.arguments
         start = block * LANES_PER_BLOCK
         end = min(which.shape[0], start + LANES_PER_BLOCK)
-        sealed_params = np.empty(params.shape[1], dtype=np.float64)
+        sealed_params = np.empty(block_run.params.shape[1], dtype=np.float64)
         if starting:
             _start_block_nb(block_run, outside, lanes, which, values, start, end, sealed_params)
         else:

@@ -1,8 +1,7 @@
-"""Every seat learning: Briscola as a PettingZoo environment, one deal at a time, played
-by the lock-step kernels (``kernels/lockstep_nb.py``) with every seat's cards decided
-outside them, each step one compiled call (``kernels/env_nb.py: aec_step_nb``). At
-Briscola Chiamata the auction and the call are made by ``auction`` (a jitted strategy's
-bidding, inside the kernels); the agents play the cards.
+"""Every seat learning: Briscola as a PettingZoo environment, one deal at a time: a
+``Deal`` (sim/deal.py) with every seat's cards driven from outside, each step one
+compiled call. At Briscola Chiamata the auction and the call are made by ``auction`` (a
+jitted strategy's bidding, inside the kernels); the agents play the cards.
 
 - ``BriscolaAEC``: PettingZoo's AEC API, one card a step, by the agent to play.
 - ``BriscolaParallel``: its parallel API, turn by turn: every step takes a dict of
@@ -39,15 +38,11 @@ try:
 except ImportError as error:  # the package's optional extra
     raise ImportError("the AEC environment needs PettingZoo: pip install -e '.[rl]'") from error
 
-from kernels.enums import MAX_PLAYERS, N_CARDS
-from kernels.env_nb import SETTING_ILLEGAL, SETTING_OUTCOME, SETTING_POINTS, AecState, aec_step_bound_nb
-from kernels.lockstep_nb import LANE_OVER, LANE_STOPPED, OUTSIDE_PLAY, new_lanes_nb
+from kernels.enums import N_CARDS, TOTAL_POINTS
 from sim.config import ConfigError, Rules, RunConfig, checked_flat_version
-from sim.interrupt import StopFlag
-from sim.kernel_thread import bound_call
-from sim.play import lineup, run_context
-from strategies.api import MAX_PARAMS
-from strategies.observation import FLAT_VERSION, flat_offsets, flat_size
+from sim.deal import Deal, IllegalMoveError
+from sim.play import lineup
+from strategies.observation import FLAT_VERSION, flat_size
 
 
 def env_name(flat_version: int) -> str:
@@ -78,18 +73,11 @@ class BriscolaAEC(AECEnv):
                                    "action_mask": spaces.Box(0, 1, (N_CARDS,), np.int8)})  # fmt: skip
         self.observation_spaces = {agent: observation for agent in self.possible_agents}
         self.action_spaces = {agent: spaces.Discrete(N_CARDS) for agent in self.possible_agents}
-        settings = np.zeros(3, dtype=np.float64)
-        settings[[SETTING_POINTS, SETTING_OUTCOME, SETTING_ILLEGAL]] = points_weight, outcome_weight, illegal_reward
-        self._state = AecState(
-            outside=np.where(np.arange(MAX_PLAYERS) < players, OUTSIDE_PLAY, 0).astype(np.int64),
-            restart=np.ones(1, dtype=np.bool_), episodes=np.zeros(1, dtype=np.int64),
-            status=np.zeros(2, dtype=np.int64), banked=np.zeros(MAX_PLAYERS, dtype=np.int64),
-            rewards=np.zeros(players), obs=np.zeros(self._size, dtype=np.float32),
-            mask=np.zeros(N_CARDS, dtype=np.int8), sealed_params=np.zeros(MAX_PARAMS),
-            offsets=flat_offsets(players, flat_version), settings=settings,
-        )  # fmt: skip
-        self._lanes = new_lanes_nb(1)
-        self._run = self._step_lane = None
+        self._flat_version = flat_version
+        self._weights = (float(points_weight), float(outcome_weight), float(illegal_reward))
+        self._deal: Deal | None = None
+        self._episodes = 0  # deals started: deal e is deal e of the seed
+        self._banked = [0] * players  # each seat's side points already rewarded
 
     def observation_space(self, agent):
         return self.observation_spaces[agent]
@@ -98,12 +86,14 @@ class BriscolaAEC(AECEnv):
         return self.action_spaces[agent]
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
-        state = self._state
-        if seed is not None or self._run is None:
-            self._run = run_context(replace(self._config, seed=0 if seed is None else int(seed)), 0, 1, False,
-                                    StopFlag())  # fmt: skip
-            self._step_lane = bound_call(aec_step_bound_nb, (self._run, self._lanes, state), (0,))
-            state.episodes[:] = 0
+        if seed is not None or self._deal is None:
+            config = replace(self._config, seed=0 if seed is None else int(seed))
+            self._deal = Deal.new(config, 0, outside=range(self.players), flat_version=self._flat_version)
+            self._episodes = 1
+        else:
+            self._next_deal()
+        while self._deal.done:  # a Briscola Chiamata deal thrown in has no card to play: the next deal
+            self._next_deal()
         self.agents = list(self.possible_agents)
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
@@ -111,9 +101,12 @@ class BriscolaAEC(AECEnv):
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos = {agent: {} for agent in self.agents}
         self._observations = {agent: self._blank() for agent in self.agents}
-        state.restart[0] = True
-        self._step_lane(0)
-        self._show(int(state.status[1]))
+        self._banked = [0] * self.players
+        self._show()
+
+    def _next_deal(self) -> None:
+        self._deal.start(self._episodes)
+        self._episodes += 1
 
     def observe(self, agent):
         return self._observations[agent]
@@ -124,22 +117,36 @@ class BriscolaAEC(AECEnv):
             self._was_dead_step(action)
             return
         self._cumulative_rewards[agent] = 0.0
-        state = self._state
-        self._step_lane(int(action))
-        phase, seat = state.status.tolist()
-        self.rewards = dict(zip(self.possible_agents, state.rewards.tolist()))
-        if phase >= LANE_OVER:
-            self.terminations = dict.fromkeys(self.agents, True)
-            self.infos = {a: {"illegal": phase == LANE_STOPPED} for a in self.agents}
-        else:
-            self._show(seat)
+        deal, (points_weight, outcome_weight, illegal_reward) = self._deal, self._weights
+        try:
+            deal.play(action)
+        except IllegalMoveError:  # the deal ends: its player gets the illegal reward, the others nothing
+            self.rewards = dict.fromkeys(self.possible_agents, 0.0)
+            self.rewards[agent] = illegal_reward
+            self._end(illegal=True)
+            return
+        points, over = deal.points, deal.done
+        rewards = [points_weight * (now - before) / TOTAL_POINTS for now, before in zip(points, self._banked)]
+        self._banked = points
+        if over:
+            rewards = [reward + outcome_weight * outcome for reward, outcome in zip(rewards, deal.outcomes)]
+        self.rewards = dict(zip(self.possible_agents, rewards))
+        if over:
+            self._end(illegal=False)
+            return
+        self._show()
         self._accumulate_rewards()
 
-    def _show(self, seat: int) -> None:
+    def _end(self, illegal: bool) -> None:
+        self.terminations = dict.fromkeys(self.agents, True)
+        self.infos = {agent: {"illegal": illegal} for agent in self.agents}
+        self._accumulate_rewards()
+
+    def _show(self) -> None:
         """The seat to play now: its observation and legal cards, written by the step."""
-        state = self._state
-        agent = self.agent_selection = self.possible_agents[seat]
-        self._observations[agent] = {"observation": state.obs.copy(), "action_mask": state.mask.copy()}
+        deal = self._deal
+        agent = self.agent_selection = self.possible_agents[deal.to_move]
+        self._observations[agent] = {"observation": deal.observation(), "action_mask": deal.action_mask()}
 
     def _blank(self) -> dict:
         return {"observation": np.zeros(self._size, dtype=np.float32),

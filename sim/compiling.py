@@ -27,10 +27,11 @@ from kernels.lockstep_nb import new_lanes_nb
 from kernels.tally_nb import tally_results_nb
 from sim.config import RunConfig, n_sides
 from sim.interrupt import StopFlag
-from sim.lockstep import lane_kernels, outside_mask
+from sim.lockstep import lane_kernels
 from sim.play import NOT_PLAYED, lineup, play_batch, run_context, seat_specs
-from strategies.api import Strategy, decision_signature
+from strategies.api import Strategy
 from strategies.registry import available_strategies
+from strategies.seam import decision_signature, outside_mask
 
 
 def warm_up(config: RunConfig, tally: bool = False) -> tuple[float, float]:

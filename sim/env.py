@@ -52,12 +52,13 @@ from kernels.lockstep_nb import LANE_STOPPED, LANES_PER_BLOCK, new_lanes_nb
 from sim.config import ConfigError, IllegalDecisionError, Rules, RunConfig, checked_flat_version
 from sim.interrupt import StopFlag
 from sim.kernel_thread import bound_call
-from sim.lockstep import decide, outside_mask
-from sim.play import Lineup, illegal_decision_text, lineup, run_context, specs_lineup
+from sim.lockstep import decide
+from sim.play import illegal_decision_text, lineup, run_context
 from strategies.api import Strategy, parse_spec
 from strategies.errors import StrategyError
 from strategies.knowledge_nb import pack_size_nb
 from strategies.observation import FLAT_VERSION, flat_offsets, flat_size
+from strategies.seam import Lineup, outside_mask, seat_tables
 
 ENV_ID = "briscola/Briscola-v0"  # gymnasium.make's name for BriscolaEnv (make_vec's: BriscolaVectorEnv)
 
@@ -226,7 +227,7 @@ def _opponents_lineup(opponents: str | Strategy, config: RunConfig) -> Lineup:
     decided outside)."""
     if isinstance(opponents, Strategy):
         spec = parse_spec(opponents.name, {opponents.name: opponents})
-        return specs_lineup((spec,) * config.players, config.players)
+        return seat_tables((spec,) * config.players, config.players)
     return lineup(config)
 
 

@@ -81,17 +81,10 @@ def bound_call(bound_kernel, arguments: tuple, rest: tuple):
     every later ``rest`` of the types of the one given here. Unboxing a run context costs
     about 100 us a call (its plug-in functions are looked up one by one); a step of one
     deal, 2 us."""
-    if not hasattr(bound_kernel, "overloads"):  # the kernels run as Python: they read any holder of the tuple
-        return functools.partial(bound_kernel, _Arguments(arguments))
     from kernels.bound_nb import bind_nb  # here: the command line starts without Numba's structures
 
     bound = bind_nb(arguments)
     return functools.partial(compiled_for(bound_kernel, (bound, *rest)), bound)
-
-
-@dataclass(frozen=True)
-class _Arguments:
-    arguments: tuple
 
 
 @dataclass

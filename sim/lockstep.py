@@ -11,19 +11,15 @@ from __future__ import annotations
 
 import inspect
 import threading
-from dataclasses import dataclass
 
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from kernels.enums import DEAL_DTYPE, ILLEGAL_DTYPE, MAX_PLAYERS, PLAY_DTYPE, RESULT_DTYPE, VIEW_DTYPE
+from kernels.enums import DEAL_DTYPE, ILLEGAL_DTYPE, PLAY_DTYPE, RESULT_DTYPE, VIEW_DTYPE
 from kernels.lockstep_nb import (
     LANE_BID,
     LANE_CALL,
     LANE_PLAY,
-    OUTSIDE_BID,
-    OUTSIDE_CALL,
-    OUTSIDE_PLAY,
     advance_lanes_nb,
     new_lanes_nb,
     start_lanes_nb,
@@ -33,45 +29,13 @@ from strategies.api import StrategySpec
 from strategies.errors import StrategyError
 from strategies.observation import legal_mask
 from strategies.registry import check_read_while_deciding, files_read
+from strategies.seam import outside_mask
 
 LANES = 4096  # deals in flight at once: enough to make each call worth its overhead, small in memory
 # Where each decision handed to a batched strategy was taken: the run's deal index (as in
 # the result rows' ``deal``) and the seat, for a strategy that logs them.
 WHERE_DTYPE = np.dtype([("deal", np.int64), ("seat", np.int8)])
 PHASE_NAMES = {LANE_PLAY: "play", LANE_BID: "bid", LANE_CALL: "call"}
-
-
-@dataclass(frozen=True)
-class BatchedSeats:
-    """The seats a batched strategy plays with one set of parameters: one call for all."""
-
-    spec: StrategySpec
-    seats: tuple[int, ...]
-
-    def deciders(self) -> dict[int, object]:
-        """Lane phase -> the strategy's function for it (bids and calls: where it has them)."""
-        strategy = self.spec.strategy
-        functions = {LANE_PLAY: strategy.choose, LANE_BID: strategy.bid, LANE_CALL: strategy.call}
-        return {phase: f for phase, f in functions.items() if f is not None}
-
-
-def batched_seats(specs) -> tuple[BatchedSeats, ...]:
-    """The run's batched seats, grouped by strategy and parameter values (their label)."""
-    groups: dict[str, tuple[StrategySpec, list[int]]] = {}
-    for seat, spec in enumerate(specs):
-        if spec.strategy.batched:
-            groups.setdefault(spec.label, (spec, []))[1].append(seat)
-    return tuple(BatchedSeats(spec, tuple(seats)) for spec, seats in groups.values())
-
-
-def outside_mask(groups: tuple[BatchedSeats, ...]) -> np.ndarray:
-    """Per seat, the OUTSIDE_* bits of the decisions its batched strategy takes."""
-    bits = {LANE_PLAY: OUTSIDE_PLAY, LANE_BID: OUTSIDE_BID, LANE_CALL: OUTSIDE_CALL}
-    outside = np.zeros(MAX_PLAYERS, dtype=np.int64)
-    for group in groups:
-        for seat in group.seats:
-            outside[seat] = sum(bits[phase] for phase in group.deciders())
-    return outside
 
 
 def kernel_buffers(n_deals: int):

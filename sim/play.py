@@ -18,27 +18,25 @@ import numba
 import numpy as np
 from numba.core.errors import NumbaExperimentalFeatureWarning
 
-from kernels.contexts_nb import PluginData, Plugins, RunContext
-from kernels.dispatch_nb import FIRST_PLUGIN_ID
+from kernels.contexts_nb import RunContext
 from kernels.engine_nb import replay_nb, simulate_nb
 from kernels.enums import (
     DEAL_DTYPE,
     DECISION_OK,
-    MAX_PLAYERS,
     PHASE_BID,
     PHASE_PLAY,
     PLAY_DTYPE,
 )
-from kernels.rng_nb import seed_key_nb
 from sim.cards import SUITS_ITALIAN, short_name
 from sim.config import CHIAMATA, IllegalDecisionError, RunConfig
 from sim.interrupt import StopFlag
 from sim.kernel_thread import run_kernel
-from sim.lockstep import BatchedSeats, batched_seats, kernel_buffers, play_lockstep
+from sim.lockstep import kernel_buffers, play_lockstep
 from sim.reference import views_along
-from strategies.api import MAX_PARAMS, StrategySpec, no_decision_slot, parse_spec
-from strategies.errors import StrategyError
+from strategies.api import StrategySpec, parse_spec
 from strategies.registry import available_strategies
+from strategies.seam import Lineup, refuse_unplayed, seat_tables
+from strategies.seam import run_context as seam_run_context
 
 # The plug-in tuple is a tuple of Numba's first-class functions, which it still calls
 # experimental; the feature is pinned by the tests (every plug-in path is exercised).
@@ -77,24 +75,6 @@ def loaded_strategies(strategy_files: tuple[str, ...]) -> dict:
     return available_strategies(strategy_files)
 
 
-@dataclass(frozen=True, eq=False)
-class Lineup:
-    """The seats' strategies resolved: each seat's spec (strategy and parameter values)
-    and what the kernels take of them: strategy ids, parameter rows and the Plugins.
-
-    ``random`` and ``greedy`` take their inline ids; every other strategy gets a plug-in
-    slot (one per distinct strategy): its compiled decision function in ``decide`` and,
-    at Briscola Chiamata, its bid and call in ``bid`` and ``call`` (kernels/contexts_nb.py).
-    """
-
-    specs: tuple[StrategySpec, ...]
-    strategy_ids: np.ndarray  # shared by every batch of the run: the kernels only read them
-    params: np.ndarray
-    plugins: Plugins
-    plugin_data: PluginData
-    batched: tuple[BatchedSeats, ...] = ()  # seats decided outside the kernels, in lock-step
-
-
 def lineup(config: RunConfig) -> Lineup:
     """The run's seats, parsed, checked and compiled once a process for each table of
     strategies (``RunConfig`` keeps the strings, for metadata and pickling); StrategyError
@@ -116,63 +96,13 @@ def _parsed(strategies: tuple[str, ...], strategy_files: tuple[str, ...]) -> tup
 
 @functools.lru_cache(maxsize=256)
 def _resolved(strategies: tuple[str, ...], strategy_files: tuple[str, ...], players: int) -> Lineup:
-    return specs_lineup(_parsed(strategies, strategy_files), players)
-
-
-def specs_lineup(specs: tuple[StrategySpec, ...], players: int) -> Lineup:
-    """The Lineup of seats given as specs (strategies in hand, not named: a training
-    loop's own), their strategies compiled."""
-    chiamata = players == CHIAMATA
-    refuse_unplayed(specs, players)
-    ids = np.full(MAX_PLAYERS, -1, dtype=np.int64)
-    params = np.zeros((MAX_PLAYERS, MAX_PARAMS), dtype=np.float64)
-    slots = []
-    for seat, spec in enumerate(specs):
-        params[seat] = spec.param_vector()
-        strategy = spec.strategy
-        if strategy.inline_id is not None:
-            ids[seat] = strategy.inline_id
-            continue
-        if strategy not in slots:
-            slots.append(strategy)
-        ids[seat] = FIRST_PLUGIN_ID + slots.index(strategy)
-    plugins, plugin_data = _plugins(slots, players, chiamata)
-    return Lineup(specs, ids, params, plugins, plugin_data, batched_seats(specs))
-
-
-def _plugins(slots: list, players: int, chiamata: bool) -> tuple[Plugins, PluginData]:
-    """The slots' compiled functions, each in the tuple of its signature (the other
-    tuple's slot left unused), and their data for this table in one read-only vector."""
-    takes_data = np.zeros((3, MAX_PLAYERS), dtype=np.int8)
-    functions = [[no_decision_slot()] * MAX_PLAYERS for _ in range(3)]
-    with_data = [[no_decision_slot(True)] * MAX_PLAYERS for _ in range(3)]
-    for slot, strategy in enumerate(slots):
-        bid, call = strategy.compiled_auction() if chiamata else (no_decision_slot(), no_decision_slot())
-        for what, (decision, function) in enumerate(zip(("play", "bid", "call"), (strategy.compiled(), bid, call))):
-            uses_data = strategy.decides_with_data(decision) and (decision == "play" or chiamata)
-            takes_data[what, slot] = uses_data
-            (with_data if uses_data else functions)[what][slot] = function
-    vectors = [s.data_for(players) for s in slots]
-    ends = np.cumsum([0] + [len(v) for v in vectors])
-    spans = np.zeros((MAX_PLAYERS, 2), dtype=np.int64)
-    spans[: len(slots), 0], spans[: len(slots), 1] = ends[:-1], ends[1:]
-    data = np.concatenate([np.zeros(0, dtype=np.float32), *vectors])
-    data.flags.writeable = False
-    decide, bid, call = (tuple(f) for f in functions)
-    decide_data, bid_data, call_data = (tuple(f) for f in with_data)
-    return Plugins(decide, bid, call, decide_data, bid_data, call_data), PluginData(takes_data, data, spans)
+    return seat_tables(_parsed(strategies, strategy_files), players)
 
 
 def check_tables(texts, strategy_files, players: int) -> None:
     """StrategyError for a strategy that does not play at a table of ``players`` (its
     declared ``tables``)."""
     refuse_unplayed(_parsed(tuple(texts), tuple(strategy_files)), players)
-
-
-def refuse_unplayed(specs, players: int) -> None:
-    for spec in specs:
-        if not spec.strategy.plays_at(players):
-            raise StrategyError(spec.strategy.not_played_text(players))
 
 
 def idle_param_notes(texts, strategy_files, players: int, rules) -> list[str]:
@@ -194,15 +124,10 @@ def run_context(config: RunConfig, first_deal: int, deal_step: int, dealt: bool,
                 seats: Lineup | None = None) -> RunContext:  # fmt: skip
     """The kernels' read-only inputs for deals ``first_deal + i * deal_step`` of the run
     (``dealt``: the deals are given, as in a replay; the table is then any), its seats
-    those of ``config`` unless given."""
+    those of ``config`` unless given (strategies/seam.py)."""
     seats = seats if seats is not None else lineup(config)
-    # np.uint64: a jitted function returns a plain int, which Numba would type int64 below 2**63
-    return RunContext(
-        seed_key=np.uint64(seed_key_nb(config.seed)), first_deal=int(first_deal), deal_step=int(deal_step),
-        players=0 if dealt else config.players, dealt=dealt, rules=config.rules.as_codes(),
-        strategy_ids=seats.strategy_ids, params=seats.params, plugins=seats.plugins, plugin_data=seats.plugin_data, seat_streams=config.seat_streams(),
-        stop=stop.array,
-    )  # fmt: skip
+    return seam_run_context(seats, config.seed, config.players, config.rules.as_codes(), config.seat_streams(),
+                            stop.array, first_deal, deal_step, dealt)  # fmt: skip
 
 
 def effective_threads(config: RunConfig) -> int:

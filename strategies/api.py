@@ -41,8 +41,6 @@ from __future__ import annotations
 
 import math
 import os
-import re
-import warnings
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -51,9 +49,6 @@ import numpy as np
 from strategies.errors import StrategyError
 
 MAX_PARAMS = 16  # parameter slots per seat in the kernels' float64 ``params`` array
-# Options of an author's @njit kept when the decision is compiled for the plug-in
-# signature; others (parallel: the kernels already run a thread per block) are dropped.
-KEPT_NJIT_OPTIONS = ("fastmath", "error_model", "boundscheck", "debug", "inline")
 KINDS = {int: "int", float: "float", bool: "bool"}
 DATA_TABLES = (2, 3, 4, 5, 6)  # the tables whose data a strategy's fingerprint covers
 
@@ -188,26 +183,21 @@ class Strategy:
                              "callables read what they like); data= is for jitted decision functions")  # fmt: skip
 
     def compiled(self):
-        """The decision function compiled with the plug-in signature (once per process;
-        Numba's disk cache makes later processes fast)."""
+        """The decision function as the kernels call it (strategies/seam.py), compiled once
+        per process (Numba's disk cache makes later processes fast)."""
         if "fn" not in self._compiled:
-            self._compiled["fn"] = (
-                no_decision_slot() if self.batched else compile_decision(self.choose, self.name, self.takes_data)
-            )  # fmt: skip
+            from strategies.seam import compiled_decision
+
+            self._compiled["fn"] = compiled_decision(self, "play")
         return self._compiled["fn"]
 
     def compiled_auction(self):
-        """The bid and call functions compiled as decisions: the strategy's own, or the
+        """The bid and call functions as the kernels call them: the strategy's own, or the
         default auction policy's."""
         if "auction" not in self._compiled:
-            from kernels.inlined_strategies_nb import default_bid_nb, default_call_nb
+            from strategies.seam import compiled_decision
 
-            bid, call = (
-                (no_decision_slot() if self.batched else compile_decision(own, f"{self.name}'s {what}", self.takes_data))
-                if own else _default_decision(default)
-                for own, what, default in ((self.bid, "bid", default_bid_nb), (self.call, "call", default_call_nb))
-            )  # fmt: skip
-            self._compiled["auction"] = (bid, call)
+            self._compiled["auction"] = (compiled_decision(self, "bid"), compiled_decision(self, "call"))
         return self._compiled["auction"]
 
     @property
@@ -356,114 +346,3 @@ def _format(value) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     return f"{value:g}" if isinstance(value, float) else str(value)
-
-
-_DEFAULTS: dict = {}
-
-
-def no_decision_slot(takes_data: bool = False):
-    """A plug-in slot the kernels never call (an unused slot, a decision taken outside
-    them): ``no_decision_nb`` as its compiled address, which a kernel's call takes at no
-    cost, where a jitted function costs about 25 us to look up at every call (a step of
-    the environment passes 18 slots). A slot that is called stays a jitted function:
-    only then do its exceptions reach the caller."""
-    from numba.core.types.function_type import CompileResultWAP
-
-    from kernels.dispatch_nb import no_data_decision_nb, no_decision_nb
-
-    key = ("none", takes_data)
-    if key not in _DEFAULTS:
-        function = compile_decision(no_data_decision_nb if takes_data else no_decision_nb, "no decision", takes_data)
-        overloads = getattr(function, "overloads", None)  # None: the kernels run as Python (NUMBA_DISABLE_JIT)
-        _DEFAULTS[key] = CompileResultWAP(next(iter(overloads.values()))) if overloads else function
-    return _DEFAULTS[key]
-
-
-def _default_decision(function):
-    """A default auction decision compiled once per process, shared by every strategy."""
-    if function not in _DEFAULTS:
-        _DEFAULTS[function] = compile_decision(function, "default auction policy")
-    return _DEFAULTS[function]
-
-
-def decision_signature(takes_data: bool = False):
-    """The Numba signature every decision function is compiled with (``takes_data``: that
-    of a strategy with data, whose fourth argument is its read-only float32 vector)."""
-    from numba import from_dtype, types
-
-    from kernels.enums import VIEW_DTYPE
-
-    arguments = [from_dtype(VIEW_DTYPE), types.float64[::1], types.uint64[::1]]
-    if takes_data:
-        arguments.append(types.Array(types.float32, 1, "C", readonly=True))
-    return types.int64(*arguments)
-
-
-def compile_decision(choose, name: str, takes_data: bool = False):
-    """``choose`` compiled for the plug-in signature, with the options of the author's
-    ``@njit`` that suit a decision (KEPT_NJIT_OPTIONS); StrategyError (one line) if it fails,
-    naming the strategy, the file and line, and Numba's reason (the whole of Numba's
-    message is the error's cause: ``BRISCOLA_DEBUG=1`` shows it)."""
-    from numba import njit
-
-    python_function = getattr(choose, "py_func", choose)
-    if not callable(python_function):
-        raise StrategyError(f"strategy {name!r}: its decision function is not callable")
-    authors = getattr(choose, "targetoptions", {})
-    options = {key: authors[key] for key in KEPT_NJIT_OPTIONS if key in authors}
-    options.update(cache=True, nogil=True)
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # Numba's "first-class functions are experimental"
-            return njit(decision_signature(takes_data), **options)(python_function)
-    except Exception as error:  # Numba's errors, and the bare ones its typing lets out (KeyError, ...)
-        where = _error_location(error)
-        raise StrategyError(
-            f"strategy {name!r}{where} does not compile for the kernels: {_compile_reason(error)} "
-            "(BRISCOLA_DEBUG=1 shows Numba's whole message)"
-        ) from error
-
-
-def _error_location(error: Exception) -> str:
-    """`` (file.py, line N)`` of a compile error: Numba's own location, or the innermost
-    statement being typed when a bare exception escaped Numba's type inference."""
-    from numba.core.ir import Loc
-
-    loc = getattr(error, "loc", None)
-    if not isinstance(loc, Loc):
-        tb = error.__traceback__
-        while tb is not None:
-            for value in list(tb.tb_frame.f_locals.values()):
-                try:
-                    found = value if isinstance(value, Loc) else getattr(value, "loc", None)
-                except Exception:  # noqa: BLE001 - any object may sit in a frame: never hide the real error
-                    found = None
-                loc = found if isinstance(found, Loc) else loc
-            tb = tb.tb_next
-    if not isinstance(loc, Loc):
-        return ""
-    path = os.path.relpath(loc.filename)
-    return f" ({loc.filename if path.startswith('..') else path}, line {loc.line})"
-
-
-def _compile_reason(error: Exception) -> str:
-    """Numba's reason in one line: the line after its 'Failed in ... pipeline' header
-    (and the next, when it ends with a colon), or the bare exception. A field the view
-    does not have is named with the fields it has."""
-    from numba.core.errors import NumbaError
-
-    from kernels.enums import VIEW_DTYPE
-
-    text = re.sub(r"\x1b\[[0-9;]*m", "", str(error))  # Numba may colour its messages
-    missing = re.search(r"Unknown attribute '(\w+)' of type Record", text)
-    if isinstance(error, KeyError) and error.args and isinstance(error.args[0], str):
-        missing = re.match(r"(\w+)", error.args[0])
-    if missing and missing.group(1) not in VIEW_DTYPE.names:
-        return f"the view has no field {missing.group(1)!r}; its fields: {', '.join(VIEW_DTYPE.names)}"
-    lines = [line.strip() for line in text.splitlines() if line.strip() and not line.startswith("Failed in ")]
-    if not isinstance(error, NumbaError) or not lines:
-        return f"{type(error).__name__}: {lines[0] if lines else text}"
-    reason = lines[0]
-    if reason.endswith(":") and len(lines) > 1:
-        reason += " " + lines[1].lstrip("> ")
-    return reason

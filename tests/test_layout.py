@@ -65,6 +65,19 @@ def lint_copy(folder):
                           env={**os.environ, "PYTHONPATH": str(folder)})  # fmt: skip
 
 
+def test_the_kernels_strategy_tables_are_made_in_one_place():
+    """The run context and its plug-in tables are built by strategies/seam.py alone: no
+    kernel takes the context apart to build it again, no other module lays it out."""
+    kinds = {"RunContext", "Plugins", "PluginData"}
+    builders = set()
+    for package in ("kernels", "strategies", "sim"):
+        for path in (REPO / package).rglob("*.py"):
+            for node in ast.walk(ast.parse(path.read_text())):
+                if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in kinds:
+                    builders.add(str(path.relative_to(REPO)))
+    assert builders == {"strategies/seam.py"}
+
+
 def test_lint_passes():
     result = run(tool("ruff"), "check", ".")
     assert result.returncode == 0, result.stdout + result.stderr
