@@ -23,7 +23,7 @@
 Numba types a namedtuple by its fields, so the engine compiles once for these types and
 stays in the disk cache whatever strategies a run brings. A parallel loop cannot take a
 namedtuple holding a tuple of functions (Numba's parfors pass a tuple's items as
-separate arguments, one level deep): ``_play_blocks_nb`` unpacks the context before its
+separate arguments, one level deep): ``simulate_nb`` unpacks the context before its
 loop and builds it again inside, at no cost.
 """
 

@@ -262,7 +262,7 @@ def advance_lanes_nb(run, outside, lanes, which, actions):
 @njit(cache=True, inline="always")
 def _over_blocks_nb(run, outside, lanes, which, values, starting):
     """Spreads the lanes over the threads in blocks. The context is taken apart and made
-    again inside the loop, as in ``_play_blocks_nb``; the lanes' records are only taken
+    again inside the loop, as in ``simulate_nb``; the lanes' records are only taken
     inside ``_block_nb``: a record made in a parallel loop's body is passed on by value."""
     (
         seed_key,
