@@ -368,7 +368,7 @@ def _run(ctx, experiment, out, summary_only, overwrite, backend, scheduler, work
 
     kind = experiment.run_kind
     out = _output(out, summary_only, lambda: kind.default_path(experiment), dataset=kind.layout != "file")
-    _say_if_first_run(quiet)
+    _say_if_first_run(quiet, [experiment])
     with _progress(experiment.units, enabled=not quiet and sys.stderr.isatty()) as advance:
         outcome = run_command(experiment, out, trace, overwrite, _command(ctx), advance)
     _show(outcome, json_output, quiet)
@@ -450,7 +450,7 @@ def _run_study(folder, study_plan, resume, backend, scheduler, workers, chunk_de
                 _dask_runner()(study, stop, progress, scheduler=scheduler, workers=workers, threads=threads,
                                on_status=progress.status, on_note=progress.note)  # fmt: skip
             else:
-                _say_if_first_run(quiet)
+                _say_if_first_run(quiet, [state.experiment for state in study.states])
                 local.run(study, stop, progress)
         study.close()
     except BaseException as error:
@@ -845,13 +845,16 @@ class _progress:
         return False
 
 
-def _say_if_first_run(quiet: bool) -> None:
-    """A first run is silent for a minute or more while Numba compiles: say so first."""
-    from sim.compiling import engine_is_cold
+def _say_if_first_run(quiet: bool, experiments) -> None:
+    """A first run is silent while Numba compiles: say first what compiles."""
+    from sim.compiling import compiling_note
 
-    if not quiet and engine_is_cold():
-        print("briscola: a first run compiles the kernels into Numba's cache (a minute or two on 2 cores); "
-              "later runs load them in about a second", file=sys.stderr)  # fmt: skip
+    if quiet:
+        return
+    configs = [c for e in experiments for part in e.parts for c in e.run_kind.player(e, part).configs]
+    note = compiling_note(configs)
+    if note:
+        print(f"briscola: {note}", file=sys.stderr)
 
 
 class Progress:
