@@ -147,15 +147,40 @@ def _compile_aside(cold: list[Strategy], auction: bool, strategy_files) -> subpr
     return subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
+def ready_everything() -> None:
+    """Compiles both paths of the engine, the tally and every built-in strategy (with
+    its bid and call) into Numba's disk cache, the strategies in the second process: a
+    machine readied ahead of its runs (the test session does this once)."""
+    from strategies.registry import builtin_strategies
+
+    cold = [s for s in builtin_strategies().values() if s.inline_id is None and not _is_ready(s)]
+    helper = _compile_aside(cold, True, ())
+    try:
+        for players, trace in ((2, False), (4, True)):  # the fast path; the engine (a traced batch takes it)
+            config = RunConfig(players=players, strategies=("random",) * players, deals=1, seed=0)
+            tally_results_nb(play_batch(config, 0, 1, trace=trace).results, n_sides(players), NOT_PLAYED)
+    finally:
+        if helper is not None:
+            helper.wait()
+    for strategy in cold:  # loaded from the cache the second process filled (compiled here on one core)
+        strategy.compiled()
+        strategy.compiled_auction()
+
+
 def main(argv: list[str]) -> int:
-    """Compiles the named strategies into Numba's disk cache."""
+    """Compiles the named strategies into Numba's disk cache (``--everything``: all
+    a run may need of the built-ins, ``ready_everything``)."""
     import argparse
 
     parser = argparse.ArgumentParser(prog="python -m sim.compiling", description=main.__doc__)
     parser.add_argument("--strategy-file", action="append", default=[])
     parser.add_argument("--auction", action="store_true", help="their Briscola Chiamata bid and call too")
-    parser.add_argument("names", nargs="+")
+    parser.add_argument("--everything", action="store_true", help="both engine paths and every built-in")
+    parser.add_argument("names", nargs="*")
     args = parser.parse_args(argv)
+    if args.everything:
+        ready_everything()
+        return 0
     strategies = available_strategies(tuple(args.strategy_file))
     for name in args.names:
         strategies[name].compiled()
