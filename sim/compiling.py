@@ -89,13 +89,14 @@ def _cold_strategies(config: RunConfig) -> list[Strategy]:
 
 def compiling_note(configs) -> str | None:
     """What the runs ``configs`` compile before they play, in one line saying why they
-    wait; None if Numba's disk cache holds it all."""
+    wait; None if the engine paths they play are in Numba's disk cache (strategies alone
+    compile in seconds, and one that does not compile is then refused in one line)."""
     engines = {_ENGINE_NAMES[kernel.__name__] for kernel in map(_engine_kernel, configs) if is_cold(kernel)}
+    if not engines:
+        return None
     strategies = {s.name: None for config in configs for s in _cold_strategies(config)}
     named = f"the strateg{'ies' if len(strategies) > 1 else 'y'} {', '.join(strategies)}"
     parts = sorted(engines) + ([named] if strategies else [])
-    if not parts:
-        return None
     return (f"compiling {' and '.join(parts)} into Numba's cache, once (seconds to a minute on 2 cores); "
             "later runs load them in about a second")  # fmt: skip
 

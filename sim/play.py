@@ -164,6 +164,16 @@ def _plugins(slots: list, players: int, chiamata: bool) -> tuple[Plugins, Plugin
     return Plugins(decide, bid, call, decide_data, bid_data, call_data), PluginData(takes_data, data, spans)
 
 
+def check_seats(config: RunConfig) -> None:
+    """StrategyError for what ``lineup`` would refuse short of compiling: unknown names or
+    keys, a strategy not played at the table, data it cannot load there. (The strategies
+    compile as the run readies, beside the engine: ``sim/compiling.py``.)"""
+    specs = _parsed(config.strategies, tuple(config.strategy_files))
+    refuse_unplayed(specs, config.players)
+    for spec in specs:
+        spec.strategy.data_for(config.players)
+
+
 def check_tables(texts, strategy_files, players: int) -> None:
     """StrategyError for a strategy that does not play at a table of ``players`` (its
     declared ``tables``)."""

@@ -96,7 +96,8 @@ def test_a_first_run_says_what_it_compiles_before_it_waits(tmp_path, monkeypatch
     import sim.compiling
     from tests.helpers import command
 
-    monkeypatch.setattr(sim.compiling, "is_cold", lambda kernel: True)  # as on a fresh clone
+    cold = {"simulate_duels_nb", "simulate_nb"}
+    monkeypatch.setattr(sim.compiling, "is_cold", lambda kernel: kernel.__name__ in cold)  # as on a fresh clone
     monkeypatch.setattr(sim.compiling, "_is_ready", lambda strategy: strategy.is_compiled())
     run = ["simulate", "--players", "2", "--strategies", "greedy,random", "--deals", "10", "--seed", "1", "--out"]
     code, _, err = command(capsys, *run, str(tmp_path / "first.parquet"))
@@ -121,3 +122,6 @@ def test_a_first_run_says_what_it_compiles_before_it_waits(tmp_path, monkeypatch
     ]
     code, _, err = command(capsys, *run, str(tmp_path / "compare.parquet"))
     assert code == 0 and "compiling the engine and the strategy first into" in err.splitlines()[0]
+    cold.clear()  # the engine cached: a new strategy alone compiles in seconds, and says nothing
+    code, _, err = command(capsys, *run, str(tmp_path / "again.parquet"))
+    assert code == 0 and "compiling" not in err

@@ -30,7 +30,7 @@ from sim import summaries
 from sim.config import ConfigError, RunConfig, n_sides
 from sim.kinds.base import RunKind, default_path
 from sim.matches import match_table, play_matches
-from sim.play import check_tables, play_batch
+from sim.play import check_seats, play_batch
 from sim.recount import compare_tally
 from sim.results import arrow_column, results_schema, results_table
 from sim.stats import A, B, CompareTally, deal_games, game_scores, seatings
@@ -112,8 +112,7 @@ class DuplicatesPlayer:
         self.seatings = seatings(base.players)
         self.configs = [seating_config(base, a, b, seating) for seating in self.seatings]
         for config in self.configs:
-            # bad strategies fail here; they compile in warm_up, beside the engine
-            check_tables(config.strategies, config.strategy_files, config.players)
+            check_seats(config)  # bad ones fail here, before anything runs
         self.games = len(self.configs)
         self.schema = compare_schema(self.configs[0])
 

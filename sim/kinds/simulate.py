@@ -10,7 +10,7 @@ from sim import summaries
 from sim.config import RunConfig, n_sides, seat_strategies
 from sim.kinds.base import RunKind, default_path
 from sim.matches import match_table, play_matches, rotated
-from sim.play import NOT_PLAYED, Batch, check_tables, play_batch
+from sim.play import NOT_PLAYED, Batch, check_seats, play_batch
 from sim.recount import run_tally
 from sim.results import results_schema, results_table
 from sim.stats import RunTally
@@ -57,8 +57,7 @@ class SeatsPlayer:
     def __init__(self, config: RunConfig):
         self.config = config
         self.configs = [config]
-        # bad strategies fail here; they compile in warm_up, beside the engine
-        check_tables(config.strategies, config.strategy_files, config.players)
+        check_seats(config)  # bad ones fail here, before anything runs
         self.schema = results_schema(config)
 
     def new_tally(self) -> RunTally:
