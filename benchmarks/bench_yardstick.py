@@ -40,13 +40,8 @@ sys.path.insert(0, str(REPO))
 import numba  # noqa: E402
 import numpy as np  # noqa: E402
 
-from kernels.engine_nb import simulate_nb  # noqa: E402
-from kernels.enums import (  # noqa: E402
-    DEAL_DTYPE,
-    ILLEGAL_DTYPE,
-    PLAY_DTYPE,
-    RESULT_DTYPE,
-)
+from kernels.engine_nb import simulate_duels_nb  # noqa: E402
+from kernels.enums import RESULT_DTYPE  # noqa: E402
 from sim.config import RunConfig  # noqa: E402
 from sim.interrupt import StopFlag  # noqa: E402
 from sim.play import run_context  # noqa: E402
@@ -98,14 +93,14 @@ def command_deals_per_s(pair, n_deals, seed=1):
 
 
 def our_deals_per_s(pair, n_deals, threads, seed=1):
-    """Deals/s of ``simulate_nb`` for 2 players, untraced, on ``threads`` threads."""
+    """Deals/s of the engine's kernel for 2 players, untraced (the fast path,
+    ``simulate_duels_nb``), on ``threads`` threads."""
     numba.set_num_threads(threads)
     config = RunConfig(players=2, strategies=pair, deals=n_deals, seed=seed)
     run = run_context(config, 0, 1, False, StopFlag())
     results = np.zeros(n_deals, dtype=RESULT_DTYPE)
-    illegal = np.zeros(n_deals, dtype=ILLEGAL_DTYPE)
     start = time.perf_counter()
-    simulate_nb(run, results, illegal, np.zeros(0, dtype=DEAL_DTYPE), np.zeros(0, dtype=PLAY_DTYPE))
+    simulate_duels_nb(run, results)
     return n_deals / (time.perf_counter() - start)
 
 

@@ -42,7 +42,7 @@ def is_duel_nb(players, strategy_ids, traced):
     return players == 2 and not traced and strategy_ids[0] < FIRST_PLUGIN_ID and strategy_ids[1] < FIRST_PLUGIN_ID
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def play_duel_nb(deal, counter0, counter1, random0, random1):
     """Plays a dealt 2-player deal; returns the points taken by seat 0.
 
@@ -65,7 +65,7 @@ def play_duel_nb(deal, counter0, counter1, random0, random1):
     return state[7]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _trick_nb(state, n, trump, random0, random1):
     """One trick with ``n`` cards in each hand; returns the state after it."""
     lead_hand, follow_hand, counter_l, counter_f, bits_l, bits_f, leader, points0 = state
@@ -96,7 +96,7 @@ def _trick_nb(state, n, trump, random0, random1):
             bits_f ^ next_bits, winner, points0)  # fmt: skip
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _random_slot_nb(n, counter, bits):
     """``random_nb``'s pick from a hand of ``n`` cards, for a stream at ``counter`` whose
     next bits are ``bits``: (slot, the stream's new counter, its next bits)."""
@@ -107,12 +107,12 @@ def _random_slot_nb(n, counter, bits):
     return slot, counter, _next_bits_nb(counter)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _next_bits_nb(counter):
     return next_local_nb(counter)[0]
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _greedy_slot_nb(hand, n, trump, lead):
     """``greedy_nb``'s pick: the slot of the card with the smallest key, to lead when
     ``lead`` is -1, else to follow it. Keys are unique per card: no ties. All three
@@ -125,24 +125,24 @@ def _greedy_slot_nb(hand, n, trump, lead):
     return np.uint64(best & 3)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _greedy_key_nb(card, trump, lead):
     if lead < 0:
         return greedy_lead_key_nb(card, trump)
     return greedy_follow_key_nb(card, lead, trump, CARD_POINTS[lead] >= 10)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _pack_nb(cards):
     return np.uint64(cards[0]) | np.uint64(cards[1]) << np.uint64(8) | np.uint64(cards[2]) << np.uint64(16)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _card_nb(hand, slot):
     return (hand >> (slot * np.uint64(8))) & BYTE
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def _remove_nb(hand, slot):
     """The hand without the card in ``slot``; later cards move down one slot."""
     below = (ONE << (slot * np.uint64(8))) - ONE

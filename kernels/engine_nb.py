@@ -8,7 +8,9 @@ auction and a call come first (``chiamata_nb.py``). Strategies see the deal only
 VIEW_DTYPE record holding what their player may see.
 
 Untraced 2-player deals between ``random`` and ``greedy`` take the fast path of
-``kernels/duel_nb.py`` instead, with the same results.
+``kernels/duel_nb.py`` instead, with the same results: ``simulate_duels_nb``, a kernel of
+its own (the caller picks it with ``is_duel_nb``), so that each run compiles only the
+path it plays.
 """
 
 from numba import njit, prange
@@ -26,7 +28,7 @@ from kernels.chiamata_nb import (
 )
 from kernels.contexts_nb import new_block_scratch_nb
 from kernels.dispatch_nb import RANDOM_ID, choose_card_nb, shown_to_nb
-from kernels.duel_nb import is_duel_nb, play_duel_nb
+from kernels.duel_nb import play_duel_nb
 from kernels.enums import (
     CARD_FACE,
     CARD_SUIT,
@@ -340,40 +342,29 @@ def clear_record_nb(record):
         record.auction_bids[k] = NO_SEAT
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, parallel=True)
 def simulate_nb(run, results, illegal, deals, records):
     """Deals and plays deals ``run.first_deal + i * run.deal_step`` for i in
-    ``range(len(results))`` (a step above 1 picks, e.g., the k-th deal of every match).
+    ``range(len(results))`` (a step above 1 picks, e.g., the k-th deal of every match);
+    with ``run.dealt``, plays the given ``deals`` instead (audits, the same cards twice),
+    deal i with the strategies' random streams of that deal index.
 
     ``deals`` and ``records`` are either empty or as long as ``results``: then they
     receive every deal's cards and moves (a trace). ``illegal[i]`` is written when deal i
-    meets an illegal decision (the caller fills ``illegal["play"]`` with -1 first). Every deal's randomness comes from (seed, deal
-    index) alone, so the results do not depend on the number of threads.
+    meets an illegal decision (the caller fills ``illegal["play"]`` with -1 first). Every
+    deal's randomness comes from (seed, deal index) alone, so the results do not depend on
+    the number of threads.
 
     ``results[i].deal`` is written once deal i is complete: a deal left unfinished, by
     an illegal decision or because ``run.stop[0]`` was set (from another thread: the GIL
     is released), keeps the value the caller gave it.
-    """
-    _play_blocks_nb(run, results, illegal, deals, records)
 
-
-@njit(cache=True, nogil=True)
-def replay_nb(run, deals, results, illegal, records):
-    """Plays the given ``deals`` (DEAL_DTYPE) instead of dealing them (``run.dealt``), and
-    records every move into ``records``. Deal i gets the strategies' random streams of
-    deal index ``run.first_deal + i * run.deal_step``. Used to audit deals and to play the
-    same cards twice. ``results`` and ``run.stop`` as in ``simulate_nb``.
-    """
-    _play_blocks_nb(run, results, illegal, deals, records)
-
-
-@njit(cache=True, parallel=True)
-def _play_blocks_nb(run, results, illegal, deals, records):
-    """Spreads blocks of deals over the threads; each block gets its own work arrays.
-    Results do not depend on the blocks: deal i's randomness comes from (seed, i) alone.
-
+    Blocks of deals are spread over the threads; each block gets its own work arrays.
     The context goes into the loop boxed (``bind_nb``): Numba's parallel loop cannot take
-    a namedtuple holding tuples of functions (kernels/contexts_nb.py)."""
+    a namedtuple holding tuples of functions (kernels/contexts_nb.py). The loop is the
+    entry itself, not called by one: each kernel a call links in is optimised again with
+    its caller, and the engine is most of the compile.
+    """
     n_deals = results.shape[0]
     held = bind_nb(run)
     # Small batches (of slow strategies) are cut finer, so that every thread gets work.
@@ -388,25 +379,37 @@ def _play_blocks_nb(run, results, illegal, deals, records):
         _play_block_nb(block_run, scratch, start, end, results, illegal, deals, records)
 
 
+@njit(cache=True, nogil=True, parallel=True)
+def simulate_duels_nb(run, results):
+    """``simulate_nb`` for the deals of the fast path (``is_duel_nb``: untraced 2-player
+    deals between ``random`` and ``greedy``), with the same results and the same blocks.
+    An entry of its own, so that a run on the fast path compiles only it, and a run of
+    other strategies only the general path."""
+    seed_key, first_deal, deal_step, _, _, rules, strategy_ids, params, _, _, seat_streams, stop = run
+    n_deals = results.shape[0]
+    block_size = max(1, min(DEALS_PER_BLOCK, n_deals // MIN_BLOCKS))
+    n_blocks = (n_deals + block_size - 1) // block_size
+    random0, random1 = strategy_ids[0] == RANDOM_ID, strategy_ids[1] == RANDOM_ID
+    for block in prange(n_blocks):
+        start = block * block_size
+        end = min(n_deals, start + block_size)
+        scratch = new_block_scratch_nb(params.shape[1])
+        duel = (seed_key, first_deal, deal_step, rules, seat_streams, stop)
+        if random0 and random1:  # constant flags: the compiler drops greedy's code from this copy
+            _play_duels_nb(duel, scratch, start, end, results, True, True)
+        else:
+            _play_duels_nb(duel, scratch, start, end, results, random0, random1)
+
+
 @njit(cache=True, _nrt=False)
 def _play_block_nb(run, scratch, start, end, results, illegal, deals, records):
     """Plays deals ``start .. end - 1`` on one thread: deals them first unless ``run.dealt``
     (then ``deals`` holds them). Empty ``deals``/``records`` mean untraced: the scratch
-    records are used instead.
+    records are used instead. (Deals on the fast path are played by ``simulate_duels_nb``.)
 
     A block is the unit of work of a thread: its work arrays are made once by the
     caller. Compiled without reference counting, like ``play_deal_nb``.
     """
-    traced = records.shape[0] > 0
-    if is_duel_nb(
-        run.players, run.strategy_ids, traced
-    ):  # random and greedy only, untraced: the fast path, same results
-        random0, random1 = run.strategy_ids[0] == RANDOM_ID, run.strategy_ids[1] == RANDOM_ID
-        if random0 and random1:  # constant flags: the compiler drops greedy's code from this copy
-            _play_duels_nb(run, scratch, start, end, results, True, True)
-        else:
-            _play_duels_nb(run, scratch, start, end, results, random0, random1)
-        return
     n_seats = run.players if run.players > 0 else MAX_PLAYERS  # replayed deals: any table
     for i in range(start, end):
         if run.stop[0] != 0:
@@ -425,18 +428,20 @@ def _play_block_nb(run, scratch, start, end, results, illegal, deals, records):
 
 
 @njit(cache=True, _nrt=False)
-def _play_duels_nb(run, scratch, start, end, results, random0, random1):
-    """``_play_block_nb``'s loop on the fast path (2 players, ``random0``/``random1``:
-    whether each seat plays ``random``, else ``greedy``)."""
+def _play_duels_nb(duel, scratch, start, end, results, random0, random1):
+    """Deals ``start .. end - 1`` on the fast path, on one thread. ``duel``: the run's
+    seed key, first deal, deal step, rules, seat streams and stop flag;
+    ``random0``/``random1``: whether each seat plays ``random``, else ``greedy``."""
+    seed_key, first_deal, deal_step, rules, seat_streams, stop = duel
     deal = scratch.deal[0]
     states = scratch.states
     points = scratch.work[0].points
     for i in range(start, end):
-        if run.stop[0] != 0:
+        if stop[0] != 0:
             return
-        deal_index = run.first_deal + i * run.deal_step
-        start_streams_nb(states, run.seed_key, deal_index, run.seat_streams, 2)
-        deal_nb(2, run.rules, states, deal)
+        deal_index = first_deal + i * deal_step
+        start_streams_nb(states, seed_key, deal_index, seat_streams, 2)
+        deal_nb(2, rules, states, deal)
         results[i].briscola = deal.briscola
         points[0] = play_duel_nb(deal, states[1], states[2], random0, random1)
         points[1] = TOTAL_POINTS - points[0]

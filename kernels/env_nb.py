@@ -81,7 +81,7 @@ def env_step_nb(run, lanes, env, which, actions):
     The prange body only calls: Numba (0.68) drops a write into a namedtuple's array made
     in the body itself (a reset flag set there was never seen), so every write is made in
     the functions it calls, or by the caller before. The run goes into the loop boxed, as
-    in ``_play_blocks_nb``."""
+    in ``simulate_nb``."""
     held = bind_nb(run)
     n = which.shape[0]
     n_blocks = (n + LANES_PER_BLOCK - 1) // LANES_PER_BLOCK

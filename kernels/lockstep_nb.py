@@ -263,7 +263,7 @@ def advance_lanes_nb(run, outside, lanes, which, actions):
 @njit(cache=True, inline="always")
 def _over_blocks_nb(run, outside, lanes, which, values, starting):
     """Spreads the lanes over the threads in blocks. The context goes into the loop boxed,
-    as in ``_play_blocks_nb``; the lanes' records are only taken inside ``_block_nb``: a
+    as in ``simulate_nb``; the lanes' records are only taken inside ``_block_nb``: a
     record made in a parallel loop's body is passed on by value."""
     held = bind_nb(run)
     n_blocks = (which.shape[0] + LANES_PER_BLOCK - 1) // LANES_PER_BLOCK

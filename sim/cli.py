@@ -660,13 +660,16 @@ class _progress:
         return False
 
 
-def _say_if_first_run(quiet: bool) -> None:
-    """A first run is silent for a minute or more while Numba compiles: say so first."""
-    from sim.compiling import engine_is_cold
+def _say_if_first_run(quiet: bool, experiments) -> None:
+    """A first run is silent while Numba compiles: say first what compiles."""
+    from sim.compiling import compiling_note
 
-    if not quiet and engine_is_cold():
-        print("briscola: a first run compiles the kernels into Numba's cache (a minute or two on 2 cores); "
-              "later runs load them in about a second", file=sys.stderr)  # fmt: skip
+    if quiet:
+        return
+    configs = [c for e in experiments for part in e.parts for c in e.run_kind.player(e, part).configs]
+    note = compiling_note(configs)
+    if note:
+        print(f"briscola: {note}", file=sys.stderr)
 
 
 class _Terminal:
@@ -683,8 +686,8 @@ class _Terminal:
     def alert(self, text: str) -> None:
         print(f"briscola: {text}", file=sys.stderr)
 
-    def playing_here(self) -> None:
-        _say_if_first_run(self.quiet)
+    def playing_here(self, experiments) -> None:
+        _say_if_first_run(self.quiet, experiments)
 
     def progress(self, total: int, done: int = 0, time_left=None, lines: bool = False) -> _progress:
         enabled = not self.quiet and sys.stderr.isatty()

@@ -1,18 +1,18 @@
-"""Readying a run's kernels, on both cores when the caches are cold.
+"""Readying a run's kernels: what the run plays and nothing more, on both cores when the
+caches are cold.
 
-A first run compiles the engine (about 30 s) and every plug-in strategy it uses
-(``expert`` ~4 s, ``pimc`` ~6 s). Numba compiles on one core at a time within a process,
-so the strategies that are not in the disk cache yet are compiled by a second process
-while this one compiles the engine; afterwards this process loads them from the cache.
-That process also compiles every other built-in strategy not cached yet, after the
-run's own: it says when the run's own are done, and the run starts then while it goes on
-(the search strategies take longer than the engine), so the first run costs no more, and
-a later run against any built-in opponent starts at once (without this, each new
-opponent compiled on its first use, which looked like a recompile of one's own
-plug-in). With warm caches nothing is started: everything loads in about a second.
+A run compiles only the code it plays: untraced 2-player runs of ``random`` and
+``greedy`` the engine's fast path (``simulate_duels_nb``), other runs the general engine,
+and the plug-in strategies it seats (``expert`` ~4 s, ``pimc`` ~6 s), at Briscola
+Chiamata with their bid and call. Each lands in Numba's disk cache on its own, so a
+later run with other strategies compiles only what it has not met yet. Numba compiles on
+one core at a time within a process, so the strategies not in the disk cache yet are
+compiled by a second process while this one compiles the engine; afterwards this
+process loads them from the cache. With warm caches nothing is started: everything loads
+in about a second.
 
-The second process runs ``python -m sim.compiling [--strategy-file PATH ...] [--own N]
-NAME ...`` and prints ``ready`` once it has compiled the first N names.
+The second process runs ``python -m sim.compiling [--strategy-file PATH ...] [--auction]
+NAME ...``.
 """
 
 from __future__ import annotations
@@ -23,9 +23,11 @@ import sys
 import time
 import warnings
 
+import numpy as np
+
 from kernels.lockstep_nb import new_lanes_nb
 from kernels.tally_nb import tally_results_nb
-from sim.config import RunConfig, n_sides
+from sim.config import CHIAMATA, RunConfig, n_sides
 from sim.interrupt import StopFlag
 from sim.lockstep import lane_kernels
 from sim.play import NOT_PLAYED, lineup, play_batch, run_context, seat_specs
@@ -40,13 +42,14 @@ def warm_up(config: RunConfig, tally: bool = False) -> tuple[float, float]:
     first decisions took (their own start-up: a model's session, a library's import),
     which no cache shortens."""
     started = time.perf_counter()
-    helper = _compile_aside(_to_compile_aside(config), len(_cold_strategies(config)), config.strategy_files)
+    helper = _compile_aside(_cold_strategies(config), config.players == CHIAMATA, config.strategy_files)
     try:
-        batch = play_batch(_engine_only(config), 0, 1)
+        engine, trace = _engine_only(config)
+        batch = play_batch(engine, 0, 1, trace=trace)
         if tally:
             tally_results_nb(batch.results, n_sides(config.players), NOT_PLAYED)
         if helper is not None:
-            helper.stdout.readline()  # "ready", or nothing if it failed: the next line compiles what is missing
+            helper.wait()  # if it failed, the next line compiles what is missing
     except BaseException:  # Ctrl-C included: no compiler left running behind
         if helper is not None:
             helper.kill()
@@ -61,11 +64,18 @@ def warm_up(config: RunConfig, tally: bool = False) -> tuple[float, float]:
     return compiled - started, time.perf_counter() - compiled
 
 
-def _engine_only(config: RunConfig) -> RunConfig:
-    """The same table with ``random`` in every seat: the engine is compiled once for any
-    strategies (they come as function pointers of one type), so this compiles all of it."""
-    return RunConfig(players=config.players, strategies=("random",) * config.players, deals=1, seed=0,
-                     threads=config.threads, rules=config.rules)  # fmt: skip
+def _engine_only(config: RunConfig) -> tuple[RunConfig, bool]:
+    """The same table with ``random`` in every plug-in's seat, and whether to trace it:
+    the engine takes any strategies (they come as function pointers of one type), so this
+    compiles the engine the run plays without its strategies. A run with a plug-in plays
+    the general path, which a traced batch takes too; one of ``random`` and ``greedy``
+    alone plays as it would."""
+    specs = seat_specs(config)
+    plugged = [spec.strategy.inline_id is None for spec in specs]
+    strategies = tuple("random" if plug else spec.label for spec, plug in zip(specs, plugged))
+    engine = RunConfig(players=config.players, strategies=strategies, deals=1, seed=0, threads=config.threads,
+                       rules=config.rules)  # fmt: skip
+    return engine, any(plugged)
 
 
 def _cold_strategies(config: RunConfig) -> list[Strategy]:
@@ -78,25 +88,38 @@ def _cold_strategies(config: RunConfig) -> list[Strategy]:
     return cold
 
 
-def _to_compile_aside(config: RunConfig) -> list[Strategy]:
-    """What the second process compiles: the run's cold strategies first; then, while
-    the engine compiles here (a first run), every other built-in not cached yet."""
-    cold = _cold_strategies(config)
-    if not engine_is_cold():
-        return cold
-    from strategies.registry import builtin_strategies
+def compiling_note(configs) -> str | None:
+    """What the runs ``configs`` compile before they play, in one line saying why they
+    wait; None if the engine paths they play are in Numba's disk cache (strategies alone
+    compile in seconds, and one that does not compile is then refused in one line)."""
+    engines = {_ENGINE_NAMES[kernel.__name__] for kernel in map(_engine_kernel, configs) if is_cold(kernel)}
+    if not engines:
+        return None
+    strategies = {s.name: None for config in configs for s in _cold_strategies(config)}
+    named = f"the strateg{'ies' if len(strategies) > 1 else 'y'} {', '.join(strategies)}"
+    parts = sorted(engines) + ([named] if strategies else [])
+    return (f"compiling {' and '.join(parts)} into Numba's cache, once (seconds to a minute on 2 cores); "
+            "later runs load them in about a second")  # fmt: skip
 
-    others = [s for s in builtin_strategies().values() if s.inline_id is None and s not in cold and not _is_ready(s)]
-    return cold + others
+
+_ENGINE_NAMES = {"simulate_duels_nb": "the engine's 2-player fast path", "simulate_nb": "the engine"}
 
 
-def engine_is_cold() -> bool:
-    """Whether the engine has nothing in Numba's disk cache (this run compiles it)."""
-    from kernels.engine_nb import simulate_nb
+def _engine_kernel(config: RunConfig):
+    """The entry kernel the run plays (as ``sim.play`` picks it): the fast path or the engine."""
+    from kernels.duel_nb import is_duel_nb
+    from kernels.engine_nb import simulate_duels_nb, simulate_nb
 
+    engine, trace = _engine_only(config)
+    ids = np.array([spec.strategy.inline_id for spec in seat_specs(engine)])
+    return simulate_duels_nb if is_duel_nb.py_func(engine.players, ids, trace) else simulate_nb
+
+
+def is_cold(kernel) -> bool:
+    """Whether a kernel has nothing in Numba's disk cache (a run compiles it)."""
     try:
-        return not simulate_nb._cache._cache_file._load_index()
-    except Exception:  # noqa: BLE001 - Numba internals moved: as if warm (nothing more is compiled aside)
+        return not kernel._cache._cache_file._load_index()
+    except Exception:  # noqa: BLE001 - Numba internals moved: as if warm
         return False
 
 
@@ -116,37 +139,55 @@ def _is_ready(strategy: Strategy) -> bool:
         return True
 
 
-_helpers: list[subprocess.Popen] = []  # compiling the other built-ins on while the run plays
-
-
-def _compile_aside(cold: list[Strategy], own: int, strategy_files) -> subprocess.Popen | None:
-    """Starts the second process on ``cold``, of which the first ``own`` are the run's."""
+def _compile_aside(cold: list[Strategy], auction: bool, strategy_files) -> subprocess.Popen | None:
+    """Starts the second process on ``cold`` (with ``auction``, their bids and calls too)."""
     if not cold or (os.cpu_count() or 1) < 2:
         return None
     files = [arg for path in strategy_files for arg in ("--strategy-file", str(path))]
-    command = [sys.executable, "-m", "sim.compiling", *files, "--own", str(own), *(s.name for s in cold)]
-    helper = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    _helpers.append(helper)
-    return helper
+    command = [sys.executable, "-m", "sim.compiling", *files, *(["--auction"] if auction else []),
+               *(s.name for s in cold)]  # fmt: skip
+    return subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def ready_everything() -> None:
+    """Compiles both paths of the engine, the tally and every built-in strategy (with
+    its bid and call) into Numba's disk cache, the strategies in the second process: a
+    machine readied ahead of its runs (the test session does this once)."""
+    from strategies.registry import builtin_strategies
+
+    cold = [s for s in builtin_strategies().values() if s.inline_id is None and not _is_ready(s)]
+    helper = _compile_aside(cold, True, ())
+    try:
+        for players, trace in ((2, False), (4, True)):  # the fast path; the engine (a traced batch takes it)
+            config = RunConfig(players=players, strategies=("random",) * players, deals=1, seed=0)
+            tally_results_nb(play_batch(config, 0, 1, trace=trace).results, n_sides(players), NOT_PLAYED)
+    finally:
+        if helper is not None:
+            helper.wait()
+    for strategy in cold:  # loaded from the cache the second process filled (compiled here on one core)
+        strategy.compiled()
+        strategy.compiled_auction()
 
 
 def main(argv: list[str]) -> int:
-    """Compiles the named strategies into Numba's disk cache."""
+    """Compiles the named strategies into Numba's disk cache (``--everything``: all
+    a run may need of the built-ins, ``ready_everything``)."""
     import argparse
 
     parser = argparse.ArgumentParser(prog="python -m sim.compiling", description=main.__doc__)
     parser.add_argument("--strategy-file", action="append", default=[])
-    parser.add_argument("--own", type=int, default=0, help="print 'ready' once the first OWN names are compiled")
-    parser.add_argument("names", nargs="+")
+    parser.add_argument("--auction", action="store_true", help="their Briscola Chiamata bid and call too")
+    parser.add_argument("--everything", action="store_true", help="both engine paths and every built-in")
+    parser.add_argument("names", nargs="*")
     args = parser.parse_args(argv)
+    if args.everything:
+        ready_everything()
+        return 0
     strategies = available_strategies(tuple(args.strategy_file))
-    for done, name in enumerate(args.names):
-        if done == args.own:
-            print("ready", flush=True)
+    for name in args.names:
         strategies[name].compiled()
-        strategies[name].compiled_auction()  # Briscola Chiamata's bid and call: cheap beside the card
-    if args.own >= len(args.names):
-        print("ready", flush=True)
+        if args.auction:
+            strategies[name].compiled_auction()
     return 0
 
 

@@ -19,7 +19,8 @@ import numpy as np
 from numba.core.errors import NumbaExperimentalFeatureWarning
 
 from kernels.contexts_nb import RunContext
-from kernels.engine_nb import replay_nb, simulate_nb
+from kernels.duel_nb import is_duel_nb
+from kernels.engine_nb import simulate_duels_nb, simulate_nb
 from kernels.enums import (
     DEAL_DTYPE,
     DECISION_OK,
@@ -99,6 +100,16 @@ def _resolved(strategies: tuple[str, ...], strategy_files: tuple[str, ...], play
     return seat_tables(_parsed(strategies, strategy_files), players)
 
 
+def check_seats(config: RunConfig) -> None:
+    """StrategyError for what ``lineup`` would refuse short of compiling: unknown names or
+    keys, a strategy not played at the table, data it cannot load there. (The strategies
+    compile as the run readies, beside the engine: ``sim/compiling.py``.)"""
+    specs = _parsed(config.strategies, tuple(config.strategy_files))
+    refuse_unplayed(specs, config.players)
+    for spec in specs:
+        spec.strategy.data_for(config.players)
+
+
 def check_tables(texts, strategy_files, players: int) -> None:
     """StrategyError for a strategy that does not play at a table of ``players`` (its
     declared ``tables``)."""
@@ -171,13 +182,16 @@ def _simulate(config: RunConfig, first_deal: int, n_deals: int, trace: bool, dea
     results, illegal = kernel_buffers(n_deals)
     deals = np.empty(n_deals if trace else 0, dtype=DEAL_DTYPE)
     records = np.empty(n_deals if trace else 0, dtype=PLAY_DTYPE)
+    if is_duel_nb(run.players, run.strategy_ids, trace):  # the fast path: a kernel of its own, compiled apart
+        (results,) = _launch(simulate_duels_nb, (run, results), config, stop, (results,))
+        return Batch(results, deals, records), illegal
     arguments = (run, results, illegal, deals, records)
     results, illegal, deals, records = _launch(simulate_nb, arguments, config, stop, (results, illegal, deals, records))
     return Batch(results, deals, records), illegal
 
 
 def _replay(config: RunConfig, deals: np.ndarray, first_deal: int, stop: StopFlag):
-    """``replay_nb`` on given deals: the Batch and the illegal-decision records."""
+    """``simulate_nb`` on given deals (``run.dealt``): the Batch and the illegal-decision records."""
     run = run_context(config, first_deal, 1, True, stop)
     groups = lineup(config).batched
     if groups:
@@ -186,8 +200,8 @@ def _replay(config: RunConfig, deals: np.ndarray, first_deal: int, stop: StopFla
         return Batch(results, deals, records), illegal
     results, illegal = kernel_buffers(deals.shape[0])
     records = np.empty(deals.shape[0], dtype=PLAY_DTYPE)
-    arguments = (run, deals, results, illegal, records)
-    results, illegal, records = _launch(replay_nb, arguments, config, stop, (results, illegal, records))
+    arguments = (run, results, illegal, deals, records)
+    results, illegal, records = _launch(simulate_nb, arguments, config, stop, (results, illegal, records))
     return Batch(results, deals, records), illegal
 
 

@@ -63,8 +63,8 @@ class Reporter:
         """Something people must know (said even with ``--quiet``): a study repaired."""
         warnings.warn(text, stacklevel=3)
 
-    def playing_here(self) -> None:
-        """This process is about to play (and may first compile the kernels)."""
+    def playing_here(self, experiments) -> None:
+        """This process is about to play ``experiments`` (and may first compile the kernels)."""
 
     def progress(self, total: int, done: int = 0, time_left: TimeLeft | None = None, lines: bool = False):
         """A context manager around the playing, yielding what hears its progress: called
@@ -136,7 +136,7 @@ def run(experiment, how: HowToRun | None = None, reporter: Reporter | None = Non
 def _run_here(experiment, how: HowToRun, reporter: Reporter) -> RunOutcome:
     kind = experiment.run_kind
     out = output_path(how.out, how.summary_only, lambda: kind.default_path(experiment), dataset=kind.folder is not None)
-    reporter.playing_here()
+    reporter.playing_here([experiment])
     with reporter.progress(experiment.units) as progress:
         return run_command(experiment, out, how.trace, how.overwrite, how.command, progress)
 
@@ -240,7 +240,7 @@ def _play(study: Study, backend: Backend, given: dict, how: HowToRun, reporter: 
             reporter.progress(total, done, time_left=TimeLeft(study), lines=True) as progress,
         ):
             if backend.in_this_process:
-                reporter.playing_here()
+                reporter.playing_here([state.experiment for state in study.states])
             backend.run(study, stop, progress, given, how.threads)
         study.close()
     except BaseException as error:

@@ -52,71 +52,76 @@ def test_built_ins_are_not_compiled_aside_and_warm_up_readies_the_run():
     assert (results["side_points"][:, :2].sum(axis=1) == 120).all()
 
 
-def test_a_first_run_compiles_every_built_in_aside_so_a_new_opponent_starts_at_once(monkeypatch):
-    """Each built-in used to compile on its first use: a researcher comparing a plug-in
-    against expert, then hoarder, then highest waited 3-5 s each time, as if the plug-in
-    recompiled. While the engine compiles, the second process compiles them all."""
+def test_a_run_compiles_aside_only_its_own_strategies_not_every_built_in(monkeypatch):
+    """A first run used to compile every built-in (pimc, ismcts, ...) in the second
+    process, whatever it played: a greedy run paid for pimc."""
     import sim.compiling
 
-    config = RunConfig(players=2, strategies=("hoarder", "random"), deals=10, seed=1)
-    monkeypatch.setattr(sim.compiling, "_is_ready", lambda strategy: strategy.name not in ("hoarder", "expert", "pimc"))
-    monkeypatch.setattr(sim.compiling, "engine_is_cold", lambda: True)
-    assert [s.name for s in sim.compiling._to_compile_aside(config)] == ["hoarder", "expert", "pimc"]  # its own first
-    monkeypatch.setattr(sim.compiling, "engine_is_cold", lambda: False)  # a later run: only what it needs
-    assert [s.name for s in sim.compiling._to_compile_aside(config)] == ["hoarder"]
+    asked = []
+    monkeypatch.setattr(sim.compiling, "_is_ready", lambda strategy: False)  # as on a fresh clone
+    monkeypatch.setattr(sim.compiling, "_compile_aside", lambda cold, auction, files: asked.append(cold))
+    warm_up(RunConfig(players=2, strategies=("hoarder", "random"), deals=10, seed=1))
+    assert [[s.name for s in cold] for cold in asked] == [["hoarder"]]
 
 
-def test_theengine_is_cold_only_where_nothing_is_cached(tmp_path):
-    check = [sys.executable, "-c", "from sim.compiling import engine_is_cold; print(engine_is_cold())"]
+def test_a_run_compiles_the_engine_path_it_plays_and_no_other():
+    """The fast path (random and greedy at 2 players, untraced) and the general engine
+    are kernels of their own: a run loads (or compiles) only the one it plays."""
+    script = textwrap.dedent(
+        """
+        from kernels.engine_nb import simulate_duels_nb, simulate_nb
+        from sim.compiling import warm_up
+        from sim.config import RunConfig
+        warm_up(RunConfig(players=PLAYERS, strategies=STRATEGIES, deals=10, seed=1))
+        print(len(simulate_duels_nb.overloads), len(simulate_nb.overloads))
+        """
+    )
+    for players, strategies, loaded in ((2, ("greedy", "random"), "1 0"), (2, ("hoarder", "random"), "0 1"),
+                                        (4, ("greedy",) * 4, "0 1")):  # fmt: skip
+        code = script.replace("PLAYERS", str(players)).replace("STRATEGIES", repr(strategies))
+        done = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, check=True)
+        assert done.stdout.split()[-2:] == loaded.split(), (players, strategies)
+
+
+def test_a_kernel_is_cold_only_where_nothing_is_cached(tmp_path):
+    check = [sys.executable, "-c", "from kernels.engine_nb import simulate_nb\nfrom sim.compiling import is_cold\n"
+             "print(is_cold(simulate_nb))"]  # fmt: skip
     here = subprocess.run(check, cwd=REPO, capture_output=True, text=True)
     empty = subprocess.run(check, cwd=REPO, capture_output=True, text=True,
                            env={**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)})  # fmt: skip
     assert here.stdout.strip() == "False" and empty.stdout.strip() == "True"
 
 
-def test_a_first_run_starts_once_its_own_strategies_are_compiled_not_every_built_in(tmp_path, monkeypatch):
-    """The other built-ins (pimc and ismcts among them) take longer than the engine: the
-    run waits for its own strategies only, and the second process goes on compiling the
-    rest. Here a stand-in for that process says it is ready, then keeps working."""
-    import sim.compiling
-
-    stand_in = tmp_path / "stand_in.py"
-    stand_in.write_text("import time\nprint('ready', flush=True)\ntime.sleep(60)\n")
-    started = []
-
-    def compile_aside(cold, own, strategy_files):
-        helper = subprocess.Popen([sys.executable, str(stand_in)], stdout=subprocess.PIPE, text=True)
-        started.append(helper)
-        return helper
-
-    monkeypatch.setattr(sim.compiling, "_to_compile_aside", lambda config: ["others"])
-    monkeypatch.setattr(sim.compiling, "_compile_aside", compile_aside)
-    try:
-        warm_up(RunConfig(players=2, strategies=("greedy", "random"), deals=10, seed=1))
-        assert started and started[0].poll() is None  # returned while the second process works on
-    finally:
-        for helper in started:
-            helper.kill()
-            helper.wait()
-
-
-def test_the_second_process_says_ready_after_the_runs_own_strategies(tmp_path):
-    path = tmp_path / "fresh_strategy.py"
-    path.write_text(FRESH)
-    command = [sys.executable, "-m", "sim.compiling", "--strategy-file", str(path), "--own", "1", "first", "random"]
-    done = subprocess.run(command, cwd=REPO, capture_output=True, text=True, check=True)
-    assert done.stdout.splitlines() == ["ready"]
-    assert _cold_strategies(RunConfig(players=2, strategies=("first", "random"), deals=1, seed=1,
-                                      strategy_files=(str(path),))) == []  # fmt: skip
-
-
-def test_a_first_run_says_it_is_compiling_before_its_silent_minute(tmp_path, monkeypatch):
+def test_a_first_run_says_what_it_compiles_before_it_waits(tmp_path, monkeypatch):
     import sim.compiling
     from tests.helpers import run_here
 
-    monkeypatch.setattr(sim.compiling, "engine_is_cold", lambda: True)  # as on a fresh clone
+    cold = {"simulate_duels_nb", "simulate_nb"}
+    monkeypatch.setattr(sim.compiling, "is_cold", lambda kernel: kernel.__name__ in cold)  # as on a fresh clone
+    monkeypatch.setattr(sim.compiling, "_is_ready", lambda strategy: strategy.is_compiled())
     run = ["simulate", "--players", "2", "--strategies", "greedy,random", "--deals", "10", "--seed", "1", "--out"]
     code, _, err = run_here(*run, str(tmp_path / "first.parquet"))
-    assert code == 0 and "a first run compiles the kernels" in err.splitlines()[0]
+    assert code == 0 and "compiling the engine's 2-player fast path into" in err.splitlines()[0]
     code, _, err = run_here(*run, str(tmp_path / "quiet.parquet"), "--quiet")
-    assert code == 0 and "compiles" not in err
+    assert code == 0 and "compiling" not in err
+    fresh = tmp_path / "fresh_strategy.py"
+    fresh.write_text(FRESH)
+    run = [
+        "compare",
+        "first",
+        "greedy",
+        "--players",
+        "4",
+        "--deals",
+        "10",
+        "--seed",
+        "1",
+        "--strategy-file",
+        str(fresh),
+        "--out",
+    ]
+    code, _, err = run_here(*run, str(tmp_path / "compare.parquet"))
+    assert code == 0 and "compiling the engine and the strategy first into" in err.splitlines()[0]
+    cold.clear()  # the engine cached: a new strategy alone compiles in seconds, and says nothing
+    code, _, err = run_here(*run, str(tmp_path / "again.parquet"))
+    assert code == 0 and "compiling" not in err

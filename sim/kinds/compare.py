@@ -196,10 +196,10 @@ class DuplicatesPlayer:
     def __init__(self, base: RunConfig, a: str, b: str):
         self.seatings = seatings(base.players)
         self.configs = [seating_config(base, a, b, seating) for seating in self.seatings]
-        from sim.play import lineup  # here: reading a file of this kind must not load the kernels
+        from sim.play import check_seats  # here: reading a file of this kind must not load the kernels
 
         for config in self.configs:
-            lineup(config)  # its strategies resolved once, here: bad ones fail before anything runs
+            check_seats(config)  # bad ones fail here, before anything runs
         self.games = len(self.configs)
         self.schema = compare_schema(self.configs[0])
 

@@ -183,9 +183,9 @@ class SeatsPlayer:
     def __init__(self, config: RunConfig):
         self.config = config
         self.configs = [config]
-        from sim.play import lineup  # here: reading a file of this kind must not load the kernels
+        from sim.play import check_seats  # here: reading a file of this kind must not load the kernels
 
-        lineup(config)  # its strategies resolved once, here: bad ones fail before anything runs
+        check_seats(config)  # bad ones fail here, before anything runs
         self.schema = results_schema(config)
 
     def new_tally(self) -> RunTally:
