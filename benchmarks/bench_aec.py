@@ -11,7 +11,7 @@ environment is driven for ``--seconds`` as PettingZoo's own loop drives it (``la
 then ``step()`` with the first legal card; ``reset()`` at each deal's end, every deal a
 new one) at 2 players, in a process of its own, alternately, so that a noisy machine
 slows both alike. The plain Python environment (bench_agents.py: the rules of
-sim/reference.py, the observation built with numpy; a step is the learner's card and the
+sim/base/reference.py, the observation built with numpy; a step is the learner's card and the
 opponent's) runs in this process between the rounds. Prints each one's best and median
 steps per second, and the ratios.
 """
@@ -35,7 +35,7 @@ from benchmarks.bench_revisions import worktrees  # noqa: E402
 # the same in every revision compared.
 AEC_TIMER = """
 import sys, time
-from sim.aec import BriscolaAEC
+from sim.rl.aec import BriscolaAEC
 
 env = BriscolaAEC(players=2, auction="random")
 env.reset(seed=1)

@@ -7,7 +7,7 @@
    the flat observation written every step, against ``random`` and against ``expert``.
    Beside it, in the same run: the environment's single form (``BriscolaEnv``, one deal
    at a time from a Python loop), and against ``random`` a plain Python environment, as
-   the Briscola environments written in Python are: the rules of ``sim/reference.py``,
+   the Briscola environments written in Python are: the rules of ``sim/base/reference.py``,
    the learner's view as Python lists, the same flat observation built from it with
    numpy at every step (a step: the learner's card and the opponent's). Then PettingZoo's
    AEC form (``BriscolaAEC``, every seat learning: a step is one card, the observation
@@ -40,7 +40,7 @@ import numpy as np
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from sim.reference import Game  # noqa: E402 - after the path is set
+from sim.base.reference import Game  # noqa: E402 - after the path is set
 
 VERSION = 1  # of the flat encoding, everywhere here: 207 values at 2 players, as the figures were first measured
 
@@ -96,7 +96,7 @@ NUMPY_MLP = str(REPO / "examples" / "agents" / "numpy_mlp.py")  # a batched nump
 
 
 def env_steps(opponents: str, seconds: float) -> float:
-    from sim.env import BriscolaVectorEnv
+    from sim.rl.env import BriscolaVectorEnv
 
     env = BriscolaVectorEnv(num_envs=4096, players=2, opponents=opponents, threads=1, copy=False,
                             strategy_files=(NUMPY_MLP,), flat_version=VERSION)  # fmt: skip
@@ -171,7 +171,7 @@ class PlainPythonEnv:
 def encoding_cost(seconds: float) -> tuple[float, float]:
     """Nanoseconds a view of ``encode_flat`` + ``legal_mask`` (a batched strategy's calls)
     on the 4,096 views of an environment in mid-deal, and of the environment's step."""
-    from sim.env import BriscolaVectorEnv
+    from sim.rl.env import BriscolaVectorEnv
     from strategies.observation import encode_flat, legal_mask
 
     env = BriscolaVectorEnv(num_envs=4096, players=2, opponents="random", threads=1, copy=False,
@@ -201,7 +201,7 @@ def plain_python_steps(seconds: float) -> float:
 
 
 def single_env_steps(opponents: str, seconds: float) -> float:
-    from sim.env import BriscolaEnv
+    from sim.rl.env import BriscolaEnv
 
     env = BriscolaEnv(players=2, opponents=opponents, threads=1, flat_version=VERSION)
     obs, info = env.reset(seed=1)
@@ -217,7 +217,7 @@ def single_env_steps(opponents: str, seconds: float) -> float:
 def aec_steps(seconds: float) -> float:
     """Steps per second of ``BriscolaAEC`` at 2 players: ``last()`` then ``step()`` with the
     first legal card, as PettingZoo's ``agent_iter`` loop does; a new deal at each end."""
-    from sim.aec import BriscolaAEC
+    from sim.rl.aec import BriscolaAEC
 
     env = BriscolaAEC(players=2, auction="random", flat_version=VERSION)
     env.reset(seed=1)
@@ -234,7 +234,7 @@ def aec_steps(seconds: float) -> float:
 
 def command_seconds(folder: Path, strategies: str, deals: int, plug_in: str, threads: int = 1, **env) -> float:
     """Wall seconds of the whole ``briscola simulate`` command, as a user runs it."""
-    args = [sys.executable, "-m", "sim.cli", "simulate", "--strategies", strategies, "--players", "2",
+    args = [sys.executable, "-m", "sim.app.cli", "simulate", "--strategies", strategies, "--players", "2",
             "--deals", str(deals), "--seed", "1", "--threads", str(threads), "--strategy-file", plug_in,
             "--summary-only", "--quiet", "--json"]  # fmt: skip
     started = time.perf_counter()

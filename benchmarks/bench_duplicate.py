@@ -24,15 +24,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import numpy as np  # noqa: E402
 
-from sim.config import RunConfig, n_sides  # noqa: E402
-from sim.kinds.compare import seating_config  # noqa: E402
-from sim.play import play_batch  # noqa: E402
-from sim.stats import (
+from sim.base.config import RunConfig, n_sides  # noqa: E402
+from sim.base.stats import (
     Z_95,  # noqa: E402
     deal_games,
     game_scores,
     seatings,
 )
+from sim.pipeline.kinds.compare import seating_config  # noqa: E402
+from sim.runtime.play import play_batch  # noqa: E402
 
 PAIRS = [("greedy", "random"), ("hoarder", "random"), ("expert", "greedy"), ("greedy", "greedy"), ("random", "random")]
 TABLES = (2, 3, 4)

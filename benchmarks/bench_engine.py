@@ -19,8 +19,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import numba  # noqa: E402
 
-from sim.config import RunConfig  # noqa: E402
-from sim.play import play_batch  # noqa: E402
+from sim.base.config import RunConfig  # noqa: E402
+from sim.runtime.play import play_batch  # noqa: E402
 
 PAIRS = {
     "random-random": ("random", "random"),

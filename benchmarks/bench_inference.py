@@ -19,10 +19,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import numpy as np  # noqa: E402
 
-from sim import reference  # noqa: E402
-from sim.check import view_record  # noqa: E402
-from sim.config import RunConfig  # noqa: E402
-from sim.play import deal_cards, play_batch, views_along_plays  # noqa: E402
+from sim.app.check import view_record  # noqa: E402
+from sim.base import reference  # noqa: E402
+from sim.base.config import RunConfig  # noqa: E402
+from sim.runtime.play import deal_cards, play_batch, views_along_plays  # noqa: E402
 from strategies.inference_nb import by_rules_nb  # noqa: E402
 from strategies.knowledge_nb import UNSEEN  # noqa: E402
 from strategies.worlds_nb import deal_next_nb, start_search_nb  # noqa: E402

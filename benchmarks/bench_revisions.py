@@ -9,7 +9,7 @@ run first); the command runs there with this Python, ``PYTHONPATH`` set to the
 worktree. Prints the best and median wall time of each, and their ratio.
 
 With ``--kernel``, a ``simulate`` command's deals are played in process instead
-(``sim.play.play_batch``, one thread) and timed in CPU seconds, best of 3 per round: the
+(``sim.runtime.play.play_batch``, one thread) and timed in CPU seconds, best of 3 per round: the
 kernels alone, without the start and the files, for changes whose cost is a few percent
 of a search.
 """
@@ -72,8 +72,8 @@ def split_command(parser: argparse.ArgumentParser, what: str) -> tuple[argparse.
 # Reads --players, --strategies (repeated around the table), --deals and --seed.
 KERNEL_TIMER = """
 import argparse, itertools, time
-from sim.config import RunConfig
-from sim.play import play_batch
+from sim.base.config import RunConfig
+from sim.runtime.play import play_batch
 parser = argparse.ArgumentParser()
 for flag in ("--players", "--deals", "--seed"):
     parser.add_argument(flag, type=int, default=1)

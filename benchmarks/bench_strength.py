@@ -18,8 +18,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import numpy as np  # noqa: E402
 
-from sim.config import RunConfig  # noqa: E402
-from sim.play import play_batch  # noqa: E402
+from sim.base.config import RunConfig  # noqa: E402
+from sim.runtime.play import play_batch  # noqa: E402
 from strategies.library import BUILTIN  # noqa: E402
 
 SEARCH_BASED = {"pimc", "ismcts"}

@@ -1,4 +1,4 @@
-"""Which library trains ``net``'s networks: PyTorch against numpy alone (sim/learn.py), side by side.
+"""Which library trains ``net``'s networks: PyTorch against numpy alone (sim/rl/learn.py), side by side.
 
 The same policy network as examples/train_net.py (207 -> 128 -> 64 -> 40, ReLU, a
 softmax cross-entropy over the legal cards), the same Adam steps on minibatches of
@@ -14,7 +14,7 @@ import time
 
 import numpy as np
 
-from sim.learn import MLP, cross_entropy
+from sim.rl.learn import MLP, cross_entropy
 
 SIZES = (207, 128, 64, 40)
 BATCH = 1024
@@ -30,7 +30,7 @@ def batches(rng, n):
 
 
 class NumpyMLP:
-    """sim/learn.py's: what examples/train_net.py trains with."""
+    """sim/rl/learn.py's: what examples/train_net.py trains with."""
 
     def __init__(self, rng):
         self.net = MLP(SIZES, rng)

@@ -42,9 +42,9 @@ import numpy as np  # noqa: E402
 
 from kernels.engine_nb import simulate_duels_nb  # noqa: E402
 from kernels.enums import RESULT_DTYPE  # noqa: E402
-from sim.config import RunConfig  # noqa: E402
-from sim.interrupt import StopFlag  # noqa: E402
-from sim.play import run_context  # noqa: E402
+from sim.base.config import RunConfig  # noqa: E402
+from sim.base.interrupt import StopFlag  # noqa: E402
+from sim.runtime.play import run_context  # noqa: E402
 
 YARDSTICK = REPO.parent / "shared" / "yardstick" / "briscola_ref.c"
 PAIRS = {"random-random": ("random", "random"), "greedy-random": ("greedy", "random")}

@@ -33,7 +33,7 @@ from pathlib import Path
 import numpy as np
 
 from kernels.enums import CHIAMATA_PLAYERS, N_CARDS, N_FACES, N_SUITS
-from sim.learn import (
+from sim.rl.learn import (
     MLP,
     SEED,
     ScriptParser,

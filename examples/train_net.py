@@ -3,7 +3,7 @@
 The data: a study of a ``briscola batch`` plan whose experiment at the table keeps its
 deals move by move (``trace = true``; ``examples/net-data.toml``: ``pimc`` playing every
 seat), read through ``sim.load``, so only chunks that verify count. Each decision of a deal
-is rebuilt by the reference engine (sim/reference.py) as the deciding seat saw it, and
+is rebuilt by the reference engine (sim/base/reference.py) as the deciding seat saw it, and
 encoded as issue 21's flat observation. The policy learns the card the search chose
 (cross-entropy over the legal cards); the value network, the deal's outcome for that
 seat's side (win 1, draw 1/2, loss 0; a logistic output). Decisions with one card left
@@ -18,7 +18,7 @@ where that is the shipped ``strategies/weights``; the layers, in the layout
 strategies/nets.py packs for the kernels) and ``net-{P}p.json`` (the provenance: the
 data's plan, experiment, seed and a hash of its deals, the training's seed and settings,
 the commit, the sha256 of the weights).
-Training needs numpy alone (sim/learn.py) and is reproducible from ``--seed`` with the
+Training needs numpy alone (sim/rl/learn.py) and is reproducible from ``--seed`` with the
 same BLAS and thread count (``OPENBLAS_NUM_THREADS``). Decisions of the last 5% of the
 deals are held out to report the policy's agreement with the search.
 """
@@ -34,9 +34,10 @@ import numpy as np
 import pyarrow as pa
 
 from kernels.enums import CHIAMATA_PLAYERS, N_CARDS, N_FACES, N_SUITS
-from sim.check import view_record
-from sim.config import Rules, side_of_seat
-from sim.learn import (
+from sim.app.check import view_record
+from sim.base.config import Rules, side_of_seat
+from sim.base.reference import chiamata_decisions, views_along
+from sim.rl.learn import (
     MLP,
     SEED,
     ScriptParser,
@@ -54,7 +55,6 @@ from sim.learn import (
     traced_experiments,
     whole,
 )
-from sim.reference import chiamata_decisions, views_along
 from strategies.nets import provenance, with_layers
 from strategies.observation import FLAT_VERSION, FLAT_VERSIONS, encode_flat, flat_size, legal_mask
 
@@ -196,7 +196,7 @@ def encoded(views, cards, values, deals, augment: int, rng, version: int = FLAT_
 
 
 def train(obs, mask, cards, values, train_rows, held_rows, args):
-    """Both networks, trained together on the same minibatches (numpy alone, sim/learn.py);
+    """Both networks, trained together on the same minibatches (numpy alone, sim/rl/learn.py);
     each epoch reports the held-out decisions."""
     rng = np.random.default_rng(args.seed)
     width = obs.shape[1]

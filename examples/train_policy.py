@@ -35,9 +35,9 @@ from pathlib import Path
 
 import numpy as np
 
-from sim.config import ConfigError
-from sim.files import check_writable, write_atomically
-from sim.learn import SEED, ScriptParser, refuse, vector_env, whole
+from sim.base.config import ConfigError
+from sim.base.files import check_writable, write_atomically
+from sim.rl.learn import SEED, ScriptParser, refuse, vector_env, whole
 
 BriscolaVectorEnv = vector_env()  # the rl extra's Gymnasium, or a one-line exit
 

@@ -5,7 +5,7 @@ about to play, the chance that its side wins the deal. ``train_net.py`` teaches 
 the search's own deals, a few tens of thousands a table: each deal's one outcome labels
 all its positions, so the estimate stays noisy. ``net`` plays tens of thousands of deals
 a second in the kernels, so this script labels positions from millions of them: the
-vector environment (sim/env.py) plays ``net`` at every seat (the learning seat moving
+vector environment (sim/rl/env.py) plays ``net`` at every seat (the learning seat moving
 round the table, its partners with it at 4 and 6 players), the learner's cards chosen by
 the same policy network in numpy, and every position of the learner's side is labelled
 by how the deal ended (1 won, 1/2 drawn, 0 lost). Deals stream through: each round of
@@ -28,7 +28,7 @@ import time
 
 import numpy as np
 
-from sim.learn import (
+from sim.rl.learn import (
     MLP,
     SEED,
     ScriptParser,

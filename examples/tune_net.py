@@ -33,7 +33,7 @@ import time
 
 import numpy as np
 
-from sim.learn import (
+from sim.rl.learn import (
     MLP,
     SEED,
     ScriptParser,

@@ -1,4 +1,4 @@
-"""One deal stepped decision by decision (jitted code only): the kernels of ``sim/deal.py``.
+"""One deal stepped decision by decision (jitted code only): the kernels of ``sim/runtime/deal.py``.
 
 The deal is held in a lane of ``lockstep_nb`` (the engine's own steps, so it ends as the
 engine would end it). ``DealState.outside`` says which decisions are taken outside (a

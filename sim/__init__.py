@@ -1,6 +1,6 @@
 """Briscola simulator: the Python side (configuration, runner, results, CLI).
 
-For notebooks (all return pandas objects; see ``sim.analysis`` and examples/)::
+For notebooks (all return pandas objects; see ``sim.present.analysis`` and examples/)::
 
     import sim
     run = sim.load("results/compare_2p_expert-vs-greedy_seed1_10000deals.parquet")  # any result file or folder
@@ -11,7 +11,7 @@ For notebooks (all return pandas objects; see ``sim.analysis`` and examples/)::
     sim.caller_by_strength(run.deals)   # Briscola Chiamata: the caller's game points by hand strength
 """
 
-from sim.version import __version__ as __version__  # re-exported: sim.__version__
+from sim.base.version import __version__ as __version__  # re-exported: sim.__version__
 
 _RESULTS = ("read_results", "read_config", "RunResults")
 _ANALYSIS = (
@@ -23,11 +23,11 @@ __all__ = [*_RESULTS, *_ANALYSIS]
 
 def __getattr__(name):  # keeps ``import sim`` light: the CLI's --help must start fast
     if name in _RESULTS:
-        from sim import results
+        from sim.base import results
 
         return getattr(results, name)
     if name in _ANALYSIS:
-        from sim import analysis
+        from sim.present import analysis
 
         return getattr(analysis, name)
     raise AttributeError(f"module 'sim' has no attribute {name!r}")

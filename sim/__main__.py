@@ -1,5 +1,5 @@
 """``python -m sim``: the ``briscola`` command line."""
 
-from sim.cli import run
+from sim.app.cli import run
 
 run()

@@ -11,7 +11,7 @@
 
 The types themselves are jitted code's, in ``kernels/contexts_nb.py`` (the kernels import
 them). The engine, lock-step play, the environments, ``Deal`` and ``briscola check`` all
-take their strategies from here, through sim/play.py (a RunConfig's seats).
+take their strategies from here, through sim/runtime/play.py (a RunConfig's seats).
 """
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-# As the command sets it (sim.cli.run), for the tests that call main() or the kernels in
+# As the command sets it (sim.app.cli.run), for the tests that call main() or the kernels in
 # their own process: the kernels' OpenMP threads sleep between calls instead of spinning.
 # Spinning, they took the cores from the Python between calls, the other test workers'
 # included: a check of a batched strategy at 2 players took 18 s of CPU here, 2.5 s so.
@@ -37,14 +37,14 @@ WARM_LOCK = Path(tempfile.gettempdir()) / f"briscola-tests-warm-up-{os.getpid()}
 def pytest_sessionstart(session):
     """Fills Numba's disk cache once, before any test plays: on a fresh clone each test
     worker would otherwise compile the same engine and strategies at the same time (two
-    minutes of both cores in CI). ``python -m sim.compiling --everything`` compiles them
+    minutes of both cores in CI). ``python -m sim.runtime.compiling --everything`` compiles them
     all, the strategies on the second core; with a warm cache it loads in about a second.
     Under xdist the run starts at once and holds a lock for as long as it lasts, while
     the workers start and collect; each waits for the lock before its first test
     (``pytest_runtest_setup``). Tests of a cold cache set their own ``NUMBA_CACHE_DIR``."""
     if hasattr(session.config, "workerinput"):  # an xdist worker: the controller started it
         return
-    warm = [sys.executable, "-m", "sim.compiling", "--everything"]  # a run compiles only what it plays
+    warm = [sys.executable, "-m", "sim.runtime.compiling", "--everything"]  # a run compiles only what it plays
     if not session.config.getoption("numprocesses", None):  # one process: nothing to overlap
         subprocess.run(warm, cwd=ROOT, capture_output=True, check=True, timeout=900)
         return

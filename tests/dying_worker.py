@@ -1,6 +1,6 @@
 """A Dask worker preload for the tests: the worker exits (``os._exit``, as if killed) as
 the task of a chosen chunk starts executing on it. It finds the chunk by its task key
-(``sim.backends.dask_cluster.chunk_key``), so the code under test holds no hook of its own.
+(``sim.pipeline.backends.dask_cluster.chunk_key``), so the code under test holds no hook of its own.
 
 Dask's own configuration points every worker at it, the CLI's LocalCluster's included
 (``dying_worker`` in tests/helpers.py spells it)::

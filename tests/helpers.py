@@ -15,14 +15,14 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
-from sim import reference
-from sim.check import view_record
-from sim.cli import main
-from sim.config import RunConfig
-from sim.kinds.compare import seating_config
-from sim.play import play_batch, views_along_plays
-from sim.stats import CompareTally, deal_games, game_scores, seatings
-from sim.trace import trace_rows
+from sim.app.check import view_record
+from sim.app.cli import main
+from sim.base import reference
+from sim.base.config import RunConfig
+from sim.base.stats import CompareTally, deal_games, game_scores, seatings
+from sim.base.trace import trace_rows
+from sim.pipeline.kinds.compare import seating_config
+from sim.runtime.play import play_batch, views_along_plays
 
 REPO = Path(__file__).resolve().parents[1]
 SLOW_FILE = str(REPO / "tests" / "slow_strategy.py")  # a plug-in whose every decision takes a while
@@ -43,7 +43,7 @@ def dying_worker(chunk: str, once: Path | None = None) -> dict[str, str]:
 def run_cli(*args, cwd=REPO, env=None):
     """Runs the command in a fresh interpreter, as a user would."""
     return subprocess.run(
-        [sys.executable, "-m", "sim.cli", *args],
+        [sys.executable, "-m", "sim.app.cli", *args],
         cwd=cwd, capture_output=True, text=True, env={**os.environ, **(env or {})},
         timeout=300,
     )  # fmt: skip
@@ -98,10 +98,10 @@ def dataset(study: Path) -> pd.DataFrame:
 
 def fixed_batches(monkeypatch, size):
     """Every batch ``size`` deals, whatever the speed: a stand-in for another machine."""
-    import sim.chunks
+    import sim.pipeline.chunks
 
-    monkeypatch.setattr(sim.chunks, "FIRST_BATCH", size)
-    monkeypatch.setattr(sim.chunks, "next_batch_size", lambda last_size, last_seconds: size)
+    monkeypatch.setattr(sim.pipeline.chunks, "FIRST_BATCH", size)
+    monkeypatch.setattr(sim.pipeline.chunks, "next_batch_size", lambda last_size, last_seconds: size)
 
 
 def data_bytes(path) -> bytes:

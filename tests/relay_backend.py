@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import sys
 
-from sim.backends import BACKENDS, Backend, BackendOption
-from sim.backends.local import LOCAL
-from sim.config import ConfigError
+from sim.base.config import ConfigError
+from sim.pipeline.backends import BACKENDS, Backend, BackendOption
+from sim.pipeline.backends.local import LOCAL
 
 
 class Relay(Backend):
@@ -29,6 +29,6 @@ class Relay(Backend):
 BACKENDS["relay"] = Relay()  # the registry line
 
 if __name__ == "__main__":
-    from sim.cli import main
+    from sim.app.cli import main
 
     sys.exit(main())

@@ -13,8 +13,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from sim.config import RunConfig
-from sim.play import play_batch
+from sim.base.config import RunConfig
+from sim.runtime.play import play_batch
 from strategies.observation import flat_size
 from strategies.registry import load_strategy_file
 from tests.helpers import REPO, dataset, run_cli, run_here

@@ -10,9 +10,9 @@ import json
 import numpy as np
 import pytest
 
-import sim.lockstep
-from sim.config import IllegalDecisionError, RunConfig
-from sim.play import play_batch
+import sim.runtime.lockstep
+from sim.base.config import IllegalDecisionError, RunConfig
+from sim.runtime.play import play_batch
 from strategies.errors import StrategyError
 from tests.helpers import REPO, run_cli, run_here
 
@@ -39,7 +39,7 @@ def test_a_batched_strategy_plays_the_deals_its_jitted_twin_plays(players):
 
 def test_results_do_not_depend_on_the_batch_or_the_threads(monkeypatch):
     first = played(4, ("bbidder", "random", "brandom", "greedy"), deals=300, threads=1)
-    monkeypatch.setattr(sim.lockstep, "LANES", 7)  # many waves, the last one short
+    monkeypatch.setattr(sim.runtime.lockstep, "LANES", 7)  # many waves, the last one short
     again = played(4, ("bbidder", "random", "brandom", "greedy"), deals=300, threads=2)
     assert again.results.tobytes() == first.results.tobytes()
     assert again.records.tobytes() == first.records.tobytes()
@@ -51,16 +51,18 @@ def test_the_clock_does_not_choose_which_deals_share_a_batched_call(monkeypatch,
     cuts fall on the lock-step waves' grid instead, so a strategy whose answer depends on
     what shares its call (``crowd``; a float network at a near-tie) plays the same deals
     on a fast or a slow machine (the same command once gave other rows after a resume)."""
-    import sim.api
-    import sim.chunks
+    import sim.app.api
+    import sim.pipeline.chunks
 
     def run(batch_size):
-        monkeypatch.setattr(sim.chunks, "next_batch_size", lambda *_: batch_size)  # how fast the machine seemed
+        monkeypatch.setattr(
+            sim.pipeline.chunks, "next_batch_size", lambda *_: batch_size
+        )  # how fast the machine seemed
         if kind == "simulate":
-            return sim.api.simulate("crowd,greedy", deals=3000, seed=2, threads=1, strategy_files=(FILE,)).results
-        return sim.api.compare("crowd", "greedy", deals=3000, seed=2, threads=1, strategy_files=(FILE,)).results
+            return sim.app.api.simulate("crowd,greedy", deals=3000, seed=2, threads=1, strategy_files=(FILE,)).results
+        return sim.app.api.compare("crowd", "greedy", deals=3000, seed=2, threads=1, strategy_files=(FILE,)).results
 
-    monkeypatch.setattr(sim.lockstep, "LANES", 512)  # several waves in 3,000 deals
+    monkeypatch.setattr(sim.runtime.lockstep, "LANES", 512)  # several waves in 3,000 deals
     fast, slow = run(2000), run(100)
     assert fast.deals.equals(slow.deals)
 
@@ -69,18 +71,18 @@ def test_the_clock_does_not_choose_which_deals_share_a_batched_call(monkeypatch,
 def test_a_chunk_off_the_grid_plays_the_same_calls_at_any_pace(monkeypatch, match):
     """A study's chunk that starts and ends off the grid (--chunk-deals 700): its waves
     still end on the grid's multiples, whatever batches the clock cuts it in."""
-    import sim.chunks
-    from sim.experiments import make_experiment
+    import sim.pipeline.chunks
+    from sim.pipeline.experiments import make_experiment
 
-    monkeypatch.setattr(sim.lockstep, "LANES", 256)
+    monkeypatch.setattr(sim.runtime.lockstep, "LANES", 256)
     experiment = make_experiment("simulate", players=2, strategies=["crowd", "greedy"], deals=3000, seed=3, threads=1,
                                  strategy_files=(FILE,), match=match)  # fmt: skip
-    chunk = sim.chunks.chunks_of(experiment, 700)[1]  # units 700 .. 1399
+    chunk = sim.pipeline.chunks.chunks_of(experiment, 700)[1]  # units 700 .. 1399
 
     def rows(batch_size):
-        monkeypatch.setattr(sim.chunks, "FIRST_BATCH", batch_size)
-        monkeypatch.setattr(sim.chunks, "next_batch_size", lambda *_: batch_size)
-        return sim.chunks.run_chunk(experiment, chunk, rows=True).table
+        monkeypatch.setattr(sim.pipeline.chunks, "FIRST_BATCH", batch_size)
+        monkeypatch.setattr(sim.pipeline.chunks, "next_batch_size", lambda *_: batch_size)
+        return sim.pipeline.chunks.run_chunk(experiment, chunk, rows=True).table
 
     assert rows(600).equals(rows(90))
 
@@ -89,10 +91,10 @@ def test_a_studys_chunks_end_where_the_waves_do(monkeypatch):
     """A study's chunk size, measured on the machine's speed, is a multiple of the
     lock-step grid with a batched strategy (else its chunks' edges would cut waves where
     the clock said), and stays as measured without one."""
-    from sim.experiments import make_experiment
-    from sim.study import calibrate
+    from sim.pipeline.experiments import make_experiment
+    from sim.pipeline.study import calibrate
 
-    monkeypatch.setattr(sim.lockstep, "LANES", 96)
+    monkeypatch.setattr(sim.runtime.lockstep, "LANES", 96)
     batched = make_experiment("simulate", players=2, strategies=["brandom", "greedy"], deals=10**8, seed=1,
                               threads=1, strategy_files=(FILE,))  # fmt: skip
     jitted = make_experiment("simulate", players=2, strategies=["random", "greedy"], deals=10**8, seed=1, threads=1)
@@ -183,7 +185,7 @@ def test_a_batched_strategy_is_told_where_each_decision_was_taken():
     config = RunConfig(players=3, strategies=("brandom", "random", "brandom"), deals=30, seed=2, threads=1,
                        strategy_files=(FILE,))  # fmt: skip
     plain = play_batch(config, 10, 30).results
-    spec = sim.play.lineup(config).batched[0].spec
+    spec = sim.runtime.play.lineup(config).batched[0].spec
     original = spec.strategy.choose
     object.__setattr__(spec.strategy, "choose", logging_random)
     try:
@@ -220,7 +222,7 @@ def test_batched_views_are_sealed():
     config = RunConfig(players=2, strategies=("brandom", "random"), deals=50, seed=2, threads=1,
                        strategy_files=(FILE,))  # fmt: skip
     clean = play_batch(config, 0, 50).results
-    spec = sim.play.lineup(config).batched[0].spec
+    spec = sim.runtime.play.lineup(config).batched[0].spec
     original = spec.strategy.choose
 
     def scribbling(views, legal, params, keys):
@@ -239,7 +241,7 @@ def test_each_decision_gets_a_fresh_key():
     keys = []
     config = RunConfig(players=2, strategies=("brandom", "brandom"), deals=20, seed=2, threads=1,
                        strategy_files=(FILE,))  # fmt: skip
-    spec = sim.play.lineup(config).batched[0].spec
+    spec = sim.runtime.play.lineup(config).batched[0].spec
     original = spec.strategy.choose
     object.__setattr__(spec.strategy, "choose", lambda v, m, p, k: keys.append(k.copy()) or original(v, m, p, k))
     try:
@@ -256,14 +258,14 @@ def test_a_ctrl_c_on_the_main_thread_is_not_blamed_on_the_strategy():
     KeyboardInterrupt there is the strategy's own, and named."""
     import threading
 
-    from sim.lockstep import WHERE_DTYPE, ask
+    from sim.runtime.lockstep import WHERE_DTYPE, ask
 
     def interrupted(views, legal, params, keys):
         raise KeyboardInterrupt
 
     config = RunConfig(players=2, strategies=("brandom", "random"), deals=1, seed=2, strategy_files=(FILE,))
-    spec = sim.play.lineup(config).batched[0].spec
-    views = np.zeros(1, dtype=sim.lockstep.VIEW_DTYPE)
+    spec = sim.runtime.play.lineup(config).batched[0].spec
+    views = np.zeros(1, dtype=sim.runtime.lockstep.VIEW_DTYPE)
     question = (spec, interrupted, "play", views, np.zeros(1, dtype=np.uint64), np.zeros(1, dtype=WHERE_DTYPE))
     with pytest.raises(KeyboardInterrupt):
         ask(*question)

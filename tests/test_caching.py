@@ -135,7 +135,7 @@ def test_new_data_in_a_plug_ins_file_is_played_and_fingerprinted(tmp_path):
     values, and a result file's fingerprint of the strategy says which data played."""
     import numpy as np
 
-    from sim.results import read_config
+    from sim.base.results import read_config
 
     (tmp_path / "bot.py").write_text(DATA_BOT)
     np.save(tmp_path / "order.npy", np.arange(40.0))  # the card codes' order: highest code first

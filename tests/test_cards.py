@@ -2,7 +2,7 @@
 
 import pytest
 
-from sim.cards import french_name, italian_name, parse_card, short_name
+from sim.base.cards import french_name, italian_name, parse_card, short_name
 
 
 def test_every_card_has_distinct_names_in_every_style():

@@ -118,8 +118,8 @@ def test_a_batched_strategy_that_cheats_only_after_the_first_deals_fails():
 
 
 def test_the_deals_asked_again_span_the_run():
-    from sim.check import ASKED_AGAIN_DEALS, asked_again_deals
-    from sim.config import RunConfig
+    from sim.app.check import ASKED_AGAIN_DEALS, asked_again_deals
+    from sim.base.config import RunConfig
 
     drawn = asked_again_deals(RunConfig(players=2, strategies=("random",) * 2, deals=10_000, seed=3))
     assert len(set(drawn)) == ASKED_AGAIN_DEALS and max(drawn) > 5_000 and all(0 <= d < 10_000 for d in drawn)

@@ -11,10 +11,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kernels.enums import DEAL_DTYPE
-from sim import reference
-from sim.config import IllegalDecisionError, Rules, RunConfig
-from sim.play import play_batch, replay
-from sim.trace import trace_rows
+from sim.base import reference
+from sim.base.config import IllegalDecisionError, Rules, RunConfig
+from sim.base.trace import trace_rows
+from sim.runtime.play import play_batch, replay
 from tests.helpers import REPO
 
 SCRIPTED_FILE = str(REPO / "tests" / "chiamata_strategies.py")

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import sim
-from sim.plots import margin_bars
+from sim.present.plots import margin_bars
 from tests.helpers import run_here
 
 TABLE = "expert,random,greedy,random,expert"
@@ -19,7 +19,7 @@ TABLE = "expert,random,greedy,random,expert"
 @pytest.fixture(scope="module")
 def mixed(tmp_path_factory):
     out = tmp_path_factory.mktemp("chiamata") / "mixed.parquet"
-    assert sim.cli.main(["simulate", "--players", "5", "--strategies", TABLE, "--deals", "4000", "--seed", "8",
+    assert sim.app.cli.main(["simulate", "--players", "5", "--strategies", TABLE, "--deals", "4000", "--seed", "8",
                          "--out", str(out), "--quiet"]) == 0  # fmt: skip
     return out
 

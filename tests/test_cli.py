@@ -10,7 +10,7 @@ import numba
 import pandas as pd
 import pytest
 
-from sim.results import read_results
+from sim.base.results import read_results
 from tests.helpers import REPO, data_bytes, fixed_batches, run_cli, run_here
 
 JSON_KEYS = {"players", "deals", "seed", "rules", "seconds", "deals_per_second", "sides"}
@@ -203,9 +203,9 @@ def test_help_lists_the_simulate_options():
 
 def test_result_files_do_not_depend_on_the_batches(tmp_path, monkeypatch):
     """Row groups have a fixed size: the data bytes of a file depend on its rows alone."""
-    import sim.results
+    import sim.base.results
 
-    monkeypatch.setattr(sim.results, "RESULT_ROW_GROUP", 500)
+    monkeypatch.setattr(sim.base.results, "RESULT_ROW_GROUP", 500)
     files = []
     for size in (7, 1300):
         fixed_batches(monkeypatch, size)
@@ -307,7 +307,7 @@ def test_help_pages_fit_80_columns_without_artefacts(command):
 def test_the_command_list_gives_each_command_one_summary_and_speeds_read_below_one_hundred():
     """A docstring's later lines must not spill into ``briscola --help``, and a slow run's
     speed is not rounded to '1 deals/s'."""
-    from sim.kinds.words import rate as _rate
+    from sim.pipeline.kinds.words import rate as _rate
 
     page = run_cli("--help", env={"PYTHONPATH": str(REPO), "COLUMNS": "80", "TERM": "dumb"}).stdout
     commands = page[page.index("Commands") :]
@@ -319,7 +319,7 @@ def test_shell_completion_is_typers():
     # --show-completion takes no value: typer asks which shell runs the command, so it runs
     # under bash here, as from a user's prompt (a run with no shell among its parents, a
     # backgrounded one, got "Shell  not supported")
-    line = f"{shlex.quote(sys.executable)} -m sim.cli --show-completion; exit $?"  # two commands: bash stays
+    line = f"{shlex.quote(sys.executable)} -m sim.app.cli --show-completion; exit $?"  # two commands: bash stays
     shown = subprocess.run(["bash", "-c", line],
                            cwd=REPO, capture_output=True, text=True, timeout=300,
                            env={**os.environ, "PYTHONPATH": str(REPO)})  # fmt: skip
@@ -331,7 +331,7 @@ def test_shell_completion_is_typers():
 
 @pytest.mark.parametrize("text, count", [("1000000", 10**6), ("1_000_000", 10**6), ("1e6", 10**6), ("2.5e3", 2500)])
 def test_counts_are_read_as_people_write_them(text, count):
-    from sim.cli import parse_count
+    from sim.app.cli import parse_count
 
     assert parse_count(text) == count
 
@@ -354,7 +354,7 @@ def test_a_spaced_strategy_list_gets_the_comma_suggested():
 
 
 def test_threads_above_the_cores_are_said_on_stderr():
-    from sim.config import default_threads
+    from sim.base.config import default_threads
 
     too_many = str(default_threads() + 3)
     code, stdout, err = simulate("--players", "2", "--strategies", "random", "--deals", "10", "--seed", "1",
@@ -365,7 +365,7 @@ def test_threads_above_the_cores_are_said_on_stderr():
 
 def test_a_run_and_help_do_not_import_what_they_do_not_need(tmp_path):
     """pandas (a quarter of a second) is for reading results, not for running."""
-    probe = ("import sys; from sim.cli import main; code = main(sys.argv[1:]); "
+    probe = ("import sys; from sim.app.cli import main; code = main(sys.argv[1:]); "
              "print(code, 'pandas' in sys.modules, 'numba' in sys.modules)")  # fmt: skip
     run = [
         "simulate",
@@ -439,7 +439,7 @@ def test_notes_count_matches_and_seeds_read_like_counts(tmp_path):
 
 def test_temporary_files_of_killed_runs_are_cleared(tmp_path):
     out = tmp_path / "run.parquet"
-    from sim.files import host_tag
+    from sim.base.files import host_tag
 
     dead, alive = tmp_path / ".run.parquet.999999999.tmp", tmp_path / f".run.parquet.{os.getpid()}1.tmp"
     dead_now = tmp_path / f".run.parquet.{host_tag()}-999999999-0123abcd.tmp"  # today's names

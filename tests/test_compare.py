@@ -9,11 +9,11 @@ import math
 import numpy as np
 import pytest
 
-from sim.config import RunConfig
-from sim.kinds.compare import seating_config
-from sim.play import play_batch
-from sim.results import read_results
-from sim.stats import A, B, CompareTally, elo_from_score, seatings, sprt_llr, summary
+from sim.base.config import RunConfig
+from sim.base.results import read_results
+from sim.base.stats import A, B, CompareTally, elo_from_score, seatings, sprt_llr, summary
+from sim.pipeline.kinds.compare import seating_config
+from sim.runtime.play import play_batch
 from tests.helpers import compare_tally, data_bytes, fixed_batches, run_here
 
 KEYS = ["a", "b", "players", "seed", "rules", "deals", "games", "score", "score_ci95", "elo", "elo_ci95", "los", "wins",

@@ -1,4 +1,4 @@
-"""Readying a run on cold caches (sim/compiling.py): the strategies missing from Numba's
+"""Readying a run on cold caches (sim/runtime/compiling.py): the strategies missing from Numba's
 disk cache are compiled by a second process, and this one then finds them there."""
 
 import os
@@ -6,9 +6,9 @@ import subprocess
 import sys
 import textwrap
 
-from sim.compiling import _cold_strategies, warm_up
-from sim.config import RunConfig
-from sim.play import play_batch
+from sim.base.config import RunConfig
+from sim.runtime.compiling import _cold_strategies, warm_up
+from sim.runtime.play import play_batch
 from tests.helpers import REPO
 
 FRESH = textwrap.dedent(
@@ -39,7 +39,7 @@ def test_second_process_fills_the_cache_this_one_reads(tmp_path):
         strategy_files=(str(path),),
     )
     assert [s.name for s in _cold_strategies(config)] == ["first"]  # a new file: nothing cached
-    command = [sys.executable, "-m", "sim.compiling", "--strategy-file", str(path), "first"]
+    command = [sys.executable, "-m", "sim.runtime.compiling", "--strategy-file", str(path), "first"]
     subprocess.run(command, check=True, cwd=REPO, capture_output=True)
     assert _cold_strategies(config) == []  # found in the disk cache, without compiling here
 
@@ -55,11 +55,11 @@ def test_built_ins_are_not_compiled_aside_and_warm_up_readies_the_run():
 def test_a_run_compiles_aside_only_its_own_strategies_not_every_built_in(monkeypatch):
     """A first run used to compile every built-in (pimc, ismcts, ...) in the second
     process, whatever it played: a greedy run paid for pimc."""
-    import sim.compiling
+    import sim.runtime.compiling
 
     asked = []
-    monkeypatch.setattr(sim.compiling, "_is_ready", lambda strategy: False)  # as on a fresh clone
-    monkeypatch.setattr(sim.compiling, "_compile_aside", lambda cold, auction, files: asked.append(cold))
+    monkeypatch.setattr(sim.runtime.compiling, "_is_ready", lambda strategy: False)  # as on a fresh clone
+    monkeypatch.setattr(sim.runtime.compiling, "_compile_aside", lambda cold, auction, files: asked.append(cold))
     warm_up(RunConfig(players=2, strategies=("hoarder", "random"), deals=10, seed=1))
     assert [[s.name for s in cold] for cold in asked] == [["hoarder"]]
 
@@ -70,8 +70,8 @@ def test_a_run_compiles_the_engine_path_it_plays_and_no_other():
     script = textwrap.dedent(
         """
         from kernels.engine_nb import simulate_duels_nb, simulate_nb
-        from sim.compiling import warm_up
-        from sim.config import RunConfig
+        from sim.runtime.compiling import warm_up
+        from sim.base.config import RunConfig
         warm_up(RunConfig(players=PLAYERS, strategies=STRATEGIES, deals=10, seed=1))
         print(len(simulate_duels_nb.overloads), len(simulate_nb.overloads))
         """
@@ -84,7 +84,7 @@ def test_a_run_compiles_the_engine_path_it_plays_and_no_other():
 
 
 def test_a_kernel_is_cold_only_where_nothing_is_cached(tmp_path):
-    check = [sys.executable, "-c", "from kernels.engine_nb import simulate_nb\nfrom sim.compiling import is_cold\n"
+    check = [sys.executable, "-c", "from kernels.engine_nb import simulate_nb\nfrom sim.runtime.compiling import is_cold\n"
              "print(is_cold(simulate_nb))"]  # fmt: skip
     here = subprocess.run(check, cwd=REPO, capture_output=True, text=True)
     empty = subprocess.run(check, cwd=REPO, capture_output=True, text=True,
@@ -93,12 +93,12 @@ def test_a_kernel_is_cold_only_where_nothing_is_cached(tmp_path):
 
 
 def test_a_first_run_says_what_it_compiles_before_it_waits(tmp_path, monkeypatch):
-    import sim.compiling
+    import sim.runtime.compiling
     from tests.helpers import run_here
 
     cold = {"simulate_duels_nb", "simulate_nb"}
-    monkeypatch.setattr(sim.compiling, "is_cold", lambda kernel: kernel.__name__ in cold)  # as on a fresh clone
-    monkeypatch.setattr(sim.compiling, "_is_ready", lambda strategy: strategy.is_compiled())
+    monkeypatch.setattr(sim.runtime.compiling, "is_cold", lambda kernel: kernel.__name__ in cold)  # as on a fresh clone
+    monkeypatch.setattr(sim.runtime.compiling, "_is_ready", lambda strategy: strategy.is_compiled())
     run = ["simulate", "--players", "2", "--strategies", "greedy,random", "--deals", "10", "--seed", "1", "--out"]
     code, _, err = run_here(*run, str(tmp_path / "first.parquet"))
     assert code == 0 and "compiling the engine's 2-player fast path into" in err.splitlines()[0]

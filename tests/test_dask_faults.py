@@ -52,7 +52,7 @@ PLAN = 'seed = 4\nstrategy_files = ["bot.py"]\n[[compare]]\nname = "bot"\na = "b
 
 
 def briscola(folder: Path, *args, env=None, timeout=300) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "sim.cli", *args], cwd=folder, capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "sim.app.cli", *args], cwd=folder, capture_output=True, text=True,
                           env={**os.environ, "PYTHONPATH": str(REPO), **(env or {})}, timeout=timeout)  # fmt: skip
 
 
@@ -81,8 +81,8 @@ def test_a_plug_in_with_data_files_plays_on_dask_as_here(data_bot):
 def test_a_planted_plug_in_is_not_run_in_place_of_the_users(data_bot, tmp_path):
     """Workers write plug-ins into their user's private folder and check what they find
     there: another user's folder, or a file that is not what was sent, is not used."""
-    from sim.backends.dask_cluster import bundle_folder
-    from sim.play import loaded_strategies
+    from sim.pipeline.backends.dask_cluster import bundle_folder
+    from sim.runtime.play import loaded_strategies
     from strategies.registry import plug_in_bundle
 
     temporary = tmp_path / "shared-tmp"
@@ -133,9 +133,9 @@ def test_a_start_that_fails_on_the_workers_leaves_no_study_folder(tmp_path):
 
 def test_a_worker_readies_its_kernels_without_blocking_its_event_loop():
     """The first compile takes a minute: the worker must keep answering the scheduler."""
-    from sim.backends.dask_cluster import KernelsReady, _payload
-    from sim.chunks import Chunk
-    from sim.experiments import make_experiment
+    from sim.pipeline.backends.dask_cluster import KernelsReady, _payload
+    from sim.pipeline.chunks import Chunk
+    from sim.pipeline.experiments import make_experiment
 
     experiment = make_experiment("compare", players=2, strategies=["slow:seconds=0.02", "random"], deals=1, seed=1,
                                  strategy_files=[SLOW_FILE], name="slow")  # fmt: skip
@@ -203,7 +203,7 @@ def test_a_hand_started_cluster_loses_a_worker_then_its_scheduler_and_the_study_
         address = json.loads((tmp_path / "scheduler.json").read_text())["address"]
         worker_args = ("worker", "--scheduler-file", "scheduler.json", "--nworkers", "1", "--nthreads", "1")
         processes.append(start(*worker_args, folder=tmp_path, log="worker1.log"))
-        run = subprocess.Popen([sys.executable, "-m", "sim.cli", "batch", "plan.toml", "--out", "study", "--chunk-deals",
+        run = subprocess.Popen([sys.executable, "-m", "sim.app.cli", "batch", "plan.toml", "--out", "study", "--chunk-deals",
                                 "3", "--backend", "dask", "--scheduler", address], cwd=tmp_path,
                                env={**os.environ, "PYTHONPATH": str(REPO), **QUICK_RECONNECT}, stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, text=True)  # fmt: skip
@@ -239,7 +239,7 @@ def test_a_worker_killed_while_the_kernels_are_readied_is_said_once_and_the_stud
     and the study ends complete (it ended in "lost the Dask scheduler", after a traceback)."""
 
     (tmp_path / "plan.toml").write_text(slow_plan(seed=6, seconds=0.3, deals=4))
-    run = subprocess.Popen([sys.executable, "-m", "sim.cli", "batch", "plan.toml", "--out", "study", "--chunk-deals",
+    run = subprocess.Popen([sys.executable, "-m", "sim.app.cli", "batch", "plan.toml", "--out", "study", "--chunk-deals",
                             "2", "--backend", "dask", "--workers", "2"], cwd=tmp_path, stdout=subprocess.PIPE,
                            stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": str(REPO)})  # fmt: skip
     try:

@@ -1,4 +1,4 @@
-"""The one-deal seam (sim/deal.py): a Deal driven from outside ends as the engine ends the
+"""The one-deal seam (sim/runtime/deal.py): a Deal driven from outside ends as the engine ends the
 same deal, at every table and through Briscola Chiamata's auction; a traced deal replays
 move by move to its row; an illegal decision is refused naming the legal ones; and a
 seat's view never shows another seat's hidden cards."""
@@ -8,10 +8,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from sim.config import ConfigError, Rules, RunConfig
-from sim.deal import Deal, IllegalMoveError
-from sim.play import play_batch, seat_specs
-from sim.trace import trace_rows
+from sim.base.config import ConfigError, Rules, RunConfig
+from sim.base.trace import trace_rows
+from sim.runtime.deal import Deal, IllegalMoveError
+from sim.runtime.play import play_batch, seat_specs
 from strategies.observation import encode_flat, legal_mask
 from tests.batched_strategies import random_cards
 from tests.helpers import REPO
@@ -123,7 +123,7 @@ def test_an_illegal_decision_is_refused_in_one_line_naming_the_legal_ones():
 
 
 def _names(cards):
-    from sim.cards import short_name
+    from sim.base.cards import short_name
 
     return [short_name(c) for c in cards]
 

@@ -18,9 +18,9 @@ from gymnasium.utils.env_checker import check_env  # noqa: E402
 from numba.core.errors import NumbaExperimentalFeatureWarning  # noqa: E402
 from pettingzoo.test import api_test, parallel_api_test  # noqa: E402
 
-from sim.aec import BriscolaAEC, BriscolaParallel  # noqa: E402
-from sim.config import ConfigError, IllegalDecisionError  # noqa: E402
-from sim.env import ENV_ID, BriscolaEnv, BriscolaVectorEnv  # noqa: E402
+from sim.base.config import ConfigError, IllegalDecisionError  # noqa: E402
+from sim.rl.aec import BriscolaAEC, BriscolaParallel  # noqa: E402
+from sim.rl.env import ENV_ID, BriscolaEnv, BriscolaVectorEnv  # noqa: E402
 from strategies.api import Strategy  # noqa: E402
 from strategies.errors import StrategyError  # noqa: E402
 from strategies.observation import encode_flat  # noqa: E402

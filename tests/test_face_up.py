@@ -9,14 +9,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import sim.play
+import sim.runtime.play
 from kernels.enums import DEAL_DTYPE, VIEW_DTYPE
-from sim import reference
-from sim.check import view_record
-from sim.config import Rules, RunConfig
-from sim.play import play_batch, replay, views_along_plays
-from sim.reference import card
-from sim.trace import trace_rows
+from sim.app.check import view_record
+from sim.base import reference
+from sim.base.config import Rules, RunConfig
+from sim.base.reference import card
+from sim.base.trace import trace_rows
+from sim.runtime.play import play_batch, replay, views_along_plays
 from tests.helpers import REPO
 
 FILE = str(REPO / "tests" / "batched_strategies.py")
@@ -26,7 +26,7 @@ def watched(config: RunConfig, play) -> tuple[np.ndarray, np.ndarray, object]:
     """Every view the batched strategy of ``config`` (every seat's) was shown while
     ``play()`` ran, in the order of the deals and their plays, and what ``play`` returned."""
     seen = []
-    strategy = sim.play.lineup(config).batched[0].spec.strategy
+    strategy = sim.runtime.play.lineup(config).batched[0].spec.strategy
     original = strategy.choose
 
     def watching(views, legal, params, keys, where):

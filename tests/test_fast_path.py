@@ -13,8 +13,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kernels.duel_nb import is_duel_nb
-from sim.config import Rules, RunConfig
-from sim.play import lineup, play_batch
+from sim.base.config import Rules, RunConfig
+from sim.runtime.play import lineup, play_batch
 
 PAIRS = [("random", "random"), ("greedy", "random"), ("random", "greedy"), ("greedy", "greedy")]
 

@@ -5,8 +5,8 @@ import textwrap
 import numpy as np
 import pytest
 
-from sim.config import RunConfig
-from sim.play import IllegalDecisionError, play_batch
+from sim.base.config import RunConfig
+from sim.runtime.play import IllegalDecisionError, play_batch
 
 # Plays well until trick 4, then returns the face-up briscola: a card it may see, never hold.
 CHEAT = textwrap.dedent(

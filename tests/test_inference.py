@@ -14,9 +14,9 @@ import pytest
 
 from kernels.enums import VIEW_DTYPE
 from kernels.inlined_strategies_nb import hand_suit_value_nb
-from sim.check import view_record
-from sim.config import Rules, RunConfig
-from sim.play import play_batch, view_after_plays
+from sim.app.check import view_record
+from sim.base.config import Rules, RunConfig
+from sim.runtime.play import play_batch, view_after_plays
 from strategies.endgame_nb import new_hands_nb
 from strategies.inference_nb import by_rules_nb, past_view_nb, weighing_nb, world_log_weights_nb
 from strategies.knowledge_nb import UNSEEN, card_places_nb, hand_sizes_nb

@@ -10,13 +10,13 @@ import time
 import pandas as pd
 import pytest
 
-from sim.results import read_results
+from sim.base.results import read_results
 from tests.helpers import REPO, SLOW_FILE
 
 
 def start_long_run(tmp_path, out):
     return subprocess.Popen(
-        [sys.executable, "-m", "sim.cli", "simulate", "--players", "2", "--strategies", "random",
+        [sys.executable, "-m", "sim.app.cli", "simulate", "--players", "2", "--strategies", "random",
          "--deals", "1000000000", "--seed", "1", "--out", str(out), "--quiet"],
         cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(REPO)},
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
@@ -83,8 +83,8 @@ def test_partial_results_match_a_complete_run_deal_for_deal(tmp_path):
     process.send_signal(signal.SIGINT)
     process.communicate(timeout=30)
     partial = pd.read_parquet(out)
-    from sim.config import RunConfig
-    from sim.play import play_batch
+    from sim.base.config import RunConfig
+    from sim.runtime.play import play_batch
 
     n = min(len(partial), 50_000)
     config = RunConfig(players=2, strategies=("random", "random"), deals=n, seed=1)
@@ -95,7 +95,7 @@ def test_partial_results_match_a_complete_run_deal_for_deal(tmp_path):
 def test_ctrl_c_stops_a_comparison_with_a_partial_file(tmp_path):
     out = tmp_path / "cmp.parquet"
     process = subprocess.Popen(
-        [sys.executable, "-m", "sim.cli", "compare", "greedy", "random", "--deals", "1000000000", "--seed", "1",
+        [sys.executable, "-m", "sim.app.cli", "compare", "greedy", "random", "--deals", "1000000000", "--seed", "1",
          "--out", str(out), "--quiet", "--json"],
         cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(REPO)},
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
@@ -117,7 +117,7 @@ def test_a_batched_strategy_stops_as_a_jitted_one_does(tmp_path, signum):
     on Ctrl-C and SIGTERM: whole duplicate deals, marked partial, the exit as always."""
     out = tmp_path / "cmp.parquet"
     process = subprocess.Popen(
-        [sys.executable, "-m", "sim.cli", "compare", "numpy-mlp", "random", "--deals", "100000000", "--seed", "1",
+        [sys.executable, "-m", "sim.app.cli", "compare", "numpy-mlp", "random", "--deals", "100000000", "--seed", "1",
          "--strategy-file", str(REPO / "examples" / "agents" / "numpy_mlp.py"), "--out", str(out), "--quiet"],
         cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(REPO)},
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
@@ -136,7 +136,7 @@ def stall_and_signal(tmp_path, signum, stall_at_deal: int):
     answering), signals it once it stalls; (seconds to the exit, exit code, stderr)."""
     out, flag = tmp_path / "stall.parquet", tmp_path / "stalled"
     process = subprocess.Popen(
-        [sys.executable, "-m", "sim.cli", "simulate", "--strategies", "stalling,random", "--players", "2",
+        [sys.executable, "-m", "sim.app.cli", "simulate", "--strategies", "stalling,random", "--players", "2",
          "--deals", "1000000", "--seed", "1", "--strategy-file", str(REPO / "tests" / "batched_strategies.py"),
          "--out", str(out), "--quiet"],
         cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
@@ -182,7 +182,7 @@ def interrupt_slow_run(tmp_path, out, presses: int, decision_seconds: float = 20
     it plays; returns the seconds from the first press to the exit, the exit code and
     stderr."""
     process = subprocess.Popen(
-        [sys.executable, "-m", "sim.cli", "simulate", "--strategy-file", SLOW_FILE, "--players", "2",
+        [sys.executable, "-m", "sim.app.cli", "simulate", "--strategy-file", SLOW_FILE, "--players", "2",
          "--strategies", f"slow:seconds={decision_seconds},random", "--deals", "1000", "--seed", "1", "--out", str(out)],
         cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(REPO)},
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
@@ -201,7 +201,7 @@ def interrupt_slow_run(tmp_path, out, presses: int, decision_seconds: float = 20
 
 
 def test_a_first_ctrl_c_is_acknowledged_and_honoured_promptly_whatever_the_strategy(tmp_path):
-    from sim.interrupt import STOPPING
+    from sim.base.interrupt import STOPPING
 
     out = tmp_path / "slow.parquet"
     seconds, code, stderr = interrupt_slow_run(tmp_path, out, presses=1)
@@ -214,7 +214,7 @@ def test_a_first_ctrl_c_is_acknowledged_and_honoured_promptly_whatever_the_strat
 
 
 def test_a_second_ctrl_c_quits_at_once_and_keeps_nothing(tmp_path):
-    from sim.interrupt import QUITTING
+    from sim.base.interrupt import QUITTING
 
     out = tmp_path / "slow.parquet"
     seconds, code, stderr = interrupt_slow_run(tmp_path, out, presses=2)
@@ -238,7 +238,7 @@ def stopped_after(seconds: float):
     """A StopFlag that sets itself after ``seconds``, as a Ctrl-C would."""
     import threading
 
-    from sim.interrupt import StopFlag
+    from sim.base.interrupt import StopFlag
 
     stop = StopFlag()
     threading.Timer(seconds, stop.set).start()
@@ -247,8 +247,8 @@ def stopped_after(seconds: float):
 
 def slow_config(players=2, match="deal"):
     """Deals of about a fifth of a second each (ten decisions of 20 ms)."""
-    from sim.config import RunConfig
-    from sim.play import lineup
+    from sim.base.config import RunConfig
+    from sim.runtime.play import lineup
 
     config = RunConfig(players=players, strategies=("slow:seconds=0.02", "random") * (players // 2), deals=1, seed=1,
                        threads=2, strategy_files=(SLOW_FILE,), match=match)  # fmt: skip
@@ -257,7 +257,7 @@ def slow_config(players=2, match="deal"):
 
 
 def test_a_stop_cuts_a_batch_to_the_deals_finished_from_the_first():
-    from sim.play import play_batch
+    from sim.runtime.play import play_batch
 
     config = slow_config()
     batch = play_batch(config, 0, 64, stop=stopped_after(0.6))
@@ -270,8 +270,8 @@ def test_a_stop_cuts_a_batch_to_the_deals_finished_from_the_first():
 
 
 def test_a_stop_keeps_whole_matches_and_whole_duplicate_deals_only():
-    from sim.kinds.compare import DuplicatesPlayer
-    from sim.matches import play_matches
+    from sim.pipeline.kinds.compare import DuplicatesPlayer
+    from sim.pipeline.matches import play_matches
 
     matches = play_matches(slow_config(match="best-of-3"), 0, 32, stop=stopped_after(0.8))
     done = matches.completed
@@ -288,14 +288,14 @@ def test_a_ctrl_c_handled_inside_an_exec_does_not_turn_the_exit_into_a_death_by_
     turned into exit 130 by typer; under ``python -m`` CPython would still kill the
     process by SIGINT at exit (exit -2) unless the run clears that mark."""
     (tmp_path / "pressed_in_exec.py").write_text(
-        "import sim.cli\n"
+        "import sim.app.cli\n"
         "def main():\n"
         "    try:\n"
         "        exec('raise KeyboardInterrupt')\n"
         "    except KeyboardInterrupt:\n"
         "        return 130\n"
-        "sim.cli.main = main\n"
-        "sim.cli.run()\n"
+        "sim.app.cli.main = main\n"
+        "sim.app.cli.run()\n"
     )
     done = subprocess.run([sys.executable, "-m", "pressed_in_exec"], cwd=tmp_path, capture_output=True, text=True,
                           env={**os.environ, "PYTHONPATH": f"{REPO}{os.pathsep}{tmp_path}"})  # fmt: skip

@@ -11,8 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sim.config import Rules, RunConfig
-from sim.play import play_batch, replay
+from sim.base.config import Rules, RunConfig
+from sim.runtime.play import play_batch, replay
 
 # Points of each card code (suit * 10 + face), written out from the rules:
 # Ace 11, 2 0, 3 10, 4..7 0, Jack 2, Knight 3, King 4.

@@ -10,10 +10,10 @@ import math
 import numpy as np
 import pytest
 
-from sim import reference
-from sim.check import view_record
-from sim.config import Rules, RunConfig
-from sim.play import deal_cards, play_batch, view_after_plays
+from sim.app.check import view_record
+from sim.base import reference
+from sim.base.config import Rules, RunConfig
+from sim.runtime.play import deal_cards, play_batch, view_after_plays
 from strategies.endgame_nb import new_hands_nb
 from strategies.knowledge_nb import (
     MINE,

@@ -39,25 +39,29 @@ def test_the_layer_contract_would_catch_an_import_upwards(tmp_path):
     for package in ("kernels", "strategies", "sim"):
         shutil.copytree(REPO / package, tmp_path / package, ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copy(REPO / "pyproject.toml", tmp_path)
-    (tmp_path / "kernels" / "probe.py").write_text("import sim.config  # noqa: F401\n")
+    (tmp_path / "kernels" / "probe.py").write_text("import sim.base.config  # noqa: F401\n")
     result = lint_copy(tmp_path)
-    assert result.returncode != 0 and "kernels.probe -> sim.config" in result.stdout, result.stdout
+    assert result.returncode != 0 and "kernels.probe -> sim.base.config" in result.stdout, result.stdout
 
 
 def test_the_floors_of_sim_would_catch_an_import_upwards(tmp_path):
-    """Inside sim/, a summary (pure data) importing the presentation breaks the floors, and
-    so does a run kind importing a study: in a copy of the packages."""
+    """Inside sim/, a summary (sim.base) importing the presentation breaks the packages'
+    layers, and a run kind importing a study breaks the pipeline's floors: in a copy of
+    the packages."""
     for package in ("kernels", "strategies", "sim"):
         shutil.copytree(REPO / package, tmp_path / package, ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copy(REPO / "pyproject.toml", tmp_path)
     assert lint_copy(tmp_path).returncode == 0
-    with open(tmp_path / "sim" / "summaries.py", "a") as module:
-        module.write("\nimport sim.report  # noqa: E402, F401\n")
-    with open(tmp_path / "sim" / "kinds" / "simulate.py", "a") as module:
-        module.write("\nimport sim.study  # noqa: E402, F401\n")
+    with open(tmp_path / "sim" / "base" / "summaries.py", "a") as module:
+        module.write("\nimport sim.present.report  # noqa: E402, F401\n")
+    with open(tmp_path / "sim" / "pipeline" / "kinds" / "simulate.py", "a") as module:
+        module.write("\nimport sim.pipeline.study  # noqa: E402, F401\n")
     result = lint_copy(tmp_path)
     assert result.returncode != 0, result.stdout
-    assert "sim.summaries -> sim.report" in result.stdout and "sim.kinds.simulate -> sim.study" in result.stdout
+    assert (
+        "sim.base.summaries -> sim.present.report" in result.stdout
+        and "sim.pipeline.kinds.simulate -> sim.pipeline.study" in result.stdout
+    )
 
 
 def lint_copy(folder):
@@ -90,7 +94,11 @@ def test_code_is_formatted():
 
 # ------------------------------------------------------------------ run kinds
 
-KIND_NAMES = ("simulate", "compare", "tournament")  # every kind's name (a test below ties it to sim.kinds.KINDS)
+KIND_NAMES = (
+    "simulate",
+    "compare",
+    "tournament",
+)  # every kind's name (a test below ties it to sim.pipeline.kinds.KINDS)
 
 
 def kind_switches(source: str) -> list[str]:
@@ -116,7 +124,7 @@ def kind_switches(source: str) -> list[str]:
 
 
 def test_the_scan_knows_every_kind():
-    from sim.kinds import KINDS
+    from sim.pipeline.kinds import KINDS
 
     assert set(KIND_NAMES) == set(KINDS)
 
@@ -128,9 +136,9 @@ def test_the_scan_finds_a_switch_on_a_kind_name():
 
 
 def test_nothing_outside_the_run_kinds_switches_on_a_kind_name():
-    """A kind owns what depends on it (``sim/kinds``): how it plays, reads, shows and
+    """A kind owns what depends on it (``sim/pipeline/kinds``): how it plays, reads, shows and
     writes. Elsewhere the code asks the kind, so a new kind is one module there."""
-    kinds = REPO / "sim" / "kinds"
+    kinds = REPO / "sim" / "pipeline" / "kinds"
     found = {}
     for package in ("sim", "strategies", "kernels"):
         for path in sorted((REPO / package).rglob("*.py")):

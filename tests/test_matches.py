@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 
 import sim
-from sim.config import ConfigError, RunConfig
-from sim.matches import FORMATS, _best_of, rotated
-from sim.play import play_batch
-from sim.results import read_results
+from sim.base.config import ConfigError, RunConfig
+from sim.base.results import read_results
+from sim.pipeline.matches import FORMATS, _best_of, rotated
+from sim.runtime.play import play_batch
 from tests.helpers import run_here
 
 

@@ -17,11 +17,11 @@ import pyarrow.parquet as pq
 import pytest
 
 from kernels.engine_nb import simulate_nb
-from sim.check import view_record
-from sim.config import RunConfig
-from sim.learn import forward, save_networks
-from sim.play import play_batch, views_along_plays
-from sim.trace import trace_rows
+from sim.app.check import view_record
+from sim.base.config import RunConfig
+from sim.base.trace import trace_rows
+from sim.rl.learn import forward, save_networks
+from sim.runtime.play import play_batch, views_along_plays
 from strategies.errors import StrategyError
 from strategies.library import NET
 from strategies.net_nb import HEAD_OFFSETS, HEAD_VERSION, new_work_nb, policy_logits_nb
@@ -311,7 +311,7 @@ def test_a_second_rounds_networks_name_the_networks_their_data_was_played_with(t
     their one-line provenance names the shipped ones'."""
     import shutil
 
-    from sim.report import _provenance_line
+    from sim.present.report import _provenance_line
     from strategies.nets import provenance, provenance_path
 
     copy = tmp_path / "copy"
@@ -539,7 +539,7 @@ def test_auction_training_adds_the_network_and_keeps_the_others(tmp_path):
     record = json.loads((tmp_path / "w" / "net-5p.json").read_text())
     facts = record["auction_training"]
     assert facts["data"]["experiments"] == ["bids"] and 0 < facts["data"]["contracts"] <= 300
-    from sim.report import _provenance_line
+    from sim.present.report import _provenance_line
 
     assert (f"auction from {facts['data']['contracts']:,} contracts of expert (seed 3, data {facts['data']['sha256']}), "
             f"made by plan {tmp_path / 'study' / '_plan.toml'}" in _provenance_line(record))  # fmt: skip
@@ -552,7 +552,7 @@ def test_auction_training_adds_the_network_and_keeps_the_others(tmp_path):
 def _replayed(players, row, first):
     """The reference engine's game after a traced deal's first ``first`` cards, and the
     view of the seat to play next."""
-    from sim.reference import Game, views_along
+    from sim.base.reference import Game, views_along
 
     hands = [list(row["hands"][3 * s : 3 * (s + 1)]) for s in range(players)]
     plays = list(row["plays"])
@@ -571,7 +571,7 @@ def test_a_playout_cut_short_values_the_view_its_seat_would_have(players):
     after a trick hands the value network the view the reference engine gives the seat at
     that point, played out with the same cards."""
     from kernels.enums import MAX_HAND, MAX_PLAYERS, VIEW_DTYPE
-    from sim.reference import views_along
+    from sim.base.reference import views_along
     from strategies.net_nb import new_work_nb
     from strategies.playout_nb import Learned, new_playout_nb, play_out_nb
 
@@ -621,7 +621,7 @@ def test_a_learned_playout_past_the_last_draw_shows_who_took_the_face_up_card(pl
     stock's last draw show the face-up card's holder as the reference engine does, played
     out with the same cards (a version 2 network reads it)."""
     from kernels.enums import MAX_PLAYERS, VIEW_DTYPE
-    from sim.reference import views_along
+    from sim.base.reference import views_along
     from strategies.playout_nb import Learned, new_playout_nb, play_out_nb
 
     cfg = RunConfig(players=players, strategies=("greedy",) * players, deals=3, seed=8, threads=1)

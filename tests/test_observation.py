@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from kernels.enums import CARD_POINTS, CARD_SUIT
-from sim.config import ConfigError, Rules, RunConfig
-from sim.env import BriscolaVectorEnv
+from sim.base.config import ConfigError, Rules, RunConfig
+from sim.rl.env import BriscolaVectorEnv
 from strategies.errors import StrategyError
 from strategies.observation import FLAT_VERSION, FLAT_VERSIONS, encode_flat, flat_layout, flat_size, flat_version_of
 from tests.helpers import deal_views
@@ -149,7 +149,7 @@ def test_a_version_the_encoder_does_not_write_is_named():
 
 
 def test_the_environments_say_which_version_they_observe():
-    from sim.aec import BriscolaAEC
+    from sim.rl.aec import BriscolaAEC
 
     for version in FLAT_VERSIONS:
         env = BriscolaVectorEnv(num_envs=2, players=3, flat_version=version)

@@ -133,7 +133,7 @@ def test_a_report_is_drawn_again_through_its_linked_folder(tmp_path):
 
 
 def test_a_killed_runs_temporary_link_is_removed_without_emptying_what_it_points_to(tmp_path):
-    from sim.files import host_tag
+    from sim.base.files import host_tag
 
     precious = tmp_path / "disk" / "league"
     precious.mkdir(parents=True)

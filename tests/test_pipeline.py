@@ -4,22 +4,22 @@ from __future__ import annotations
 
 import pytest
 
-import sim.play
-from sim.experiments import make_experiment
-from sim.kinds import KINDS
-from sim.runs import run_command
+import sim.runtime.play
+from sim.pipeline.experiments import make_experiment
+from sim.pipeline.kinds import KINDS
+from sim.pipeline.runs import run_command
 from tests.helpers import fixed_batches
 
 
 def parses_in_a_run(monkeypatch, batch: int) -> tuple[int, int]:
     """Strategy strings parsed while a comparison runs in batches of ``batch`` deals, and the batches."""
-    sim.play._parsed.cache_clear()
-    sim.play._resolved.cache_clear()
+    sim.runtime.play._parsed.cache_clear()
+    sim.runtime.play._resolved.cache_clear()
     calls, batches = [], []
-    parse = sim.play.parse_spec
-    monkeypatch.setattr(sim.play, "parse_spec", lambda text, loaded: calls.append(text) or parse(text, loaded))
-    launch = sim.play.run_kernel  # every batch of every seating starts the kernels once
-    monkeypatch.setattr(sim.play, "run_kernel", lambda *args: batches.append(1) or launch(*args))
+    parse = sim.runtime.play.parse_spec
+    monkeypatch.setattr(sim.runtime.play, "parse_spec", lambda text, loaded: calls.append(text) or parse(text, loaded))
+    launch = sim.runtime.play.run_kernel  # every batch of every seating starts the kernels once
+    monkeypatch.setattr(sim.runtime.play, "run_kernel", lambda *args: batches.append(1) or launch(*args))
     fixed_batches(monkeypatch, batch)
     experiment = make_experiment("compare", players=2, strategies=["greedy", "expert"], deals=600, seed=3, threads=1)
     before = len(calls)
@@ -45,7 +45,7 @@ def test_every_run_kind_fills_in_the_whole_interface(name):
     for part in experiment.parts:
         player = kind.player(experiment, part)
         tally = kind.new_tally(experiment)
-        assert player.play(0, 40, tally, sim.play.StopFlag()) == 40
+        assert player.play(0, 40, tally, sim.runtime.play.StopFlag()) == 40
         assert kind.read_tally(experiment, tally.to_dict()).to_dict() == tally.to_dict()
         tallies[part] = tally
     summary = kind.summary(experiment, tallies, 1.0)

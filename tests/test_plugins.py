@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from numba import njit
 
-from sim.results import read_results
+from sim.base.results import read_results
 from strategies.api import Param, Strategy, parse_spec
 from strategies.errors import StrategyError
 from tests.helpers import OUTSIDER, REPO, run_cli, run_here

@@ -1,4 +1,4 @@
-"""A run's tallies counted again from its rows (sim.recount) are exactly those the run
+"""A run's tallies counted again from its rows (sim.base.recount) are exactly those the run
 counted while it played, at every table, for every kind and match format: what readers
 check a file's summary and a chunk's record against."""
 
@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from sim.chunks import chunks_of, run_chunk
-from sim.experiments import make_experiment
-from sim.recount import RowsDisagree, columns_of, compare_tally, run_tally
+from sim.base.recount import RowsDisagree, columns_of, compare_tally, run_tally
+from sim.pipeline.chunks import chunks_of, run_chunk
+from sim.pipeline.experiments import make_experiment
 
 TABLES = [(2, "deal"), (3, "deal"), (4, "deal"), (5, "deal"), (6, "deal"), (2, "best-of-3"), (3, "best-of-5"),
           (4, "two-deals-120"), (5, "five-deals"), (6, "best-of-3"), (3, "two-deals-120")]  # fmt: skip

@@ -1,4 +1,4 @@
-"""The kernels' deals, replayed card by card by the plain reference engine (sim.reference).
+"""The kernels' deals, replayed card by card by the plain reference engine (sim.base.reference).
 
 For every table and rule option, with random and greedy seats mixed, hundreds of traced
 deals are replayed: the pack, every card played, the drawing order, trick winners,
@@ -14,10 +14,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sim import reference
-from sim.config import Rules, RunConfig
-from sim.play import play_batch
-from sim.trace import trace_rows
+from sim.base import reference
+from sim.base.config import Rules, RunConfig
+from sim.base.trace import trace_rows
+from sim.runtime.play import play_batch
 from tests.helpers import replay_and_compare
 
 DEALS_PER_CASE = 300

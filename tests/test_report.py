@@ -1,4 +1,4 @@
-"""The notebook API (sim.analysis), ``briscola report`` and the example notebook."""
+"""The notebook API (sim.present.analysis), ``briscola report`` and the example notebook."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 from nbclient import NotebookClient
 
-import sim.analysis as an
-from sim.cli import main
+import sim.present.analysis as an
+from sim.app.cli import main
 from tests.helpers import REPO
 
 EXAMPLE = REPO / "examples" / "analysis.ipynb"
@@ -258,9 +258,9 @@ def test_paired_runs_of_every_kind_agree_with_their_own_summaries(tmp_path, caps
 
 
 def test_diff_refuses_trace_files_and_report_reads_an_empty_partial_file(tmp_path, capsys):
-    from sim.config import RunConfig
-    from sim.results import AtomicParquetWriter, results_schema
-    from sim.runs import final_metadata
+    from sim.base.config import RunConfig
+    from sim.base.results import AtomicParquetWriter, results_schema
+    from sim.pipeline.runs import final_metadata
 
     trace = tmp_path / "trace.parquet"
     assert main(["simulate", "--players", "2", "--strategies", "greedy", "--deals", "10", "--seed", "1",
@@ -277,7 +277,7 @@ def test_diff_refuses_trace_files_and_report_reads_an_empty_partial_file(tmp_pat
 
 
 def test_json_has_no_nan():
-    from sim.report import rounded
+    from sim.present.report import rounded
 
     assert rounded(float("nan"), 4) is None and rounded([0.12345, float("nan")], 2) == [0.12, None]
 
@@ -307,7 +307,7 @@ def test_report_scores_are_even_at_one_half_at_every_table_and_per_match(tmp_pat
 def test_an_infinite_elo_bound_has_its_sign():
     """A score interval reaching 0 or 1 has no finite Elo bound: the lower one is -inf,
     the upper one +inf (they were both printed as "inf")."""
-    from sim.kinds.words import elo
+    from sim.pipeline.kinds.words import elo
 
     assert (elo(None, 0.0), elo(None, 1.0), elo(-59.86, 0.0)) == ("-inf", "+inf", "-59.9")
 
@@ -318,8 +318,8 @@ SHOWING = ("tables", "headline", "strategies_read", "file_summary", "tally_of") 
 @pytest.mark.parametrize("name", ["simulate", "compare", "tournament"])
 def test_every_run_kind_has_its_tables_its_headline_and_its_reading(name):
     """The report, a study's status and sim.load ask the kind: each fills them in."""
-    from sim.kinds import KINDS
-    from sim.kinds.base import RunKind
+    from sim.pipeline.kinds import KINDS
+    from sim.pipeline.kinds.base import RunKind
 
     kind = KINDS[name]
     assert [method for method in SHOWING if getattr(type(kind), method) is getattr(RunKind, method)] == []

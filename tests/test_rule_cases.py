@@ -3,7 +3,7 @@
 Deals are built card by card (DEAL_DTYPE) and played by the kernels with greedy on every
 seat, which makes no random choice: the expected cards, trick winners and points below
 were worked out by hand from the rules and greedy's definition. The reference engine
-(sim.reference) gets the same cases, plus its own unit cases and doctests.
+(sim.base.reference) gets the same cases, plus its own unit cases and doctests.
 """
 
 from __future__ import annotations
@@ -12,11 +12,11 @@ import numpy as np
 import pytest
 
 from kernels.enums import DEAL_DTYPE
-from sim import reference
-from sim.config import Rules, RunConfig
-from sim.play import play_batch, replay
-from sim.reference import card
-from sim.trace import trace_rows
+from sim.base import reference
+from sim.base.config import Rules, RunConfig
+from sim.base.reference import card
+from sim.base.trace import trace_rows
+from sim.runtime.play import play_batch, replay
 
 # A few cards by name, for readable cases.
 ACE_DENARI, KING_DENARI = card("Ace", "Denari"), card("King", "Denari")

@@ -1,4 +1,4 @@
-"""One run function under the command line and ``sim.api`` (``sim.running``): the API
+"""One run function under the command line and ``sim.app.api`` (``sim.pipeline.running``): the API
 runs every command and a study plan, on any backend, as the command line does; a backend
 registered as a new one would be is taken by the command line, with its own option."""
 
@@ -13,8 +13,8 @@ import pandas as pd
 import pytest
 
 import sim
-import sim.api
-from sim.config import ConfigError
+import sim.app.api
+from sim.base.config import ConfigError
 from tests.helpers import REPO, dataset, run_here
 
 PLAN = """
@@ -56,7 +56,7 @@ def experiment_summaries(outcome: dict) -> list[dict]:
 
 
 def test_the_api_runs_a_tournament_as_the_command_does(tmp_path):
-    run = sim.api.tournament(LEAGUE, deals=300, seed=4, threads=1, out=tmp_path / "api")
+    run = sim.app.api.tournament(LEAGUE, deals=300, seed=4, threads=1, out=tmp_path / "api")
     printed = cli_summary("tournament", *LEAGUE, "--deals", "300", "--seed", "4", "--threads", "1", "--out", "cli",
                           cwd=tmp_path)  # fmt: skip
     assert without_timings(run.summary) == without_timings(printed)
@@ -68,7 +68,7 @@ def test_the_api_runs_a_tournament_as_the_command_does(tmp_path):
 def test_the_api_runs_a_plan_as_batch_does(tmp_path):
     plan = tmp_path / "plan.toml"
     plan.write_text(PLAN)
-    run = sim.api.batch(plan, out=tmp_path / "api", chunk_deals=200, threads=1)
+    run = sim.app.api.batch(plan, out=tmp_path / "api", chunk_deals=200, threads=1)
     assert run.summary["status"] == "complete" and run.path == tmp_path / "api"
     assert sorted(run.results.names) == ["duel", "league", "table"]
     printed = cli_summary("batch", "plan.toml", "--out", "cli", "--chunk-deals", "200", "--threads", "1", cwd=tmp_path)
@@ -78,16 +78,16 @@ def test_the_api_runs_a_plan_as_batch_does(tmp_path):
 
 def test_an_option_of_no_backend_is_refused_before_anything_runs(tmp_path):
     with pytest.raises(ConfigError, match="'sheduler' is not an option of any backend; their options: scheduler"):
-        sim.api.compare("greedy", "random", deals=10, out=tmp_path / "x.parquet", sheduler="tcp://here:8786")
+        sim.app.api.compare("greedy", "random", deals=10, out=tmp_path / "x.parquet", sheduler="tcp://here:8786")
     with pytest.raises(ConfigError, match="--scheduler and --workers are for --backend dask"):
-        sim.api.simulate("greedy", deals=10, out=tmp_path / "x.parquet", workers=2)
+        sim.app.api.simulate("greedy", deals=10, out=tmp_path / "x.parquet", workers=2)
     assert list(tmp_path.iterdir()) == []
 
 
 def test_the_api_runs_a_tournament_and_a_plan_on_dask_as_here(tmp_path):
     pytest.importorskip("distributed")
-    here = sim.api.tournament(LEAGUE, deals=300, seed=4, threads=1)
-    there = sim.api.tournament(LEAGUE, deals=300, seed=4, threads=1, backend="dask", workers=2)
+    here = sim.app.api.tournament(LEAGUE, deals=300, seed=4, threads=1)
+    there = sim.app.api.tournament(LEAGUE, deals=300, seed=4, threads=1, backend="dask", workers=2)
     assert without_timings(there.summary) == without_timings(here.summary) and there.path is None
     columns = list(here.results.deals.columns)
     order = ["pair", "deal", "game"]
@@ -98,8 +98,8 @@ def test_the_api_runs_a_tournament_and_a_plan_on_dask_as_here(tmp_path):
     )
     plan = tmp_path / "plan.toml"
     plan.write_text(PLAN)
-    local = sim.api.batch(plan, out=tmp_path / "here", chunk_deals=200, threads=1)
-    dask = sim.api.batch(plan, out=tmp_path / "dask", chunk_deals=200, threads=1, backend="dask", workers=2)
+    local = sim.app.api.batch(plan, out=tmp_path / "here", chunk_deals=200, threads=1)
+    dask = sim.app.api.batch(plan, out=tmp_path / "dask", chunk_deals=200, threads=1, backend="dask", workers=2)
     assert experiment_summaries(dask.summary) == experiment_summaries(local.summary)
     pd.testing.assert_frame_equal(dataset(tmp_path / "dask"), dataset(tmp_path / "here"))
     status = json.loads((tmp_path / "dask" / "_study.json").read_text())

@@ -7,8 +7,8 @@ from hypothesis import strategies as st
 
 from kernels.enums import RESULT_DTYPE
 from kernels.tally_nb import tally_results_nb
-from sim.play import NOT_PLAYED
-from sim.stats import RunTally, wilson_interval
+from sim.base.stats import RunTally, wilson_interval
+from sim.runtime.play import NOT_PLAYED
 
 
 @given(st.integers(0, 10_000), st.integers(1, 10_000))

@@ -7,9 +7,9 @@ import random
 import numpy as np
 import pytest
 
-from sim import reference
-from sim.config import RunConfig
-from sim.play import play_batch
+from sim.base import reference
+from sim.base.config import RunConfig
+from sim.runtime.play import play_batch
 from strategies.endgame_nb import card_values_nb, new_hands_nb, new_stack_nb, search_nb
 from strategies.library import BUILTIN
 from tests.helpers import compare_tally, replay_and_compare

@@ -146,7 +146,7 @@ def test_summary_only_keeps_exact_summaries_and_no_rows(reference, tmp_path):
 
 
 def start_batch(folder: Path, *args, env=None) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "sim.cli", "batch", "plan.toml", *args], cwd=folder,
+    return subprocess.Popen([sys.executable, "-m", "sim.app.cli", "batch", "plan.toml", *args], cwd=folder,
                             env={**os.environ, "PYTHONPATH": str(REPO), **(env or {})},
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
 
@@ -354,7 +354,7 @@ def test_report_and_diff_refuse_a_study_of_several_experiments_in_one_line(refer
 
 
 def test_the_documented_study_plan_reads_as_the_docs_say():
-    from sim.plan import read_plan
+    from sim.pipeline.plan import read_plan
 
     plan = read_plan(REPO / "examples" / "pimc-study.toml")
     names = [experiment.name for experiment in plan.experiments]
@@ -370,7 +370,7 @@ def test_the_documented_study_plan_reads_as_the_docs_say():
 def test_every_shipped_plan_reads(plan_file):
     # A plan's mistake (an unknown parameter, a table a strategy does not play) would
     # otherwise show only when someone runs it, possibly after hours of other experiments.
-    from sim.plan import read_plan
+    from sim.pipeline.plan import read_plan
 
     plan = read_plan(plan_file)
     assert plan.experiments and all(experiment.config.deals > 0 for experiment in plan.experiments)
@@ -385,7 +385,7 @@ def wait_for_records(folder: Path, process: subprocess.Popen, at_least: int) -> 
 
 @pytest.mark.parametrize("stop, code", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
 def test_ctrl_c_or_sigterm_stops_a_study_which_then_resumes_to_the_same_dataset(reference, tmp_path, stop, code):
-    from sim.interrupt import STUDY_STOPPING
+    from sim.base.interrupt import STUDY_STOPPING
 
     study, _ = reference
     write_plan(tmp_path)
@@ -467,9 +467,9 @@ def test_status_says_what_a_study_plays_changed_since_it_began(tmp_path):
 def test_chunks_recorded_in_any_order_give_the_same_study(tmp_path):
     """Out-of-order completion (Dask) with an SPRT: chunks past its decision, recorded
     before it was known, are dropped; the study ends as when recorded in order."""
-    from sim.chunks import run_chunk
-    from sim.plan import read_plan
-    from sim.study import Study, read_outcome
+    from sim.pipeline.chunks import run_chunk
+    from sim.pipeline.plan import read_plan
+    from sim.pipeline.study import Study, read_outcome
 
     plan = read_plan(write_plan(tmp_path, 'seed = 11\n[[compare]]\nname = "duel"\na = "expert"\nb = "greedy"\n'
                                           'deals = 3000\nsprt = [0, 40]\n'))  # fmt: skip
@@ -496,8 +496,8 @@ def test_chunks_recorded_in_any_order_give_the_same_study(tmp_path):
 def test_chunk_sizes_do_not_count_compiling(monkeypatch):
     """The first call of a run compiles its kernels (seconds, with a cold cache); sizing
     chunks must not mistake that for the speed of play."""
-    import sim.study
-    from sim.experiments import make_experiment
+    import sim.pipeline.study
+    from sim.pipeline.experiments import make_experiment
 
     calls = []
 
@@ -505,9 +505,9 @@ def test_chunk_sizes_do_not_count_compiling(monkeypatch):
         time.sleep(2.0 if not calls else chunk.n * 1e-7)  # 10M deals/s once compiled
         calls.append(chunk.n)
 
-    monkeypatch.setattr(sim.study, "run_chunk", run_chunk)
+    monkeypatch.setattr(sim.pipeline.study, "run_chunk", run_chunk)
     experiment = make_experiment("simulate", players=2, strategies="greedy,random", deals=20_000_000, seed=1)
-    assert sim.study.calibrate(experiment).units == sim.study.MAX_CHUNK_UNITS
+    assert sim.pipeline.study.calibrate(experiment).units == sim.pipeline.study.MAX_CHUNK_UNITS
 
 
 def test_status_says_whether_a_study_is_running(tmp_path):
@@ -555,8 +555,8 @@ def test_a_chiamata_study_keeps_every_column_of_its_commands(tmp_path):
 def test_a_resumed_study_runs_on_the_threads_asked_now_not_those_of_its_first_run(tmp_path):
     """Threads change no result: a study begun with --threads 1 (on Dask, say) and
     resumed here without --threads uses every core, as a new run would."""
-    from sim.plan import read_plan
-    from sim.study import Study
+    from sim.pipeline.plan import read_plan
+    from sim.pipeline.study import Study
 
     plan = read_plan(write_plan(tmp_path))
     Study.open(tmp_path / "study", plan, True, False, 1000, 1).close()
@@ -611,9 +611,9 @@ def test_status_shows_the_experiment_in_play_and_the_work_it_has_left(tmp_path):
 
 def test_the_time_left_weighs_each_experiments_deals_by_their_cost(tmp_path, monkeypatch):
     """A cheap experiment played first, a dear one left: counting deals would say 1 s."""
-    import sim.study
-    from sim.plan import read_plan
-    from sim.study import Study, TimeLeft
+    import sim.pipeline.study
+    from sim.pipeline.plan import read_plan
+    from sim.pipeline.study import Study, TimeLeft
 
     write_plan(tmp_path, "seed = 1\n[[simulate]]\nname = 'cheap'\nplayers = 2\nstrategies = ['greedy']\n"
                "deals = 9000\n[[simulate]]\nname = 'dear'\nplayers = 2\nstrategies = ['greedy']\ndeals = 1000\n")  # fmt: skip
@@ -622,7 +622,7 @@ def test_the_time_left_weighs_each_experiments_deals_by_their_cost(tmp_path, mon
     cheap, dear = study.states
     cheap.sized, dear.sized = 0.05, None  # seconds a deal: sizing overrates cheap ones; not sized (--chunk-deals)
     clock = [100.0]
-    monkeypatch.setattr(sim.study.time, "monotonic", lambda: clock[0])
+    monkeypatch.setattr(sim.pipeline.study.time, "monotonic", lambda: clock[0])
     left = TimeLeft(study)
     clock[0] += 9.0
     left.add(9000, "cheap")

@@ -17,7 +17,7 @@ import pandas as pd
 import pytest
 
 import sim
-from sim.analysis import StudyDamaged
+from sim.present.analysis import StudyDamaged
 from tests.helpers import dataset, run_here
 
 PLAN = """
@@ -124,7 +124,7 @@ def test_an_edited_record_is_damaged_and_summaries_agree_with_the_rows(made):
 
 def sealed(record: Path, edit) -> None:
     """A record edited, and its checksum made again, as someone who read the code would."""
-    from sim.study import record_checksum
+    from sim.pipeline.study import record_checksum
 
     data = json.loads(record.read_text())
     edit(data)
@@ -260,7 +260,7 @@ def test_readers_never_take_the_lock_a_run_needs(made, monkeypatch):
         return real_flock(handle, operation)
 
     monkeypatch.setattr(fcntl, "flock", flock)
-    from sim.study import read_outcome
+    from sim.pipeline.study import read_outcome
 
     read_outcome(study)
     assert taken and not any(op & fcntl.LOCK_EX for op in taken)  # readers: shared only
@@ -283,7 +283,7 @@ def test_readers_never_take_the_lock_a_run_needs(made, monkeypatch):
 def test_two_new_studies_in_one_folder_at_once_one_is_refused_in_one_line(tmp_path):
     plan = tmp_path / "plan.toml"
     plan.write_text(PLAN)
-    runs = [subprocess.Popen([sys.executable, "-m", "sim.cli", "batch", str(plan), "--out", str(tmp_path / "study"),
+    runs = [subprocess.Popen([sys.executable, "-m", "sim.app.cli", "batch", str(plan), "--out", str(tmp_path / "study"),
                               "--quiet"], cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
             for _ in range(2)]  # fmt: skip
     ended = [(run.wait(timeout=300), run.stderr.read()) for run in runs]
@@ -309,7 +309,7 @@ TOO_LARGE = {
 def test_plans_too_large_are_refused_before_they_are_listed(tmp_path, case):
     text, message = TOO_LARGE[case]
     (tmp_path / "plan.toml").write_text("seed = 1\n" + text)
-    result = subprocess.run([sys.executable, "-m", "sim.cli", "batch", "plan.toml", "--out", "study"], cwd=tmp_path,
+    result = subprocess.run([sys.executable, "-m", "sim.app.cli", "batch", "plan.toml", "--out", "study"], cwd=tmp_path,
                             capture_output=True, text=True, timeout=120)  # fmt: skip
     assert result.returncode == 2 and message in result.stderr, result.stderr
     assert len(result.stderr.strip().splitlines()) == 1

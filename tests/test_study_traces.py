@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 import sim
-from sim.analysis import StudyDamaged
+from sim.present.analysis import StudyDamaged
 from tests.helpers import run_here
 
 PLAN = """

@@ -10,7 +10,7 @@ import sys
 import pandas as pd
 import pytest
 
-from sim.stats import PairResult, elo_from_score, fit_ratings
+from sim.base.stats import PairResult, elo_from_score, fit_ratings
 from tests.helpers import REPO, compare_tally, run_here
 
 
@@ -64,7 +64,7 @@ def test_bad_strategy_lists_are_refused(tmp_path, names, message):
 
 
 def test_a_pair_won_every_time_still_gets_a_finite_rating():
-    from sim.stats import CompareTally
+    from sim.base.stats import CompareTally
 
     tally = CompareTally(2)
     tally.score_counts[-1] = 500  # A won both games of all 500 deals
@@ -81,7 +81,7 @@ def test_strategies_not_linked_to_the_anchor_have_no_rating():
 
 
 def test_a_pair_won_every_time_has_a_real_interval():
-    from sim.stats import CompareTally
+    from sim.base.stats import CompareTally
 
     tally = CompareTally(2)
     tally.score_counts[-1] = 500
@@ -99,7 +99,7 @@ def test_the_notebook_api_reads_and_rates_without_the_run_machinery(tmp_path):
     probe = (
         "import sys, sim; run = sim.load(sys.argv[1]); table = sim.ratings(run.deals, run.strategies); "
         "summary = sim.compare_summary(run.deals); "
-        "print(len(table), sorted(m for m in ('numba', 'kernels', 'sim.play', 'sim.runs', 'sim.chunks') "
+        "print(len(table), sorted(m for m in ('numba', 'kernels', 'sim.runtime.play', 'sim.pipeline.runs', 'sim.pipeline.chunks') "
         "if m in sys.modules))"
     )
     result = subprocess.run([sys.executable, "-c", probe, str(out)], capture_output=True, text=True,

@@ -17,9 +17,9 @@ from tests.helpers import run_here
 def runs(tmp_path_factory):
     folder = tmp_path_factory.mktemp("runs")
     for name, extra in (("plain", []), ("redeal", ["--rule", "trump_redeal=ace-three"])):
-        assert sim.cli.main(["compare", "expert", "greedy", "--deals", "300", "--seed", "1", "--out",
+        assert sim.app.cli.main(["compare", "expert", "greedy", "--deals", "300", "--seed", "1", "--out",
                              str(folder / f"{name}.parquet"), "--quiet", *extra]) == 0  # fmt: skip
-    assert sim.cli.main(["tournament", "random", "greedy", "highest", "--deals", "50", "--seed", "1", "--out",
+    assert sim.app.cli.main(["tournament", "random", "greedy", "highest", "--deals", "50", "--seed", "1", "--out",
                          str(folder / "league"), "--quiet"]) == 0  # fmt: skip
     return folder
 
@@ -101,7 +101,7 @@ def test_a_summary_that_is_not_its_rows_is_refused_by_report_and_load(runs, tmp_
 
 def test_a_simulate_summary_is_checked_and_its_timings_are_not_figures(tmp_path, capsys):
     run = tmp_path / "run.parquet"
-    assert sim.cli.main(["simulate", "--players", "4", "--strategies", "greedy,random", "--deals", "300", "--seed",
+    assert sim.app.cli.main(["simulate", "--players", "4", "--strategies", "greedy,random", "--deals", "300", "--seed",
                          "2", "--match", "best-of-3", "--out", str(run), "--quiet"]) == 0  # fmt: skip
     metadata = json.loads(pq.read_metadata(run).metadata[b"briscola"])
     slower = rewrite(run, tmp_path / "slower.parquet", metadata=edited(metadata, ["seconds"], 99.0))
@@ -142,7 +142,7 @@ def test_a_tournaments_matrix_and_ratings_are_its_pairs_own(runs, tmp_path):
 def test_a_file_of_a_kind_this_version_does_not_read_is_refused_not_read_as_another(runs, tmp_path):
     """A file names its kind; one this version does not know (a later version's) is
     refused in one line naming it and the kinds it reads, never read as a simulation."""
-    from sim.analysis import RefusedRun
+    from sim.present.analysis import RefusedRun
 
     metadata = json.loads(pq.read_metadata(runs / "plain.parquet").metadata[b"briscola"])
     for unknown in ({**metadata, "kind": "gauntlet"}, {key: value for key, value in metadata.items() if key != "compare"}

@@ -156,9 +156,9 @@ OTHERS = ["expert", "greedy", "highest", "expert", "greedy"]
      (6, "last3", "none"), (6, "none", "trumps")],
 )  # fmt: skip
 def test_a_strategy_scribbling_over_its_view_changes_nothing_for_anyone_else(players, partner_view, signals):
-    from sim.config import Rules, RunConfig
-    from sim.play import play_batch
-    from sim.trace import trace_rows
+    from sim.base.config import Rules, RunConfig
+    from sim.base.trace import trace_rows
+    from sim.runtime.play import play_batch
 
     rules = Rules(partner_view=partner_view, signals=signals) if players in (4, 6) else Rules()
     plays = {}

@@ -18,10 +18,10 @@ import numpy as np
 import pytest
 
 from kernels.enums import DEAL_DTYPE
-from sim import reference
-from sim.config import RunConfig
-from sim.play import play_batch, replay
-from sim.trace import trace_rows
+from sim.base import reference
+from sim.base.config import RunConfig
+from sim.base.trace import trace_rows
+from sim.runtime.play import play_batch, replay
 
 YARDSTICK = Path(__file__).resolve().parents[2] / "shared" / "yardstick" / "briscola_ref.c"
 GAMES = 3000

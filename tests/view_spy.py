@@ -8,9 +8,9 @@ import warnings
 
 import kernels.chiamata_nb as chiamata_nb
 import kernels.engine_nb as engine_nb
-from sim.config import Rules, RunConfig
-from sim.play import play_batch
-from sim.trace import trace_rows
+from sim.base.config import Rules, RunConfig
+from sim.base.trace import trace_rows
+from sim.runtime.play import play_batch
 
 
 def spy_on_views(players: int, partner_view: str, n_deals: int, signals: str = "none") -> dict:

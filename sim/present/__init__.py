@@ -1,0 +1,1 @@
+"""Presentation: results read back and verified as pandas, tables, plots, the HTML report."""

@@ -1,0 +1,1 @@
+"""Learning: the Gymnasium and PettingZoo environments and the training scripts' helpers."""
