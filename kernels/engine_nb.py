@@ -190,7 +190,7 @@ def play_deal_nb(deal, run, scratch, result, record, illegal):
     return done
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def _play_tricks_nb(deal, run, scratch, record, illegal, first_leader):
     """The tricks of a deal for any table, ``first_leader`` leading the first; False
     after an illegal decision or a stop."""
