@@ -54,7 +54,7 @@ def open_auction_nb(view, rules, players):
 AUCTION_GOING = 4  # take_bid_nb: the auction goes on
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def run_auction_nb(run, scratch, record, illegal):
     """Asks each seat in turn for a bid until the auction ends; writes every action into
     ``record``. Returns AUCTION_DONE (``views[0].bidder`` is the caller), AUCTION_THROWN_IN,
@@ -110,7 +110,7 @@ def take_bid_nb(view, work, record, illegal, seat, bid):
     return AUCTION_GOING
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def make_call_nb(run, scratch, illegal):
     """The caller names its card: trump, target and partner follow. Returns AUCTION_DONE,
     AUCTION_STOPPED or AUCTION_ILLEGAL (a card not of the bid's face)."""
@@ -191,7 +191,7 @@ def _report_nb(illegal, index, phase, seat, value, work):
         illegal.hand[k] = work.hands[seat, k]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def score_chiamata_nb(view, work, rules, result):
     """The deal's result: side 0 the caller's (caller and partner), side 1 the defenders';
     game points +2 caller, +1 partner, -1 each defender when the caller's side takes its
