@@ -137,3 +137,12 @@ def test_a_new_backend_is_taken_by_the_command_line_with_its_own_option(tmp_path
     completed = subprocess.run([sys.executable, "-m", "tests.relay_backend"], cwd=tmp_path, capture_output=True,
                                text=True, timeout=300, env={**os.environ, "PYTHONPATH": str(REPO), **completing})  # fmt: skip
     assert completed.stdout.split() == ["relay"]
+
+
+def test_the_commands_in_process_are_at_the_top_of_sim():
+    """``sim.compare`` and the rest, as the README shows them: the notebook API's own."""
+    import sim
+    from sim.app import api
+
+    assert all(getattr(sim, name) is getattr(api, name) for name in ("simulate", "compare", "tournament", "batch"))
+    assert {"simulate", "compare", "tournament", "batch"} <= set(dir(sim))
