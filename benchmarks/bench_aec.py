@@ -35,7 +35,10 @@ from benchmarks.bench_revisions import worktrees  # noqa: E402
 # the same in every revision compared.
 AEC_TIMER = """
 import sys, time
-from sim.rl.aec import BriscolaAEC
+try:
+    from sim.rl.aec import BriscolaAEC
+except ImportError:  # a revision from before sim/ was split by role
+    from sim.aec import BriscolaAEC
 
 env = BriscolaAEC(players=2, auction="random")
 env.reset(seed=1)

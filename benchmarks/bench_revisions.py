@@ -72,8 +72,12 @@ def split_command(parser: argparse.ArgumentParser, what: str) -> tuple[argparse.
 # Reads --players, --strategies (repeated around the table), --deals and --seed.
 KERNEL_TIMER = """
 import argparse, itertools, time
-from sim.base.config import RunConfig
-from sim.runtime.play import play_batch
+try:
+    from sim.base.config import RunConfig
+    from sim.runtime.play import play_batch
+except ImportError:  # a revision from before sim/ was split by role
+    from sim.config import RunConfig
+    from sim.play import play_batch
 parser = argparse.ArgumentParser()
 for flag in ("--players", "--deals", "--seed"):
     parser.add_argument(flag, type=int, default=1)
