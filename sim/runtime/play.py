@@ -104,9 +104,8 @@ def check_seats(config: RunConfig) -> None:
     """StrategyError for what ``lineup`` would refuse short of compiling: unknown names or
     keys, a strategy not played at the table, data it cannot load there. (The strategies
     compile as the run readies, beside the engine: ``sim/runtime/compiling.py``.)"""
-    specs = _parsed(config.strategies, tuple(config.strategy_files))
-    refuse_unplayed(specs, config.players)
-    for spec in specs:
+    check_tables(config.strategies, config.strategy_files, config.players)
+    for spec in seat_specs(config):  # parsed once (cached): check_tables read the same specs
         spec.strategy.data_for(config.players)
 
 
