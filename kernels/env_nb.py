@@ -21,6 +21,7 @@ from numba import njit, prange
 from kernels.bound_nb import bind_nb
 from kernels.enums import CHIAMATA_PLAYERS, MAX_PLAYERS, PHASE_PLAY, TOTAL_POINTS
 from kernels.lockstep_nb import (
+    NO_ACTION,
     LANE_OVER,
     LANE_PLAY,
     LANE_STOPPED,
@@ -67,7 +68,7 @@ def env_step_bound_nb(bound, which, actions):
     if which.shape[0] > LANES_PER_BLOCK:
         env_step_nb(run, lanes, env, which, actions)
     else:
-        _step_lanes_nb(run, lanes, env, which, actions, 0, which.shape[0], np.empty(run.params.shape[1]))
+        _step_lanes_nb(run, lanes, env, which, actions, np.int64(0), which.shape[0], np.empty(run.params.shape[1]))
 
 
 @njit(cache=True, parallel=True)
@@ -139,7 +140,7 @@ def _next_episode_nb(run, env, i, scratch, cursor, result, illegal, n_lanes):
         env.learns[i, other] = learns
         env.outside[i, other] = (OUTSIDE_PLAY if learns else 0) | env.batched[other]
     start_lane_nb(run, scratch, cursor, result, illegal, i + episode * n_lanes)
-    advance_lane_nb(run, env.outside[i], scratch, cursor, result, illegal, -1)
+    advance_lane_nb(run, env.outside[i], scratch, cursor, result, illegal, NO_ACTION)
 
 
 @njit(cache=True, inline="always")

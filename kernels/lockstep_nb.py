@@ -95,6 +95,11 @@ Lanes = namedtuple(
 )
 
 
+# The action of a lane just started (none awaited). An int64, not a literal -1: a
+# literal argument would compile a second copy of advance_lane_nb (14 s cold).
+NO_ACTION = np.int64(-1)
+
+
 @njit(cache=True)
 def new_lanes_nb(n):
     lanes = Lanes(
@@ -119,10 +124,11 @@ def lane_scratch_nb(lanes, i, sealed_params):
                         lanes.deals[i : i + 1], lanes.records[i : i + 1])  # fmt: skip
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False)
 def start_lane_nb(run, scratch, cursor, result, illegal, deal_index):
     """Deals deal ``deal_index`` into the lane (``run.dealt``: it is already there) and
-    puts it on the table, at its first decision."""
+    puts it on the table, at its first decision. Called, not inlined: it runs once per
+    deal, and inlined it cost the environment's kernel 19 s of its cold compile."""
     deal, record, view, work = scratch.deal[0], scratch.record[0], scratch.views[0], scratch.work[0]
     n_seats = run.players if run.players > 0 else MAX_PLAYERS
     start_streams_nb(scratch.states, run.seed_key, deal_index, run.seat_streams, n_seats)
@@ -285,7 +291,7 @@ def _start_block_nb(run, outside, lanes, which, deal_indices, start, end, sealed
         scratch = lane_scratch_nb(lanes, i, sealed_params)
         cursor, result, illegal = lanes.cursor[i], lanes.results[i], lanes.illegal[i]
         start_lane_nb(run, scratch, cursor, result, illegal, deal_indices[j])
-        advance_lane_nb(run, outside, scratch, cursor, result, illegal, -1)
+        advance_lane_nb(run, outside, scratch, cursor, result, illegal, NO_ACTION)
 
 
 @njit(cache=True, _nrt=False)
