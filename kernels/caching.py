@@ -81,6 +81,14 @@ def in_library(path: str) -> bool:
     return os.path.realpath(path).startswith(tuple(str(LIBRARY / package) + os.sep for package in LIBRARY_PACKAGES))
 
 
+def in_numba_cache(path: str) -> bool:
+    """A file of Numba's disk cache: in a ``__pycache__`` folder, or under the
+    ``NUMBA_CACHE_DIR`` a user set (a cache file loads as a strategy first decides)."""
+    real = Path(os.path.realpath(path))
+    in_cache_dir = bool(config.CACHE_DIR) and real.is_relative_to(os.path.realpath(config.CACHE_DIR))
+    return "__pycache__" in real.parts or in_cache_dir
+
+
 @functools.lru_cache(maxsize=4096)
 def is_authors(path: str) -> bool:
     """A source file of the user's own, not of Python, an installed package or the library."""

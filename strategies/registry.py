@@ -144,11 +144,11 @@ def _data_files(opened: list[str], folder: Path, plug_in: Path) -> set[str]:
     helper modules travel as code, by ``authors_files``), Numba's caches, nor what Python
     and the installed packages read of their own. StrategyError for a file read from
     anywhere else."""
-    from kernels.caching import in_library
+    from kernels.caching import in_library, in_numba_cache
 
     found = set()
     for name in opened:
-        if not os.path.isfile(name) or Path(name).suffix in CODE_SUFFIXES or "__pycache__" in Path(name).parts:
+        if not os.path.isfile(name) or Path(name).suffix in CODE_SUFFIXES or in_numba_cache(name):
             continue
         file = data_file_in(folder, name)
         if file is None and in_library(name):
@@ -169,13 +169,13 @@ def check_read_while_deciding(strategy: Strategy, opened: list[str]) -> None:
     """StrategyError if a batched strategy read a data file while deciding that is not
     one of its own (read as it loaded, or declared): that file would count in no
     fingerprint, so a change to it would go unseen."""
-    from kernels.caching import in_library
+    from kernels.caching import in_library, in_numba_cache
 
     own = {os.path.realpath(f) for f in strategy.files}
     for name in opened:
         real = os.path.realpath(name)
         if (real in own or not os.path.isfile(real) or Path(real).suffix in CODE_SUFFIXES
-                or "__pycache__" in Path(real).parts or in_library(real) or _installed(real)):  # fmt: skip
+                or in_numba_cache(real) or in_library(real) or _installed(real)):  # fmt: skip
             continue
         raise StrategyError(
             f"strategy {strategy.name!r} read {name} while deciding: a plug-in reads its data files as its file "

@@ -336,6 +336,26 @@ def test_a_batched_strategy_reading_data_while_deciding_is_refused(tmp_path):
     assert done.returncode == 2 and "read " in done.stderr and "while deciding" in done.stderr, done.stderr
 
 
+def test_numbas_cache_files_are_not_data_a_strategy_reads_wherever_the_cache_is(tmp_path, monkeypatch):
+    """A batched strategy's first decision may load a kernel from Numba's cache; with
+    NUMBA_CACHE_DIR set, those files sit outside any __pycache__ (a plug-in was refused
+    for it). A data file read while deciding is still refused."""
+    import kernels.caching
+    from strategies.api import Strategy
+    from strategies.errors import StrategyError
+    from strategies.registry import check_read_while_deciding
+
+    cache, data = tmp_path / "numba-cache", tmp_path / "w.npy"
+    (cache / "kernels_0").mkdir(parents=True)
+    (cache / "kernels_0" / "observe_nb.legal_masks_nb-118.py311.nbi").write_bytes(b"index")
+    data.write_bytes(b"weights")
+    monkeypatch.setattr(kernels.caching.config, "CACHE_DIR", str(cache))
+    strategy = Strategy("lazy", 1, "reads as it decides", choose=lambda views, legal, params, keys: None, batched=True)
+    check_read_while_deciding(strategy, [str(cache / "kernels_0" / "observe_nb.legal_masks_nb-118.py311.nbi")])
+    with pytest.raises(StrategyError, match="read .*w.npy while deciding"):
+        check_read_while_deciding(strategy, [str(data)])
+
+
 def test_the_fingerprint_walk_warns_of_nothing():
     import warnings
 
