@@ -37,14 +37,14 @@ WARM_LOCK = Path(tempfile.gettempdir()) / f"briscola-tests-warm-up-{os.getpid()}
 def pytest_sessionstart(session):
     """Fills Numba's disk cache once, before any test plays: on a fresh clone each test
     worker would otherwise compile the same engine and strategies at the same time (two
-    minutes of both cores in CI). ``python -m sim.runtime.compiling --everything`` compiles them
-    all, the strategies on the second core; with a warm cache it loads in about a second.
+    minutes of both cores in CI). ``tests/warm_up.py`` compiles them all, the strategies on
+    the second core; with a warm cache it loads in about a second.
     Under xdist the run starts at once and holds a lock for as long as it lasts, while
     the workers start and collect; each waits for the lock before its first test
     (``pytest_runtest_setup``). Tests of a cold cache set their own ``NUMBA_CACHE_DIR``."""
     if hasattr(session.config, "workerinput"):  # an xdist worker: the controller started it
         return
-    warm = [sys.executable, "-m", "sim.runtime.compiling", "--everything"]  # a run compiles only what it plays
+    warm = [sys.executable, str(ROOT / "tests" / "warm_up.py")]  # a run compiles only what it plays
     if not session.config.getoption("numprocesses", None):  # one process: nothing to overlap
         subprocess.run(warm, cwd=ROOT, capture_output=True, check=True, timeout=900)
         return

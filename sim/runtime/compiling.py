@@ -150,9 +150,11 @@ def _compile_aside(cold: list[Strategy], auction: bool, strategy_files) -> subpr
 
 
 def ready_everything() -> None:
-    """Compiles both paths of the engine, the tally and every built-in strategy (with
-    its bid and call) into Numba's disk cache, the strategies in the second process: a
-    machine readied ahead of its runs (the test session does this once)."""
+    """Compiles both paths of the engine, the tally, the lock-step kernels (batched
+    strategies), the one-deal seam and every built-in strategy (with its bid and call)
+    into Numba's disk cache, the strategies in the second process: a machine readied
+    ahead of its runs (the test session does this once, with the environments)."""
+    from sim.runtime.deal import Deal
     from strategies.registry import builtin_strategies
 
     cold = [s for s in builtin_strategies().values() if s.inline_id is None and not _is_ready(s)]
@@ -161,6 +163,9 @@ def ready_everything() -> None:
         for players, trace in ((2, False), (4, True)):  # the fast path; the engine (a traced batch takes it)
             config = RunConfig(players=players, strategies=("random",) * players, deals=1, seed=0)
             tally_results_nb(play_batch(config, 0, 1, trace=trace).results, n_sides(players), NOT_PLAYED)
+        run = run_context(config, 0, 1, False, StopFlag())
+        lane_kernels(run, outside_mask(()), new_lanes_nb(1))  # one type for any lineup
+        Deal.new(config, outside=(0,))  # its step kernel
     finally:
         if helper is not None:
             helper.wait()
