@@ -21,11 +21,11 @@ from numba import njit, prange
 from kernels.bound_nb import bind_nb
 from kernels.enums import CHIAMATA_PLAYERS, MAX_PLAYERS, PHASE_PLAY, TOTAL_POINTS
 from kernels.lockstep_nb import (
-    NO_ACTION,
     LANE_OVER,
     LANE_PLAY,
     LANE_STOPPED,
     LANES_PER_BLOCK,
+    NO_ACTION,
     OUTSIDE_PLAY,
     advance_lane_nb,
     lane_scratch_nb,
