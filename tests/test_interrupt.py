@@ -111,6 +111,7 @@ def test_ctrl_c_stops_a_comparison_with_a_partial_file(tmp_path):
     assert f'"deals": {run.config["deals_completed"]}' in stdout
 
 
+@pytest.mark.slow  # 45 s each on a busy machine: rows reach the file a row group (2^20 games) at a time
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
 def test_a_batched_strategy_stops_as_a_jitted_one_does(tmp_path, signum):
     """Lock-step play (a numpy MLP deciding outside the kernels) keeps the deals done
