@@ -9,19 +9,22 @@ For notebooks (all return pandas objects; see ``sim.present.analysis`` and examp
     sim.compare_summary(run.deals), sim.ratings(run.deals, run.strategies)
     sim.paired("results/one.parquet", "results/other.parquet")   # two runs of one seed, deal by deal
     sim.caller_by_strength(run.deals)   # Briscola Chiamata: the caller's game points by hand strength
+    sim.deal_features(run)              # what each deal dealt: trumps, honours, points per seat and side
+    sim.luck(run)                       # a comparison: how much the cards decide, and what they are worth
     run = sim.compare("expert", "greedy", players=4, deals=3000, seed=1)   # the commands, in process
     sim.simulate(...), sim.tournament(...), sim.batch("plan.toml")           # (sim.app.api)
 """
 
 from sim.base.version import __version__ as __version__  # re-exported: sim.__version__
 
-_RESULTS = ("read_results", "read_config", "RunResults")
+_RESULTS = ("read_results", "read_config", "RunResults", "card_matrix")
 _ANALYSIS = (
     "load", "Results", "seat_scores", "side_scores", "side_strategy_scores", "first_lead", "margins",
     "compare_summary", "ratings", "unit_figures", "paired", "caller_by_strength",
 )  # fmt: skip
+_FEATURES = {"deal_features": "features", "luck": "luck", "luck_games": "luck"}
 _COMMANDS = ("simulate", "compare", "tournament", "batch")
-__all__ = [*_RESULTS, *_ANALYSIS, *_COMMANDS]
+__all__ = [*_RESULTS, *_ANALYSIS, *_FEATURES, *_COMMANDS]
 
 
 def __getattr__(name):  # keeps ``import sim`` light: the CLI's --help must start fast
@@ -33,6 +36,10 @@ def __getattr__(name):  # keeps ``import sim`` light: the CLI's --help must star
         from sim.present import analysis
 
         return getattr(analysis, name)
+    if name in _FEATURES:
+        import importlib
+
+        return getattr(importlib.import_module(f"sim.present.{_FEATURES[name]}"), name)
     if name in _COMMANDS:
         from sim.app import api
 

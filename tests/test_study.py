@@ -108,7 +108,7 @@ def test_a_study_holds_what_each_command_writes(reference, tmp_path):
         printed = json.loads(ran.stdout)
         experiment = loaded.experiment(name)
         pd.testing.assert_frame_equal(
-            experiment.deals.reset_index(drop=True), pd.read_parquet(out), check_categorical=False
+            experiment.deals.reset_index(drop=True), sim.read_results(out).deals, check_categorical=False
         )
         seats = sim.load(out).config["strategies"]  # the command's file: each seat's strategy and fingerprint
         assert experiment.config["fingerprints"] == {seat["name"]: seat["fingerprint"] for seat in seats}
@@ -549,7 +549,7 @@ def test_a_chiamata_study_keeps_every_column_of_its_commands(tmp_path):
     ]
     assert run_here(*command, "--quiet", env={"PYTHONPATH": str(REPO)}).returncode == 0
     assert {"bid", "caller", "called", "partner", "game_points_4", "caller_strength"} <= set(five.columns)
-    pd.testing.assert_frame_equal(five.reset_index(drop=True), pd.read_parquet(out), check_categorical=False)
+    pd.testing.assert_frame_equal(five.reset_index(drop=True), sim.read_results(out).deals, check_categorical=False)
 
 
 def test_a_resumed_study_runs_on_the_threads_asked_now_not_those_of_its_first_run(tmp_path):

@@ -520,6 +520,32 @@ def diff(
         show_paired(row)
 
 
+@app.command(cls=_Command)
+def luck(
+    run: Annotated[
+        Path, typer.Argument(help="A comparison's result file (briscola compare).", metavar="RUN", show_default=False)
+    ],
+    json_output: JsonOption = False,
+) -> None:
+    """How much of a comparison do the cards decide, and what is each dealt card worth?"""
+    from sim.base.config import ConfigError
+    from sim.present.luck import luck_dict
+    from sim.present.report import show_luck
+
+    if not run.is_file() and not (run / "_study.json").exists():
+        raise ConfigError(
+            f"{run} {'is a folder' if run.is_dir() else 'does not exist'}; give a comparison's result file"
+        )
+    try:
+        row = luck_dict(run)
+    except (ValueError, OSError) as error:
+        raise ConfigError(str(error)) from error
+    if json_output:
+        print(json.dumps(row))
+    else:
+        show_luck(row)
+
+
 @app.command("strategies", cls=_Command)
 def list_strategies(
     strategy_file: StrategyFileOption = None,

@@ -56,7 +56,7 @@ from sim.base.files import (
     write_atomically,
     write_json,
 )  # fmt: skip
-from sim.base.results import RESULT_ROW_GROUP, numpy_column
+from sim.base.results import RESULT_ROW_GROUP, card_columns, numpy_column
 from sim.base.stats import Sprt
 from sim.base.version import __version__
 from sim.pipeline.chunks import (
@@ -101,7 +101,8 @@ def experiment_dir(folder: Path, name: str) -> Path:
 COLUMN_ORDER = ("deal", "game", "a_side", *(f"strategy_{s}" for s in range(6)), "briscola", *(f"points_{s}" for s in range(6)),
                 *(f"side_points_{s}" for s in range(3)), "winner_side",
                 "bid", "caller", "called", "partner", "target", "made", "cappotto", "caller_strength",  # Chiamata
-                *(f"game_points_{s}" for s in range(5)), "match", "match_deal", "match_winner_side")  # fmt: skip
+                *(f"game_points_{s}" for s in range(5)), *card_columns(6), "match", "match_deal",
+                "match_winner_side")  # fmt: skip
 
 
 def study_schema(experiments):

@@ -26,10 +26,11 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pyarrow.parquet as pq
 
 from sim.base.config import PLAYER_COUNTS, RULE_TABLES, n_sides, side_of_seat
 from sim.base.recount import columns_of
-from sim.base.results import read_config
+from sim.base.results import read_config, rows_frame
 from sim.base.stats import Z_95, CompareTally, PairResult, RunTally, fit_ratings, score_against_copies
 from sim.base.version import __version__
 from sim.pipeline.kinds import file_kind, folder_kind, kind_of
@@ -115,7 +116,7 @@ def _read_checked(path: Path) -> tuple[dict, pd.DataFrame, RunTally | CompareTal
         raise RefusedRun(f"{path}: its metadata names no table and seed (players {players!r}): it was not written "
                          "by briscola, or was damaged")  # fmt: skip
     kind = file_kind(path, config)
-    deals = pd.read_parquet(path)
+    deals = rows_frame(pq.read_table(path))
     held = sum(column.startswith("points_") for column in deals.columns)
     if held != players:
         raise RefusedRun(f"{path}: its metadata says {players} players but its rows hold {held} players' points: "
@@ -168,8 +169,6 @@ def _first_difference(kept, counted, where: str):
 def _refuse_traces(path: Path) -> None:
     """A trace file (``--trace``: its deals move by move) carries a run's metadata, but
     its rows are moves: it is not the run's results."""
-    import pyarrow.parquet as pq
-
     if "winner_side" not in pq.read_schema(path).names:
         raise RefusedRun(f"{path} is a trace file (its deals move by move), not results: read it with "
                          f"sim.read_results({str(path)!r}), or pass the run's result file (its --out)")  # fmt: skip
@@ -241,8 +240,6 @@ class StudyResults(Results):
     def traces(self, name: str) -> pd.DataFrame:
         """The deals of experiment ``name`` move by move (a plan's ``trace = true``; the
         columns of ``briscola simulate --trace``), from its chunks that verify."""
-        import pyarrow.parquet as pq
-
         state = self.study.by_name.get(name)
         if state is None:
             raise KeyError(f"no experiment {name!r} in {self.folder}; its experiments: {', '.join(self.names)}")
@@ -286,7 +283,7 @@ def _read_parts(folder: Path, states, rows: bool, columns: list[str] | None = No
         return pd.DataFrame(columns=columns)
     partitioning = ds.HivePartitioning.discover(infer_dictionary=True)
     dataset = ds.dataset(files, format="parquet", partitioning=partitioning, partition_base_dir=str(folder))
-    return dataset.to_table(columns=columns).to_pandas()
+    return rows_frame(dataset.to_table(columns=columns))
 
 
 def standings(deals: pd.DataFrame, players: int) -> np.ndarray:

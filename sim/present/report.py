@@ -84,6 +84,44 @@ def show_paired(row: dict) -> None:
     _print_table(table, facts)
 
 
+def show_luck(row: dict) -> None:
+    """The tables of ``briscola luck``, from its JSON."""
+    from rich.table import Table
+
+    a, b, better = row["a"], row["b"], row["better"]
+    table = Table(title=f"Luck against skill: {a} (A) against {b} (B)", title_justify="left")
+    for column in ("figure", "value", "95% interval"):
+        table.add_column(column, justify="left" if column == "figure" else "right", no_wrap=True)
+    for key, label in (
+        ("a_score", "A's score"),
+        ("better_loses", f"games the better ({better}) loses"),
+        ("cards_decide", "deals the cards decide (one seat wins every seating)"),
+        ("deal_share", "variance of a game's outcome the deal explains"),
+        ("strategy_share", "variance the strategies explain"),
+        ("a_leads", "A's score, its side leading the first trick"),
+        ("a_follows", "A's score, B's side leading"),
+        ("lead_gain", "what leading first is worth to A"),
+    ):
+        figure = row[key]
+        table.add_row(label, f"{figure['value']:.4f}", interval((figure["ci_low"], figure["ci_high"]), "{:.4f}"))
+    _print_table(table, f"{row['players']} players, {row['deals']:,} duplicate deals")
+    features = Table(title="A's score by what its side was dealt", title_justify="left")
+    for column in ("dealt", "held", "games", "A's score", "95% interval"):
+        features.add_column(column, justify="left" if column == "dealt" else "right", no_wrap=True)
+    for item in row["by_feature"]:
+        features.add_row(item["feature"], "yes" if item["held"] else "no", f"{item['games']:,}",
+                         f"{item['a_score']:.4f}", interval((item["ci_low"], item["ci_high"]), "{:.4f}"))  # fmt: skip
+    _print_table(features, "")
+    model = Table(title="Logistic regression of A winning a game (draws left out) on its side's deal, less B's",
+                  title_justify="left")  # fmt: skip
+    for column in ("term", "coefficient", "95% interval", "odds ratio"):
+        model.add_column(column, justify="left" if column == "term" else "right", no_wrap=True)
+    for item in row["regression"]:
+        model.add_row(item["term"], f"{item['coef']:+.4f}", interval((item["ci_low"], item["ci_high"]), "{:+.4f}"),
+                      f"{item['odds_ratio']:.3f}")  # fmt: skip
+    _print_table(model, "standard errors clustered by deal; docs/luck.md says what each term is")
+
+
 def _brief(value) -> str:
     if isinstance(value, dict):
         return rules_text(value)

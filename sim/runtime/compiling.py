@@ -29,6 +29,7 @@ from kernels.lockstep_nb import new_lanes_nb
 from kernels.tally_nb import tally_results_nb
 from sim.base.config import CHIAMATA, RunConfig, n_sides
 from sim.base.interrupt import StopFlag
+from sim.base.results import deal_columns
 from sim.runtime.lockstep import lane_kernels
 from sim.runtime.play import NOT_PLAYED, lineup, play_batch, run_context, seat_specs
 from strategies.api import Strategy
@@ -151,7 +152,7 @@ def _compile_aside(cold: list[Strategy], auction: bool, strategy_files) -> subpr
 
 def ready_everything() -> None:
     """Compiles both paths of the engine, the tally, the lock-step kernels (batched
-    strategies), the one-deal seam and every built-in strategy (with its bid and call)
+    strategies), the one-deal seam, the result rows' cards and every built-in strategy (with its bid and call)
     into Numba's disk cache, the strategies in the second process: a machine readied
     ahead of its runs (the test session does this once, with the environments)."""
     from sim.runtime.deal import Deal
@@ -166,6 +167,7 @@ def ready_everything() -> None:
         run = run_context(config, 0, 1, False, StopFlag())
         lane_kernels(run, outside_mask(()), new_lanes_nb(1))  # one type for any lineup
         Deal.new(config, outside=(0,))  # its step kernel
+        deal_columns(np.zeros(1, dtype=np.int64), config)  # the result rows' cards, dealt again
     finally:
         if helper is not None:
             helper.wait()

@@ -1,0 +1,203 @@
+"""Luck against skill: how much of a comparison's outcome the cards decide.
+
+A comparison plays every deal once per seating (``briscola compare``), so each deal is
+seen with A in each seat: what stays the same across its seatings is the cards', what
+changes with them is the strategies'. ``luck(run)`` reads a comparison of two
+strategies at a two-sided table (2, 4 or 6 players; deal by deal, no match format):
+
+- ``better``: the strategy with the higher score; ``better_loses``: the share of its
+  games it loses, and ``cards_decide``: the share of deals that the same seat (side) won
+  in every seating, whoever sat there: the strategies did not change the outcome.
+- ``deal_share`` and ``strategy_share``: the shares of the variance of a game's outcome
+  (side 0's score) that the deal explains and that the strategies explain (who sits on
+  side 0), from a two-way analysis of variance; the rest is the two together and the
+  chance within play.
+- ``a_leads`` against ``a_follows``: A's score in the seatings where its side leads the
+  first trick, and in those where B's does; ``lead_gain`` the paired difference.
+- ``by_feature``: A's score by what its side was dealt (trump honours, trumps more than
+  the other side), and ``regression``: a logistic regression of A winning a game on its
+  side's dealt-hand features (``sim.deal_features``), as Giacomelli (2026) regressed
+  outcomes on trump-count imbalance, its standard errors clustered by deal.
+
+Every interval is 95%, with deals as the units (the games of a deal share its cards):
+normal intervals over per-deal means, and for the variance shares a bootstrap over deals
+(``BOOTSTRAP`` resamples, seeded: the same figures every time).
+
+>>> report = sim.luck("results/compare.parquet")             # doctest: +SKIP
+>>> report["cards_decide"], report["regression"]              # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from sim.base.stats import Z_95
+
+BOOTSTRAP = 400
+FEATURES = ("trump_imbalance", "trump_ace", "trump_three", "points_imbalance", "leads")
+
+
+def luck(run) -> dict:
+    """The luck report of a comparison (a ``sim.load`` result or a path): a dict of
+    figures, each ``{"value", "ci_low", "ci_high"}``, and the frames ``by_feature`` and
+    ``regression``. ValueError, naming what is wrong, for any other run."""
+    games = luck_games(run)
+    a, b = games.attrs["a"], games.attrs["b"]
+    per_deal = games.groupby("deal")
+    a_mean = float(games["a_score"].mean())
+    better_is_a = a_mean >= 0.5
+    lost = (games["a_score"] < 0.5) if better_is_a else (games["a_score"] > 0.5)
+    winners = per_deal["winner_side"].agg(["min", "max"])
+    same_winner = (winners["min"] >= 0) & (winners["min"] == winners["max"])  # no draw, one side in every seating
+    leads = games[games["leads"]].groupby("deal")["a_score"].mean()
+    follows = games[~games["leads"]].groupby("deal")["a_score"].mean()
+    deal_share, strategy_share = _variance_shares(games)
+    return {
+        "a": a,
+        "b": b,
+        "players": games.attrs["players"],
+        "deals": int(per_deal.ngroups),
+        "a_score": _over_deals(games["a_score"], games["deal"]),
+        "better": a if better_is_a else b,
+        "better_loses": _over_deals(lost.astype(float), games["deal"]),
+        "cards_decide": _interval(same_winner.astype(float)),
+        "deal_share": deal_share,
+        "strategy_share": strategy_share,
+        "a_leads": _interval(leads),
+        "a_follows": _interval(follows),
+        "lead_gain": _interval((leads - follows).dropna()),
+        "by_feature": _by_feature(games),
+        "regression": _regression(games),
+    }
+
+
+def luck_dict(run) -> dict:
+    """``luck`` as JSON: the frames as lists of records (``briscola luck --json``)."""
+    report = luck(run)
+    return {
+        key: value.to_dict("records") if isinstance(value, pd.DataFrame) else value for key, value in report.items()
+    }
+
+
+def luck_games(run) -> pd.DataFrame:
+    """One row per game of the comparison: ``deal``, ``a_score``, ``winner_side``, side 0's
+    ``side0_score``, whether A's side ``leads``, and A's side's dealt-hand features less
+    B's side's (``FEATURES``)."""
+    from sim.present.analysis import Results, _with_a_scores, load
+    from sim.present.features import deal_features
+
+    run = run if isinstance(run, Results) else load(run)
+    players, deals = run.players, run.deals
+    if run.run_kind.unpaired:
+        raise ValueError(f"luck reads one comparison: {run.run_kind.unpaired}")
+    if "a_side" not in deals:
+        raise ValueError(f"luck reads a comparison of two strategies (briscola compare), not a {run.kind} run")
+    if players not in (2, 4, 6):
+        raise ValueError(f"luck reads two-sided tables (2, 4 or 6 players), not {players} players")
+    if run.match != "deal":
+        raise ValueError(f"luck reads deal-by-deal comparisons, not matches ({run.match})")
+    scored = _with_a_scores(deals)
+    features = deal_features(run)
+    a_side = deals["a_side"].to_numpy()
+
+    def a_less_b(name: str) -> np.ndarray:  # a side feature: A's side's less B's
+        difference = features[f"{name}_0"].to_numpy(dtype=int) - features[f"{name}_1"].to_numpy(dtype=int)
+        return np.where(a_side == 0, difference, -difference)
+
+    a_seats = [[seat for seat in range(players) if seat % 2 == side] for side in (0, 1)]
+    holds = {
+        honour: np.where(a_side == 0, *(features[[f"{honour}_{s}" for s in seats]].any(axis=1) for seats in a_seats))
+        for honour in ("trump_ace", "trump_three")
+    }
+    games = pd.DataFrame({
+        "deal": deals["deal"].to_numpy(),
+        "a_score": scored["a_score"].to_numpy(dtype=float),
+        "winner_side": deals["winner_side"].to_numpy(),
+        "side0_score": np.where(a_side == 0, scored["a_score"], 1 - scored["a_score"]),
+        "a_on_side0": a_side == 0,
+        "leads": a_side == features["leader"].to_numpy() % 2,
+        "trump_imbalance": a_less_b("side_trumps"),
+        "trump_ace": holds["trump_ace"],
+        "trump_three": holds["trump_three"],
+        "points_imbalance": a_less_b("side_dealt_points"),
+    })  # fmt: skip
+    games.attrs.update(a=str(scored["a"].iloc[0]), b=str(scored["b"].iloc[0]), players=players)
+    return games
+
+
+def _interval(values: pd.Series) -> dict:
+    """Mean and 95% normal interval of independent values (one per deal)."""
+    n = len(values)
+    mean = float(values.mean()) if n else float("nan")
+    half = Z_95 * float(values.std(ddof=1)) / float(np.sqrt(n)) if n > 1 else float("nan")
+    return {"value": mean, "ci_low": mean - half, "ci_high": mean + half, "deals": n}
+
+
+def _over_deals(values: pd.Series, deal: pd.Series) -> dict:
+    """A per-game figure, averaged per deal first: the deal is the unit."""
+    return _interval(values.groupby(deal.to_numpy()).mean())
+
+
+def _variance_shares(games: pd.DataFrame) -> tuple[dict, dict]:
+    """Shares of the variance of side 0's score explained by the deal and by who sits on
+    side 0 (two-way ANOVA, one game per deal and seating), with bootstrap intervals."""
+    table = games.pivot_table(index="deal", columns="a_on_side0", values="side0_score", aggfunc="mean")
+    scores = table.dropna().to_numpy()  # deals x seatings (A on side 1, A on side 0)
+
+    def shares(y: np.ndarray) -> tuple[float, float]:
+        grand = y.mean()
+        total = ((y - grand) ** 2).sum()
+        by_deal = y.shape[1] * ((y.mean(axis=1) - grand) ** 2).sum()
+        by_seating = y.shape[0] * ((y.mean(axis=0) - grand) ** 2).sum()
+        return (by_deal / total, by_seating / total) if total > 0 else (float("nan"), float("nan"))
+
+    value = shares(scores)
+    rng = np.random.default_rng(0)
+    resampled = np.array([shares(scores[rng.integers(0, len(scores), len(scores))]) for _ in range(BOOTSTRAP)])
+    low, high = np.nanpercentile(resampled, [2.5, 97.5], axis=0)
+    return tuple(
+        {"value": float(value[k]), "ci_low": float(low[k]), "ci_high": float(high[k]), "deals": len(scores)}
+        for k in range(2)
+    )
+
+
+def _by_feature(games: pd.DataFrame) -> pd.DataFrame:
+    """A's score by what its side was dealt, deals as the units within each group."""
+    groups = {
+        "A's side holds the Ace of trumps": games["trump_ace"],
+        "A's side holds the Three of trumps": games["trump_three"],
+        "A's side leads the first trick": games["leads"],
+        "A's side was dealt more trumps": games["trump_imbalance"] > 0,
+        "A's side was dealt fewer trumps": games["trump_imbalance"] < 0,
+    }
+    rows = []
+    for name, mask in groups.items():
+        for held in (True, False):
+            chosen = games[mask == held]
+            rows.append({"feature": name, "held": held, "games": len(chosen),
+                         **_over_deals(chosen["a_score"], chosen["deal"])})  # fmt: skip
+    return pd.DataFrame(rows).rename(columns={"value": "a_score"})
+
+
+def _regression(games: pd.DataFrame) -> pd.DataFrame:
+    """Logistic regression of A winning a game (draws left out) on its side's features,
+    fitted by Newton's method; 95% intervals from standard errors clustered by deal."""
+    decided = games[games["a_score"] != 0.5]
+    x = np.column_stack([np.ones(len(decided)), decided[list(FEATURES)].to_numpy(dtype=float)])
+    y = (decided["a_score"] > 0.5).to_numpy(dtype=float)
+    beta = np.zeros(x.shape[1])
+    for _ in range(25):
+        p = 1 / (1 + np.exp(-x @ beta))
+        hessian = x.T @ (x * (p * (1 - p))[:, None])
+        step = np.linalg.solve(hessian, x.T @ (y - p))
+        beta += step
+        if np.abs(step).max() < 1e-10:
+            break
+    p = 1 / (1 + np.exp(-x @ beta))
+    bread = np.linalg.inv(x.T @ (x * (p * (1 - p))[:, None]))
+    scores = pd.DataFrame(x * (y - p)[:, None]).groupby(decided["deal"].to_numpy()).sum().to_numpy()
+    se = np.sqrt(np.diag(bread @ (scores.T @ scores) @ bread))
+    terms = ["intercept", *FEATURES]
+    return pd.DataFrame({"term": terms, "coef": beta, "ci_low": beta - Z_95 * se, "ci_high": beta + Z_95 * se,
+                         "odds_ratio": np.exp(beta)})  # fmt: skip

@@ -1,0 +1,70 @@
+"""Luck against skill (sim/present/luck.py): its figures against direct counts of the
+rows, its variance shares and regression on games whose truth is known, and the command."""
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import sim
+from sim.present.luck import _regression, _variance_shares
+from tests.helpers import run_here
+
+
+@pytest.fixture(scope="module")
+def comparison(tmp_path_factory):
+    out = tmp_path_factory.mktemp("luck") / "c.parquet"
+    sim.compare("expert", "greedy", players=2, deals=3000, seed=21, out=out)
+    return out
+
+
+def test_the_figures_are_those_the_rows_give(comparison):
+    report = sim.luck(comparison)
+    deals = sim.load(comparison).deals
+    winners = deals.pivot(index="deal", columns="game", values="winner_side")
+    decided = ((winners[0] == winners[1]) & (winners[0] >= 0)).mean()
+    assert report["cards_decide"]["value"] == pytest.approx(decided)
+    assert report["better"] == "expert" and report["deals"] == 3000
+    a_won = deals["winner_side"] == deals["a_side"]
+    a_lost = (deals["winner_side"] >= 0) & ~a_won
+    assert report["better_loses"]["value"] == pytest.approx(a_lost.mean())
+    assert report["a_score"]["ci_low"] < report["a_score"]["value"] < report["a_score"]["ci_high"]
+    held = report["by_feature"].set_index(["feature", "held"])
+    assert held.loc[("A's side leads the first trick", True), "games"] == 3000  # one seating of each deal
+
+
+def test_variance_shares_of_known_games():
+    deals = np.repeat(np.arange(500), 2)
+    a_on_side0 = np.tile([True, False], 500)
+    by_cards = np.repeat(np.arange(500) % 2, 2).astype(float)  # side 0 wins every seating of odd deals
+    shares = _variance_shares(pd.DataFrame({"deal": deals, "a_on_side0": a_on_side0, "side0_score": by_cards}))
+    assert shares[0]["value"] == pytest.approx(1.0) and shares[1]["value"] == pytest.approx(0.0)
+    by_strategy = a_on_side0.astype(float)  # A wins every game, wherever it sits
+    shares = _variance_shares(pd.DataFrame({"deal": deals, "a_on_side0": a_on_side0, "side0_score": by_strategy}))
+    assert shares[0]["value"] == pytest.approx(0.0) and shares[1]["value"] == pytest.approx(1.0)
+
+
+def test_the_regression_finds_a_known_effect():
+    rng = np.random.default_rng(3)
+    n = 40_000
+    features = {
+        "trump_imbalance": rng.integers(-3, 4, n), "trump_ace": rng.random(n) < 0.3, "trump_three": rng.random(n) < 0.3,
+        "points_imbalance": rng.integers(-20, 21, n), "leads": rng.random(n) < 0.5,
+    }  # fmt: skip
+    logit = 0.2 + 0.8 * features["trump_ace"] + 0.1 * features["trump_imbalance"]
+    won = rng.random(n) < 1 / (1 + np.exp(-logit))
+    games = pd.DataFrame({"deal": np.arange(n) // 2, "a_score": won.astype(float), **features})
+    fitted = _regression(games).set_index("term")
+    for term, truth in (("intercept", 0.2), ("trump_ace", 0.8), ("trump_imbalance", 0.1), ("leads", 0.0)):
+        assert fitted.loc[term, "ci_low"] < truth < fitted.loc[term, "ci_high"], term
+
+
+def test_the_command_prints_json_and_refuses_what_it_does_not_read(comparison, tmp_path):
+    done = run_here("luck", comparison, "--json")
+    assert done.returncode == 0, done.stderr
+    row = json.loads(done.stdout)
+    assert row["better"] == "expert" and {r["term"] for r in row["regression"]} >= {"trump_ace", "leads"}
+    sim.simulate("expert,greedy", deals=100, seed=1, out=tmp_path / "s.parquet")
+    done = run_here("luck", tmp_path / "s.parquet")
+    assert done.returncode == 2 and "luck reads a comparison" in done.stderr and "Traceback" not in done.stderr
