@@ -5,10 +5,11 @@ For notebooks (all return pandas objects; see ``sim.present.analysis`` and examp
     import sim
     run = sim.load("results/compare_2p_expert-vs-greedy_seed1_10000deals.parquet")  # any result file or folder
     run.deals.head(), run.config, run.strategies, run.rules
-    sim.side_strategy_scores(run.deals, run.players), sim.first_lead(run.deals, run.players)
-    sim.compare_summary(run.deals), sim.ratings(run.deals, run.strategies)
+    sim.side_strategy_scores(run), sim.first_lead(run), sim.intervals(run, by="game")   # each takes the run
+    sim.compare_summary(run), sim.score_matrix(run), sim.ratings(run)
+    sim.first_lead(run.where(run.deals["deal"] < 1000))          # the same run over some of its rows
     sim.paired("results/one.parquet", "results/other.parquet")   # two runs of one seed, deal by deal
-    sim.caller_by_strength(run.deals)   # Briscola Chiamata: the caller's game points by hand strength
+    sim.caller_by_strength(run)   # Briscola Chiamata: the caller's game points by hand strength
     run = sim.compare("expert", "greedy", players=4, deals=3000, seed=1)   # the commands, in process
     sim.simulate(...), sim.tournament(...), sim.batch("plan.toml")           # (sim.app.api)
 """
@@ -18,7 +19,7 @@ from sim.base.version import __version__ as __version__  # re-exported: sim.__ve
 _RESULTS = ("read_results", "read_config", "RunResults")
 _ANALYSIS = (
     "load", "Results", "seat_scores", "side_scores", "side_strategy_scores", "first_lead", "margins",
-    "compare_summary", "ratings", "unit_figures", "paired", "caller_by_strength",
+    "compare_summary", "score_matrix", "ratings", "intervals", "unit_figures", "paired", "caller_by_strength",
 )  # fmt: skip
 _COMMANDS = ("simulate", "compare", "tournament", "batch")
 __all__ = [*_RESULTS, *_ANALYSIS, *_COMMANDS]

@@ -87,18 +87,18 @@ def _refuse_what_is_not_a_report(shown: Path, target: Path) -> None:
 
 
 def _findings(path: Path, run: analysis.Results) -> dict:
-    scores = analysis.side_strategy_scores(run.deals, run.players).reset_index()
+    scores = analysis.side_strategy_scores(run).reset_index()
     played = len(run.deals) > 0  # a run stopped before its first deal has no rows
     found = {
         "path": str(path), "kind": run.kind, "players": run.players, "seed": run.seed, "rules": run.rules,
         "match": run.match, "strategies": run.strategies, "rows": len(run.deals),
         "status": run.config.get("status", "complete"),
         "summary": _summary(run), "scores": _tidy(scores.to_dict("records")),
-        "first_lead": _tidy([analysis.first_lead(run.deals, run.players).to_dict()])[0]
+        "first_lead": _tidy([analysis.first_lead(run).to_dict()])[0]
                       if played and analysis.balanced_seats(run) else None,
     }  # fmt: skip
     if run.run_kind.rated and played:
-        found["ratings"] = _tidy(analysis.ratings(run.deals, run.strategies).reset_index().to_dict("records"))
+        found["ratings"] = _tidy(analysis.ratings(run).reset_index().to_dict("records"))
     return found
 
 
@@ -192,7 +192,7 @@ def _facts(found: dict) -> str:
 
 
 def _margin(run, found, axes, figure) -> None:
-    centres, counts, width = margin_bars(analysis.margins(run.deals, run.players).to_numpy())
+    centres, counts, width = margin_bars(analysis.margins(run).to_numpy())
     axes.bar(centres, counts, width=width, color="#3b6ea5")
     axes.axvline(0, color="black", linewidth=0.8)
     who = run.run_kind.margin_of(found["strategies"], run.players)
@@ -244,7 +244,7 @@ def _first_lead(run, found, axes, figure) -> None:
 def _caller_strength(run, found, axes, figure) -> None:
     """Briscola Chiamata: the caller's mean game points against its hand's strength, a line
     for each strategy that called."""
-    bands = analysis.caller_by_strength(run.deals)
+    bands = analysis.caller_by_strength(run)
     bands = bands[bands["games"] >= 20]  # fewer games make intervals wider than the plot
     for strategy, mine in bands.groupby(level="strategy"):
         strength = mine.index.get_level_values("strength") + 5
