@@ -213,8 +213,9 @@ def _load_folder(path: Path) -> Results:
 @dataclass
 class StudyResults(Results):
     """A study (``briscola batch``): every row of its chunks done (``deals``, with an
-    ``experiment`` column, and ``pair`` in tournaments), its status (``config``, as
-    ``briscola status --json`` prints it), and each experiment on its own. Only chunks
+    ``experiment`` column, ``pair`` in tournaments, and a column per grid factor of its
+    plan: ``factors``), its status (``config``, as ``briscola status --json`` prints it),
+    and each experiment on its own. Only chunks
     that verify count: a damaged or missing one is left out, named in a warning and in
     ``config["experiments"][i]["damaged"]``, and its experiment is partial."""
 
@@ -224,6 +225,15 @@ class StudyResults(Results):
     @property
     def names(self) -> list[str]:
         return [e["name"] for e in self.config["experiments"]]
+
+    @property
+    def factors(self) -> pd.DataFrame:
+        """Each experiment's grid factors (the plan's axes: the key, or a rule's name, and
+        the value it took; a list joined by ``+``), a row per experiment, a column per
+        factor (empty where its entry has no such axis): what its name shows, as data."""
+        table = pd.DataFrame.from_dict({e["name"]: e.get("factors", {}) for e in self.config["experiments"]},
+                                       orient="index")  # fmt: skip
+        return table.rename_axis("experiment")
 
     @property
     def partial(self) -> list[str]:
@@ -244,7 +254,8 @@ class StudyResults(Results):
                   "deals": print_["deals"], "strategies": print_["strategies"], "versions": print_.get("versions", {}),
                   "fingerprints": print_["fingerprints"], "provenance": state.networks,
                   "version": __version__, "status": outcome["status"],
-                  "summary": summary, "study": str(self.folder), "experiment": name}  # fmt: skip
+                  "summary": summary, "study": str(self.folder), "experiment": name,
+                  "factors": outcome.get("factors", {})}  # fmt: skip
         kind.study_view(config, deals, summary, print_["strategies"])
         deals.attrs["match"] = print_["match"]
         return Results(deals, config, kind.name)
@@ -279,7 +290,18 @@ def load_study(folder: Path) -> StudyResults:
         more = f" and {len(study.damaged) - 3} more" if len(study.damaged) > 3 else ""
         warnings.warn(f"{folder}: {len(study.damaged)} chunk(s) do not verify and are left out ({named}{more}); "
                       "briscola batch PLAN --out FOLDER --resume plays them again", StudyDamaged, stacklevel=2)  # fmt: skip
-    return StudyResults(_read_parts(folder, study.states, study.rows), outcome, "study", folder=folder, study=study)
+    found = StudyResults(pd.DataFrame(), outcome, "study", folder=folder, study=study)
+    found.deals = _with_factors(_read_parts(folder, study.states, study.rows), found.factors)
+    return found
+
+
+def _with_factors(deals: pd.DataFrame, factors: pd.DataFrame) -> pd.DataFrame:
+    """A study's rows with a column per grid factor, from their experiment's; a factor
+    named as a column the rows hold already (``match``) is ``NAME_factor``."""
+    if factors.columns.empty or "experiment" not in deals:
+        return deals
+    named = factors.rename(columns={key: f"{key}_factor" for key in factors.columns if key in deals.columns})
+    return deals.join(named, on=deals["experiment"].astype(str))
 
 
 class StudyDamaged(UserWarning):
