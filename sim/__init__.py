@@ -10,6 +10,7 @@ For notebooks (all return pandas objects; see ``sim.present.analysis`` and examp
     sim.first_lead(run.where(run.deals["deal"] < 1000))          # the same run over some of its rows
     sim.paired("results/one.parquet", "results/other.parquet")   # two runs of one seed, deal by deal
     sim.caller_by_strength(run)   # Briscola Chiamata: the caller's game points by hand strength
+    sim.plot_names(run), sim.plot(run, "heatmap")              # the report's plots, as matplotlib figures
     run = sim.compare("expert", "greedy", players=4, deals=3000, seed=1)   # the commands, in process
     sim.simulate(...), sim.tournament(...), sim.batch("plan.toml")           # (sim.app.api)
 """
@@ -21,8 +22,9 @@ _ANALYSIS = (
     "load", "Results", "seat_scores", "side_scores", "side_strategy_scores", "first_lead", "margins",
     "compare_summary", "score_matrix", "ratings", "intervals", "unit_figures", "paired", "caller_by_strength",
 )  # fmt: skip
+_PLOTS = ("plot", "plot_names")
 _COMMANDS = ("simulate", "compare", "tournament", "batch")
-__all__ = [*_RESULTS, *_ANALYSIS, *_COMMANDS]
+__all__ = [*_RESULTS, *_ANALYSIS, *_PLOTS, *_COMMANDS]
 
 
 def __getattr__(name):  # keeps ``import sim`` light: the CLI's --help must start fast
@@ -34,6 +36,10 @@ def __getattr__(name):  # keeps ``import sim`` light: the CLI's --help must star
         from sim.present import analysis
 
         return getattr(analysis, name)
+    if name in _PLOTS:
+        from sim.present import plots
+
+        return getattr(plots, name)
     if name in _COMMANDS:
         from sim.app import api
 

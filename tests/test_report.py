@@ -75,8 +75,9 @@ def test_report_writes_plots_and_a_page(results, capsys):
         found = json.loads(capsys.readouterr().out)
         assert found["kind"] == kind and found["written"] and found["seed"] == 1
         names = {Path(p).name for p in found["plots"]}
-        assert {"margin.png", "scores.png", "first_lead.png"} <= names  # one strategy everywhere, or every seating
-        assert ("heatmap.png" in names) == (kind == "tournament")
+        assert {"scores.png", "first_lead.png"} <= names  # one strategy everywhere, or every seating
+        rated = kind == "tournament"  # its matrix and ratings drawn, and no margin pooled over unlike pairs
+        assert ("heatmap.png" in names) == ("ratings.png" in names) == rated != ("margin.png" in names)
         for plot in found["plots"]:
             assert Path(plot).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
         page = Path(found["html"]).read_text()
@@ -113,7 +114,11 @@ def test_a_report_of_unbalanced_seats_and_teams_says_what_it_measures(tmp_path, 
     assert [(r["strategy"], r["side"]) for r in found["scores"]] == [("greedy", 0), ("random", 1)]  # a team once
     assert found["rules"] == {"trump_redeal": "ace-three", "partner_view": "last3", "signals": "none"}
     assert main(["report", str(out)]) == 0
-    assert "first-lead advantage: not measured" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "first-lead advantage: not measured" in out
+    assert "by strategy and team" in out and "greedy                       team 0" in out and " side" not in out
+    page = Path(found["html"]).read_text()
+    assert "by strategy and team" in page and "<th>team</th>" in page and "side" not in page.lower()
 
 
 def test_report_refuses_what_is_not_a_result(tmp_path, capsys):
@@ -375,3 +380,52 @@ def test_every_helper_takes_the_run_and_where_keeps_it_a_run(results):
     assert len(an.compare_summary(pair)) == 1 and len(an.margins(pair)) == len(pair.deals)
     with pytest.raises(TypeError, match=r"pass a run as sim.load\(PATH\) reads it"):
         an.first_lead(tour.deals)
+
+
+def test_a_tournament_report_leads_with_its_matrix_and_ranks_its_ratings(results, capsys):
+    capsys.readouterr()
+    assert main(["report", str(results["tournament"]), "--json", "--overwrite"]) == 0
+    found = json.loads(capsys.readouterr().out)
+    page = Path(found["html"]).read_text()
+    assert page.index('src="heatmap.png"') < page.index("<h2>")  # the heatmap first, above every table
+    matrix = page.index("<h2>Score of the row against the column</h2>")
+    ratings = page.index("<h2>Ratings (Bradley-Terry, Elo scale)</h2>")
+    assert matrix < ratings and page.count("Ratings (Bradley-Terry") == 1
+    rows = page[ratings : page.index("</table>", ratings)]
+    order = [name for name in ("greedy", "highest", "random") if name in rows]
+    strongest = sorted(found["ratings"], key=lambda r: -r["rating"])
+    assert sorted(order, key=rows.index) == [r["strategy"] for r in strongest]  # strongest first
+    assert "(anchor)" in rows and [r["strategy"] for r in found["ratings"] if r["anchor"]] == ["random"]
+    assert "0.110" in page[matrix:ratings] or "<td>-</td>" in page[matrix:ratings]  # the matrix as a table
+
+
+def test_the_reports_plots_draw_in_a_notebook_with_legends_beside_the_data(results, tmp_path):
+    import sim
+
+    four = tmp_path / "four"
+    assert main(["tournament", "random", "greedy", "--players", "4", "--deals", "200", "--seed", "1",
+                 "--out", str(four), "--quiet"]) == 0  # fmt: skip
+    runs = [*(sim.load(path) for path in results.values()), sim.load(four)]
+    assert sim.plot_names(runs[2]) == ["heatmap", "ratings", "scores", "first_lead"]
+    for run in runs:
+        for name in sim.plot_names(run):
+            figure = sim.plot(run, name)
+            figure.canvas.draw()
+            for axes in figure.axes:
+                legend = axes.get_legend()
+                if legend is not None:  # beside the axes: over none of their data
+                    box, frame = legend.get_window_extent(), axes.get_window_extent()
+                    assert box.x0 >= frame.x1 or box.y1 <= frame.y0 or box.x1 <= frame.x0, (run.kind, name)
+            figure.clf()
+    labels = [t.get_text() for t in sim.plot(runs[3], "scores").axes[0].get_xticklabels()]
+    assert labels and all("team" in label and "side" not in label for label in labels)
+    with pytest.raises(ValueError, match="no plot 'margins'; a report of this run draws heatmap, ratings"):
+        sim.plot(runs[2], "margins")
+
+
+def test_every_plot_a_report_draws_is_a_file_the_report_folder_owns():
+    """--overwrite replaces only what briscola wrote: a new plot must be named there."""
+    from sim.base.files import REPORT
+    from sim.present.plots import PLOTS
+
+    assert all(REPORT.owns(f"{name}.png") for name in PLOTS)
