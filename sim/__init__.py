@@ -5,12 +5,14 @@ For notebooks (all return pandas objects; see ``sim.present.analysis`` and examp
     import sim
     run = sim.load("results/compare_2p_expert-vs-greedy_seed1_10000deals.parquet")  # any result file or folder
     run.deals.head(), run.config, run.strategies, run.rules
-    sim.side_strategy_scores(run.deals, run.players), sim.first_lead(run.deals, run.players)
-    sim.compare_summary(run.deals), sim.ratings(run.deals, run.strategies)
+    sim.side_strategy_scores(run), sim.first_lead(run), sim.intervals(run, by="game")   # each takes the run
+    sim.compare_summary(run), sim.score_matrix(run), sim.ratings(run)
+    sim.first_lead(run.where(run.deals["deal"] < 1000))          # the same run over some of its rows
     sim.paired("results/one.parquet", "results/other.parquet")   # two runs of one seed, deal by deal
-    sim.caller_by_strength(run.deals)   # Briscola Chiamata: the caller's game points by hand strength
-    sim.deal_features(run)              # what each deal dealt: trumps, honours, points per seat and side
-    sim.luck(run)                       # a comparison: how much the cards decide, and what they are worth
+    sim.caller_by_strength(run)   # Briscola Chiamata: the caller's game points by hand strength
+    sim.plot_names(run), sim.plot(run, "heatmap")              # the report's plots, as matplotlib figures
+    sim.deal_features(run)        # what each deal dealt: trumps, honours, points per seat and side
+    sim.luck(run)                 # a comparison: how much the cards decide, and what they are worth
     run = sim.compare("expert", "greedy", players=4, deals=3000, seed=1)   # the commands, in process
     sim.simulate(...), sim.tournament(...), sim.batch("plan.toml")           # (sim.app.api)
 """
@@ -20,11 +22,12 @@ from sim.base.version import __version__ as __version__  # re-exported: sim.__ve
 _RESULTS = ("read_results", "read_config", "RunResults", "card_matrix")
 _ANALYSIS = (
     "load", "Results", "seat_scores", "side_scores", "side_strategy_scores", "first_lead", "margins",
-    "compare_summary", "ratings", "unit_figures", "paired", "caller_by_strength",
+    "compare_summary", "score_matrix", "ratings", "intervals", "unit_figures", "paired", "caller_by_strength",
 )  # fmt: skip
 _FEATURES = {"deal_features": "features", "luck": "luck", "luck_games": "luck"}
+_PLOTS = ("plot", "plot_names")
 _COMMANDS = ("simulate", "compare", "tournament", "batch")
-__all__ = [*_RESULTS, *_ANALYSIS, *_FEATURES, *_COMMANDS]
+__all__ = [*_RESULTS, *_ANALYSIS, *_FEATURES, *_PLOTS, *_COMMANDS]
 
 
 def __getattr__(name):  # keeps ``import sim`` light: the CLI's --help must start fast
@@ -40,6 +43,10 @@ def __getattr__(name):  # keeps ``import sim`` light: the CLI's --help must star
         import importlib
 
         return getattr(importlib.import_module(f"sim.present.{_FEATURES[name]}"), name)
+    if name in _PLOTS:
+        from sim.present import plots
+
+        return getattr(plots, name)
     if name in _COMMANDS:
         from sim.app import api
 

@@ -53,7 +53,7 @@ def test_role_tables_bids_and_the_caller_alone_are_per_strategy_and_agree_with_t
 
 
 def test_caller_by_strength_is_game_points_per_strategy(mixed):
-    bands = sim.caller_by_strength(sim.load(mixed).deals)
+    bands = sim.caller_by_strength(sim.load(mixed))
     assert list(bands.columns) == ["games", "game_points", "ci_low", "ci_high", "made", "alone"]
     assert set(bands.index.get_level_values("strategy")) == {"expert", "random", "greedy"}
     _, points = caller_rows(sim.load(mixed).deals, "random")

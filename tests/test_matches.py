@@ -102,7 +102,7 @@ def test_compare_plays_whole_matches_from_both_seatings(tmp_path):
     a_side = frame.groupby(["game", "match"])["a_side"].first()
     assert int((per_match == a_side).sum()) == row["wins"]
     seatings_per_deal = frame.groupby("deal")["game"].nunique()
-    lead = sim.first_lead(frame, 2)  # balanced over seatings: only deals both matches reached
+    lead = sim.first_lead(sim.load(out))  # balanced over seatings: only deals both matches reached
     assert lead["games"] == int((seatings_per_deal == 2).sum()) < len(seatings_per_deal)
 
 
@@ -116,16 +116,16 @@ def test_the_notebook_api_reads_match_files_as_the_command_line(tmp_path, player
     printed = json.loads(stdout)
     assert printed["matches"] == 1500 and "deals" not in printed
     run = sim.load(out)
-    summary = sim.compare_summary(run.deals)
+    summary = sim.compare_summary(run)
     assert (summary["matches"] == 1500).all() and "deals" not in summary
     for row in summary.itertuples():
         i, j = printed["strategies"].index(row.a), printed["strategies"].index(row.b)
         assert row.score == pytest.approx(printed["matrix"][i][j], abs=1e-6)  # JSON: 6 decimals
-    ratings = sim.ratings(run.deals, run.config["strategies"])
+    ratings = sim.ratings(run)
     for row in printed["ratings"]:
         assert ratings.loc[row["strategy"], "rating"] == pytest.approx(row["rating"], abs=0.0051)  # JSON: 2 decimals
-    greedy_vs_random = run.deals[run.deals["pair"] == "0_1"]
-    margins = sim.margins(greedy_vs_random, players).groupby(greedy_vs_random["match_deal"]).mean()
+    greedy_vs_random = run.where(run.deals["pair"] == "0_1")
+    margins = sim.margins(greedy_vs_random).groupby(greedy_vs_random.deals["match_deal"]).mean()
     assert (margins > 10).all()  # A's margin, whoever deals: the rotation is followed
 
 

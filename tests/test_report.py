@@ -40,11 +40,11 @@ def test_the_api_reproduces_the_command_line(results, capsys):
     capsys.readouterr()
     tour = an.load(results["tournament"])
     assert tour.kind == "tournament" and tour.players == 2
-    ratings = an.ratings(tour.deals, tour.config["strategies"])
+    ratings = an.ratings(tour)
     for row in tour.config["ratings"]:  # as briscola tournament fitted them
         assert ratings.loc[row["strategy"], "rating"] == pytest.approx(row["rating"], abs=0.0051)  # JSON: 2 decimals
     matrix = tour.config["matrix"]
-    summary = an.compare_summary(tour.deals)
+    summary = an.compare_summary(tour)
     for row in summary.itertuples():
         i, j = tour.config["strategies"].index(row.a), tour.config["strategies"].index(row.b)
         assert row.score == pytest.approx(matrix[i][j], abs=1e-6)  # JSON: 6 decimals
@@ -53,7 +53,7 @@ def test_the_api_reproduces_the_command_line(results, capsys):
     assert main(["compare", "greedy", "random", "--players", "3", "--deals", "3000", "--seed", "1",
                  "--summary-only", "--json", "--quiet"]) == 0  # fmt: skip
     printed = json.loads(capsys.readouterr().out)
-    mine = an.compare_summary(cmp.deals).loc[0]
+    mine = an.compare_summary(cmp).loc[0]
     assert mine["score"] == pytest.approx(printed["score"], abs=1e-6)  # JSON: 6 decimals
     assert mine["ci_low"] == pytest.approx(printed["score_ci95"][0], abs=1e-6)
 
@@ -61,9 +61,9 @@ def test_the_api_reproduces_the_command_line(results, capsys):
 def test_first_lead_and_seat_scores_of_random_play(results):
     run = an.load(results["simulate"])
     assert run.kind == "simulate"
-    seats = an.seat_scores(run.deals, run.players)
+    seats = an.seat_scores(run)
     assert seats.loc[("random", 0), "score"] + seats.loc[("random", 1), "score"] == pytest.approx(1.0)
-    lead = an.first_lead(run.deals, run.players)
+    lead = an.first_lead(run)
     assert lead["score"] == pytest.approx(seats.loc[("random", 0), "score"])
     assert lead["ci_low"] < lead["score"] < lead["ci_high"]
 
@@ -75,8 +75,9 @@ def test_report_writes_plots_and_a_page(results, capsys):
         found = json.loads(capsys.readouterr().out)
         assert found["kind"] == kind and found["written"] and found["seed"] == 1
         names = {Path(p).name for p in found["plots"]}
-        assert {"margin.png", "scores.png", "first_lead.png"} <= names  # one strategy everywhere, or every seating
-        assert ("heatmap.png" in names) == (kind == "tournament")
+        assert {"scores.png", "first_lead.png"} <= names  # one strategy everywhere, or every seating
+        rated = kind == "tournament"  # its matrix and ratings drawn, and no margin pooled over unlike pairs
+        assert ("heatmap.png" in names) == ("ratings.png" in names) == rated != ("margin.png" in names)
         for plot in found["plots"]:
             assert Path(plot).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
         page = Path(found["html"]).read_text()
@@ -113,7 +114,11 @@ def test_a_report_of_unbalanced_seats_and_teams_says_what_it_measures(tmp_path, 
     assert [(r["strategy"], r["side"]) for r in found["scores"]] == [("greedy", 0), ("random", 1)]  # a team once
     assert found["rules"] == {"trump_redeal": "ace-three", "partner_view": "last3", "signals": "none"}
     assert main(["report", str(out)]) == 0
-    assert "first-lead advantage: not measured" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "first-lead advantage: not measured" in out
+    assert "by strategy and team" in out and "greedy                       team 0" in out and " side" not in out
+    page = Path(found["html"]).read_text()
+    assert "by strategy and team" in page and "<th>team</th>" in page and "side" not in page.lower()
 
 
 def test_report_refuses_what_is_not_a_result(tmp_path, capsys):
@@ -166,17 +171,13 @@ def test_the_documented_calls_work_on_every_kind_of_file(results, tmp_path):
                      "--out", str(paths[name]), "--quiet", *extra]) == 0  # fmt: skip
     for kind, path in paths.items():
         run = sim.load(path)
-        for order in (run.config["strategies"], run.strategies):  # a file's config, or the names
-            rated = sim.ratings(run.deals, order)
-            assert set(rated.index) == set(run.strategies) and rated["rating"].notna().all(), kind
-        assert not sim.side_strategy_scores(run.deals, run.players).empty
+        rated = sim.ratings(run)
+        assert set(rated.index) == set(run.strategies) and rated["rating"].notna().all(), kind
+        assert not sim.side_strategy_scores(run).empty
     teams = sim.load(paths["teams_matches"])
-    assert (
-        teams.strategies == ["greedy", "random"]
-        and sim.ratings(teams.deals, teams.strategies).loc["greedy", "rating"] > 0
-    )
+    assert teams.strategies == ["greedy", "random"] and sim.ratings(teams).loc["greedy", "rating"] > 0
     cmp = sim.load(results["compare"])
-    assert list(sim.ratings(cmp.deals, cmp.config["strategies"]).index) == ["greedy", "random"]
+    assert list(sim.ratings(cmp).index) == ["greedy", "random"]
     assert {"load", "ratings", "paired", "first_lead", "compare_summary", "read_results"} <= set(dir(sim))
 
 
@@ -323,3 +324,108 @@ def test_every_run_kind_has_its_tables_its_headline_and_its_reading(name):
 
     kind = KINDS[name]
     assert [method for method in SHOWING if getattr(type(kind), method) is getattr(RunKind, method)] == []
+
+
+def test_the_score_matrix_is_whole_both_ways_round(results):
+    """Pivoting compare_summary gives a triangle; the matrix holds B against A too."""
+    tour = an.load(results["tournament"])
+    matrix = an.score_matrix(tour)
+    names = tour.config["strategies"]
+    assert list(matrix.index) == list(matrix.columns) == names
+    for i, row in enumerate(names):
+        assert np.isnan(matrix.loc[row, row])
+        for j, column in enumerate(names):
+            if i != j:
+                assert matrix.loc[row, column] == pytest.approx(tour.config["matrix"][i][j], abs=1e-6)  # as printed
+                assert matrix.loc[row, column] + matrix.loc[column, row] == pytest.approx(1.0)
+
+
+def test_ratings_come_strongest_first_with_the_anchor_named(results):
+    ratings = an.ratings(an.load(results["tournament"]))
+    assert list(ratings["rating"]) == sorted(ratings["rating"], reverse=True)
+    assert list(ratings.index[ratings["anchor"]]) == ["random"] and ratings.loc["random", "rating"] == 0
+    assert ratings.loc["random", ["ci_low", "ci_high"]].isna().all()  # rated 0 by definition: no interval
+    assert ratings.loc[~ratings["anchor"], ["ci_low", "ci_high"]].notna().all().all()
+
+
+def test_intervals_take_duplicate_deals_as_the_units(results):
+    cmp = an.load(results["compare"])  # 3 players: three seatings of every deal
+    whole = an.intervals(cmp).iloc[0]
+    summary = cmp.config["summary"]
+    assert whole["units"] == 3000 and whole["score"] == pytest.approx(summary["score"], abs=1e-6)
+    assert [whole["ci_low"], whole["ci_high"]] == pytest.approx(summary["score_ci95"], abs=1e-6)
+    constant = an.intervals(cmp, by=np.zeros(len(cmp.deals)))  # a grouping holding whole deals: the same
+    assert constant.iloc[0].to_dict() == pytest.approx(whole.to_dict())
+    by_seating = an.intervals(cmp, by="game")  # a deal's rows split: a unit per deal in each group
+    assert list(by_seating["units"]) == [3000, 3000, 3000]
+    assert by_seating["score"].mean() == pytest.approx(whole["score"])
+    high = cmp.deals["points_0"] > 60  # a feature of the row, not of the deal: deals counted once per group
+    by_feature = an.intervals(cmp, by=high)
+    assert (by_feature["units"] <= 3000).all() and by_feature["units"].sum() > 3000
+    tour = an.load(results["tournament"])
+    pairs = an.intervals(tour, by="pair")
+    assert list(pairs["score"]) == pytest.approx(list(an.compare_summary(tour)["score"]))
+    margins = an.intervals(tour, by=["pair", "game"], value="margin")
+    assert (
+        margins.loc[("0_1", 0), "margin"] < 0 < margins.loc[("0_1", 0), "ci_high"] - margins.loc[("0_1", 0), "ci_low"]
+    )
+    with pytest.raises(ValueError, match="no figure 'luck'"):
+        an.intervals(cmp, value="luck")
+
+
+def test_every_helper_takes_the_run_and_where_keeps_it_a_run(results):
+    tour = an.load(results["tournament"])
+    pair = tour.where(tour.deals["pair"] == "0_1")
+    assert pair.kind == "tournament" and set(pair.deals["pair"]) == {"0_1"}
+    assert len(an.compare_summary(pair)) == 1 and len(an.margins(pair)) == len(pair.deals)
+    with pytest.raises(TypeError, match=r"pass a run as sim.load\(PATH\) reads it"):
+        an.first_lead(tour.deals)
+
+
+def test_a_tournament_report_leads_with_its_matrix_and_ranks_its_ratings(results, capsys):
+    capsys.readouterr()
+    assert main(["report", str(results["tournament"]), "--json", "--overwrite"]) == 0
+    found = json.loads(capsys.readouterr().out)
+    page = Path(found["html"]).read_text()
+    assert page.index('src="heatmap.png"') < page.index("<h2>")  # the heatmap first, above every table
+    matrix = page.index("<h2>Score of the row against the column</h2>")
+    ratings = page.index("<h2>Ratings (Bradley-Terry, Elo scale)</h2>")
+    assert matrix < ratings and page.count("Ratings (Bradley-Terry") == 1
+    rows = page[ratings : page.index("</table>", ratings)]
+    order = [name for name in ("greedy", "highest", "random") if name in rows]
+    strongest = sorted(found["ratings"], key=lambda r: -r["rating"])
+    assert sorted(order, key=rows.index) == [r["strategy"] for r in strongest]  # strongest first
+    assert "(anchor)" in rows and [r["strategy"] for r in found["ratings"] if r["anchor"]] == ["random"]
+    assert "0.110" in page[matrix:ratings] or "<td>-</td>" in page[matrix:ratings]  # the matrix as a table
+
+
+def test_the_reports_plots_draw_in_a_notebook_with_legends_beside_the_data(results, tmp_path):
+    import sim
+
+    four = tmp_path / "four"
+    assert main(["tournament", "random", "greedy", "--players", "4", "--deals", "200", "--seed", "1",
+                 "--out", str(four), "--quiet"]) == 0  # fmt: skip
+    runs = [*(sim.load(path) for path in results.values()), sim.load(four)]
+    assert sim.plot_names(runs[2]) == ["heatmap", "ratings", "scores", "first_lead"]
+    for run in runs:
+        for name in sim.plot_names(run):
+            figure = sim.plot(run, name)
+            figure.canvas.draw()
+            for axes in figure.axes:
+                legend = axes.get_legend()
+                if legend is not None:  # beside the axes: over none of their data
+                    box, frame = legend.get_window_extent(), axes.get_window_extent()
+                    assert box.x0 >= frame.x1 or box.y1 <= frame.y0 or box.x1 <= frame.x0, (run.kind, name)
+            figure.clf()
+    labels = [t.get_text() for t in sim.plot(runs[3], "scores").axes[0].get_xticklabels()]
+    assert labels and all("team" in label and "side" not in label for label in labels)
+    with pytest.raises(ValueError, match="no plot 'margins'; a report of this run draws heatmap, ratings"):
+        sim.plot(runs[2], "margins")
+
+
+def test_every_plot_a_report_draws_is_a_file_the_report_folder_owns():
+    """--overwrite replaces only what briscola wrote: a new plot must be named there."""
+    from sim.base.files import REPORT
+    from sim.present.plots import PLOTS
+
+    assert all(REPORT.owns(f"{name}.png") for name in PLOTS)

@@ -631,3 +631,47 @@ def test_the_time_left_weighs_each_experiments_deals_by_their_cost(tmp_path, mon
     assert left.seconds() == pytest.approx(900 * 0.1 * 19 / (9000 * 0.001 + 100 * 0.1))  # 90 s, at this run's pace
     monkeypatch.undo()
     study.close()
+
+
+GRID = """
+seed = 3
+
+[[compare]]
+name = "grid"
+a = ["greedy", "highest"]
+b = "random"
+deals = 200
+rules = { trump_redeal = ["off", "ace-three"] }
+match = ["deal", "best-of-3"]
+
+[[simulate]]
+name = "alone"
+players = 2
+strategies = "greedy"
+deals = 100
+"""
+
+
+def test_a_studys_grid_factors_are_columns_of_its_frame(tmp_path):
+    """No parsing of "grid/a=greedy,trump_redeal=off,match=deal": the factors are data."""
+    write_plan(tmp_path, GRID)
+    assert batch(tmp_path, "--out", "study", "--quiet").returncode == 0
+    study = sim.load(tmp_path / "study")
+    factors = study.factors
+    assert list(factors.columns) == ["a", "trump_redeal", "match"] and len(factors) == 9
+    assert factors.loc["grid/a=highest,trump_redeal=ace-three,match=best-of-3"].to_dict() == {
+        "a": "highest", "trump_redeal": "ace-three", "match": "best-of-3"}  # fmt: skip
+    assert factors.loc["alone"].isna().all()  # an entry with no grid
+    rows = study.deals
+    assert {"a", "trump_redeal", "match_factor", "match"} <= set(rows.columns)  # the rows' own match column stays
+    for name, mine in rows.groupby(rows["experiment"].astype(str)):
+        expected = factors.loc[name].rename({"match": "match_factor"})
+        assert mine[list(expected.index)].drop_duplicates().shape[0] == 1
+        assert mine[list(expected.index)].iloc[0].equals(expected), name
+    played = rows[rows["match_factor"] == "best-of-3"]
+    assert played["match"].notna().all() and rows[rows["match_factor"] == "deal"]["match"].isna().all()
+    one = study.experiment("grid/a=greedy,trump_redeal=off,match=deal")
+    assert one.config["factors"] == {"a": "greedy", "trump_redeal": "off", "match": "deal"}
+    shown = json.loads(run_here("status", tmp_path / "study", "--json").stdout)
+    by_name = {e["name"]: e["factors"] for e in shown["experiments"]}
+    assert by_name["grid/a=greedy,trump_redeal=off,match=deal"] == one.config["factors"] and by_name["alone"] == {}

@@ -115,7 +115,7 @@ def test_an_edited_record_is_damaged_and_summaries_agree_with_the_rows(made):
     assert summaries(outcome) == summaries(status(reference))
     # The summaries agree with the rows: recomputed from the dataset, the same figures.
     loaded = sim.load(study)
-    rows = sim.compare_summary(loaded.experiment("duel").deals).iloc[0]
+    rows = sim.compare_summary(loaded.experiment("duel")).iloc[0]
     duel, solo = outcome["experiments"][1]["summary"], outcome["experiments"][0]["summary"]
     assert rows["deals"] == duel["deals"] and rows["score"] == pytest.approx(duel["score"], abs=1e-6)
     solo_rows = loaded.experiment("solo").deals

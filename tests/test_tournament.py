@@ -97,8 +97,8 @@ def test_the_notebook_api_reads_and_rates_without_the_run_machinery(tmp_path):
                     "--quiet")  # fmt: skip
     assert made.returncode == 0, made.stderr
     probe = (
-        "import sys, sim; run = sim.load(sys.argv[1]); table = sim.ratings(run.deals, run.strategies); "
-        "summary = sim.compare_summary(run.deals); "
+        "import sys, sim; run = sim.load(sys.argv[1]); table = sim.ratings(run); "
+        "summary = sim.compare_summary(run); "
         "print(len(table), sorted(m for m in ('numba', 'kernels', 'sim.runtime.play', 'sim.pipeline.runs', 'sim.pipeline.chunks') "
         "if m in sys.modules))"
     )

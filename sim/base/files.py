@@ -63,7 +63,7 @@ STUDY = Layout("study", (
     r"experiment=[^/]+/_chunks/(pair=\d+_\d+-)?part-\d{12}\.json",
     r"experiment=[^/]+/_traces/part-\d{12}\.parquet",
 ))  # fmt: skip
-REPORT = Layout("report", (r"index\.html", r"(margin|scores|first_lead|heatmap|caller_strength)\.png"))
+REPORT = Layout("report", (r"index\.html", r"(margin|scores|first_lead|heatmap|ratings|caller_strength)\.png"))
 OWN_TEMPORARY = re.compile(r"\.(?P<name>.+)\.(?P<host>[0-9a-f]{8})-(?P<pid>\d+)-[0-9a-f]{8}\.tmp")
 # Names of earlier versions: ``.NAME.PID.tmp``, and ``.NAME.HOSTNAME-PID-TOKEN.tmp`` in studies.
 _EARLIER_TEMPORARY = re.compile(r"\.(?P<name>.+)\.(?P<pid>\d+)\.tmp")

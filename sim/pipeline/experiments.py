@@ -39,6 +39,7 @@ class Experiment:
     sprt: object = None  # sim.base.stats.Sprt, for a comparison that stops on its own
     name: str = ""
     trace: bool = False  # a study also keeps every deal move by move (simulate only)
+    factors: tuple = ()  # a plan's grid: (key, value) of each axis, as its name shows them (a rule by its name)
 
     @property
     def run_kind(self):

@@ -182,16 +182,15 @@ def _expand(path: Path, entry: _Entry, files) -> list[Experiment]:
     expanded = []
     for choice in itertools.product(*(options for _, options in entry.axes)):
         chosen = dict(entry.values, **{key: option for (key, _), option in zip(entry.axes, choice)})
-        label = ",".join(
-            f"{key.removeprefix('rules.')}={_show(option)}" for (key, _), option in zip(entry.axes, choice)
-        )
+        factors = tuple((key.removeprefix("rules."), _factor(option)) for (key, _), option in zip(entry.axes, choice))
+        label = ",".join(f"{key}={value}" for key, value in factors)
         full = f"{entry.name}/{label}" if label else entry.name
         folder = experiment_folder(full)
         if len(folder.encode()) > MAX_FOLDER_NAME:
             raise PlanError(f"{path}: {entry.where}: the experiment name {full!r} makes a folder name of "
                             f"{len(folder.encode())} bytes ({folder[:40]}...), more than the {MAX_FOLDER_NAME} a "
                             "file system takes: give the entry a shorter name, or fewer axes")  # fmt: skip
-        expanded.append(_experiment(path, entry.where, entry.kind, full, chosen, files))
+        expanded.append(replace(_experiment(path, entry.where, entry.kind, full, chosen, files), factors=factors))
     return expanded
 
 
@@ -216,8 +215,10 @@ def _axes(path: Path, where: str, values: dict) -> list[tuple[str, list]]:
     return axes
 
 
-def _show(value) -> str:
-    return "+".join(map(str, value)) if isinstance(value, list) else str(value)
+def _factor(value):
+    """An axis's value as a study's frame holds it: a list (of strategies, rules, SPRT
+    bounds) as its name shows it, joined by ``+``; a number or text as it is."""
+    return "+".join(map(str, value)) if isinstance(value, list) else value
 
 
 def _experiment(path: Path, where: str, kind: str, name: str, values: dict, files) -> Experiment:

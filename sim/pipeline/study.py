@@ -447,7 +447,8 @@ def experiment_of(entry: dict) -> Experiment:
         match=print_["match"],
     )  # fmt: skip
     sprt = Sprt(*print_["sprt"]) if print_["sprt"] else None
-    return Experiment(print_["kind"], config, labels, sprt, entry["name"], print_.get("trace", False))
+    factors = tuple(entry.get("factors", {}).items())
+    return Experiment(print_["kind"], config, labels, sprt, entry["name"], print_.get("trace", False), factors)
 
 
 # ------------------------------------------------------------------ the study
@@ -873,7 +874,7 @@ class Study:
             cost = state.seconds_per_unit()
             experiments.append({
                 "name": state.experiment.name, "kind": state.experiment.kind,
-                "status": "playing" if playing else state.status,
+                "factors": dict(state.experiment.factors), "status": "playing" if playing else state.status,
                 "chunks": len(state.needed()), "chunks_done": sum(c in state.records for c in state.needed()),
                 "units": state.experiment.units, "units_done": state.units_done(), "seconds": round(state.seconds(), 3),
                 "seconds_per_unit": None if cost is None else float(f"{cost:.4g}"),
@@ -1027,8 +1028,8 @@ def _overall(statuses: list[str]) -> str:
 def _experiment_status(state: ExperimentState) -> dict:
     experiment = state.experiment
     return {
-        "name": experiment.name, "kind": experiment.kind, "status": state.status,
-        "directory": state.directory.name, "fingerprint": state.fingerprint,
+        "name": experiment.name, "kind": experiment.kind, "factors": dict(experiment.factors),
+        "status": state.status, "directory": state.directory.name, "fingerprint": state.fingerprint,
         "columns": state.columns, "threads": experiment.config.threads,
         "units_per_chunk": state.units_per_chunk, "chunks": len(state.needed()),
         "chunks_done": sum(c in state.records for c in state.needed()), "units": experiment.units,

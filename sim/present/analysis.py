@@ -5,11 +5,15 @@ Works on every file the command line writes: ``simulate`` files (a row per deal)
 
 >>> import sim.present.analysis as an                                    # doctest: +SKIP
 >>> run = an.load("results/tournament_2p_random-greedy_seed1_10000deals")  # doctest: +SKIP
->>> an.seat_scores(run.deals, run.players)                        # doctest: +SKIP
->>> an.first_lead(run.deals, run.players)                         # doctest: +SKIP
->>> an.compare_summary(run.deals)                                 # doctest: +SKIP
->>> an.ratings(run.deals, run.config["strategies"])               # doctest: +SKIP
+>>> an.seat_scores(run)                                           # doctest: +SKIP
+>>> an.first_lead(run)                                            # doctest: +SKIP
+>>> an.score_matrix(run), an.compare_summary(run), an.ratings(run)  # doctest: +SKIP
+>>> an.intervals(run, by="pair")                                  # doctest: +SKIP
+>>> an.first_lead(run.where(run.deals["pair"] == "0_1"))          # doctest: +SKIP
 >>> an.paired("results/a.parquet", "results/b.parquet")           # doctest: +SKIP
+
+Every function takes the run (what ``load`` gives); ``run.where(rows)`` is the same run
+over some of its rows.
 
 Scores are a side's results: win 1, draw 1/2 (sides sharing the top), loss 0.
 Intervals are 95%, normal approximations; games of one deal (the seatings of a
@@ -21,7 +25,7 @@ from __future__ import annotations
 import json
 import os
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -31,7 +35,8 @@ import pyarrow.parquet as pq
 from sim.base.config import PLAYER_COUNTS, RULE_TABLES, n_sides, side_of_seat
 from sim.base.recount import columns_of
 from sim.base.results import read_config, rows_frame
-from sim.base.stats import Z_95, CompareTally, PairResult, RunTally, fit_ratings, score_against_copies
+from sim.base.stats import Z_95, CompareTally, PairResult, RunTally, anchor_of, fit_ratings, score_against_copies
+from sim.base.stats import score_matrix as stats_score_matrix
 from sim.base.version import __version__
 from sim.pipeline.kinds import file_kind, folder_kind, kind_of
 from sim.pipeline.kinds.base import RefusedRun, RunKind
@@ -74,6 +79,12 @@ class Results:
     def strategies(self) -> list[str]:
         """The strategies compared (A then B), of a tournament, or at the table (by seat)."""
         return self.run_kind.strategies_read(self.config, self.deals)
+
+    def where(self, rows) -> Results:
+        """The same run over some of its rows (a boolean mask, or a frame of its rows):
+        every function of this module takes it, as it takes the whole run."""
+        chosen = self.deals.loc[rows.index] if isinstance(rows, pd.DataFrame) else self.deals[rows]
+        return replace(self, deals=_with_attrs(chosen.copy(), self.deals))
 
 
 def load(path: str | os.PathLike) -> Results:
@@ -201,8 +212,9 @@ def _load_folder(path: Path) -> Results:
 @dataclass
 class StudyResults(Results):
     """A study (``briscola batch``): every row of its chunks done (``deals``, with an
-    ``experiment`` column, and ``pair`` in tournaments), its status (``config``, as
-    ``briscola status --json`` prints it), and each experiment on its own. Only chunks
+    ``experiment`` column, ``pair`` in tournaments, and a column per grid factor of its
+    plan: ``factors``), its status (``config``, as ``briscola status --json`` prints it),
+    and each experiment on its own. Only chunks
     that verify count: a damaged or missing one is left out, named in a warning and in
     ``config["experiments"][i]["damaged"]``, and its experiment is partial."""
 
@@ -212,6 +224,15 @@ class StudyResults(Results):
     @property
     def names(self) -> list[str]:
         return [e["name"] for e in self.config["experiments"]]
+
+    @property
+    def factors(self) -> pd.DataFrame:
+        """Each experiment's grid factors (the plan's axes: the key, or a rule's name, and
+        the value it took; a list joined by ``+``), a row per experiment, a column per
+        factor (empty where its entry has no such axis): what its name shows, as data."""
+        table = pd.DataFrame.from_dict({e["name"]: e.get("factors", {}) for e in self.config["experiments"]},
+                                       orient="index")  # fmt: skip
+        return table.rename_axis("experiment")
 
     @property
     def partial(self) -> list[str]:
@@ -232,7 +253,8 @@ class StudyResults(Results):
                   "deals": print_["deals"], "strategies": print_["strategies"], "versions": print_.get("versions", {}),
                   "fingerprints": print_["fingerprints"], "provenance": state.networks,
                   "version": __version__, "status": outcome["status"],
-                  "summary": summary, "study": str(self.folder), "experiment": name}  # fmt: skip
+                  "summary": summary, "study": str(self.folder), "experiment": name,
+                  "factors": outcome.get("factors", {})}  # fmt: skip
         kind.study_view(config, deals, summary, print_["strategies"])
         deals.attrs["match"] = print_["match"]
         return Results(deals, config, kind.name)
@@ -265,7 +287,18 @@ def load_study(folder: Path) -> StudyResults:
         more = f" and {len(study.damaged) - 3} more" if len(study.damaged) > 3 else ""
         warnings.warn(f"{folder}: {len(study.damaged)} chunk(s) do not verify and are left out ({named}{more}); "
                       "briscola batch PLAN --out FOLDER --resume plays them again", StudyDamaged, stacklevel=2)  # fmt: skip
-    return StudyResults(_read_parts(folder, study.states, study.rows), outcome, "study", folder=folder, study=study)
+    found = StudyResults(pd.DataFrame(), outcome, "study", folder=folder, study=study)
+    found.deals = _with_factors(_read_parts(folder, study.states, study.rows), found.factors)
+    return found
+
+
+def _with_factors(deals: pd.DataFrame, factors: pd.DataFrame) -> pd.DataFrame:
+    """A study's rows with a column per grid factor, from their experiment's; a factor
+    named as a column the rows hold already (``match``) is ``NAME_factor``."""
+    if factors.columns.empty or "experiment" not in deals:
+        return deals
+    named = factors.rename(columns={key: f"{key}_factor" for key in factors.columns if key in deals.columns})
+    return deals.join(named, on=deals["experiment"].astype(str))
 
 
 class StudyDamaged(UserWarning):
@@ -293,11 +326,15 @@ def standings(deals: pd.DataFrame, players: int) -> np.ndarray:
     return deals[[f"{prefix}_{side}" for side in range(n_sides(players))]].to_numpy()
 
 
-def side_scores(deals: pd.DataFrame, players: int) -> pd.DataFrame:
+def side_scores(run: Results) -> pd.DataFrame:
     """Each side's score in each row (columns ``side_0`` ...): win 1, draw 1/2 (sides
     sharing the top), loss 0. With 3 players a seat scores against each other seat apart
     (more points wins), as ``briscola compare`` scores, so equal play scores 1/2 there too;
     at Briscola Chiamata (5) likewise on game points."""
+    return _side_scores(_checked(run).deals, run.players)
+
+
+def _side_scores(deals: pd.DataFrame, players: int) -> pd.DataFrame:
     points = standings(deals, players)
     if players in (3, 5):
         return pd.DataFrame(
@@ -312,10 +349,11 @@ def side_scores(deals: pd.DataFrame, players: int) -> pd.DataFrame:
     return pd.DataFrame(scores, index=deals.index)
 
 
-def seat_scores(deals: pd.DataFrame, players: int) -> pd.DataFrame:
+def seat_scores(run: Results) -> pd.DataFrame:
     """Score of each strategy from each seat: rows (strategy, seat) with ``games``,
     ``score``, ``ci_low``, ``ci_high``."""
-    scores = side_scores(deals, players)
+    deals, players = _checked(run).deals, run.players
+    scores = _side_scores(deals, players)
     rows = []
     for seat in range(players):
         side = side_of_seat(seat, players)
@@ -325,12 +363,13 @@ def seat_scores(deals: pd.DataFrame, players: int) -> pd.DataFrame:
     return pd.DataFrame(rows).set_index(["strategy", "seat"]).sort_index()
 
 
-def side_strategy_scores(deals: pd.DataFrame, players: int) -> pd.DataFrame:
+def side_strategy_scores(run: Results) -> pd.DataFrame:
     """Score of each strategy from each side (the seat with 2 or 3 players, the team with
     4 or 6: a team's figures once, not once per seat): rows (strategy, side) with
     ``games``, ``score``, ``ci_low``, ``ci_high``. A mixed team is named ``a+b``. With a
     match format the games are matches, and sides are named by their first deal's seats,
     as the run's summary names them."""
+    deals, players = _checked(run).deals, run.players
     if "match_deal" in deals:
         first_deals = deals["match_deal"] == 0
         scores = {
@@ -340,7 +379,7 @@ def side_strategy_scores(deals: pd.DataFrame, players: int) -> pd.DataFrame:
         scores = pd.DataFrame(scores, index=deals.index)[first_deals]
         deals = deals[first_deals]
     else:
-        scores = side_scores(deals, players)
+        scores = _side_scores(deals, players)
     rows = []
     for side in range(n_sides(players) if len(deals) else 0):
         columns = [f"strategy_{seat}" for seat in range(players) if side_of_seat(seat, players) == side]
@@ -361,14 +400,15 @@ def balanced_seats(run: Results) -> bool:
     return run.run_kind.balances_seats or len(run.strategies) == 1
 
 
-def first_lead(deals: pd.DataFrame, players: int) -> pd.Series:
+def first_lead(run: Results) -> pd.Series:
     """The score of the side that leads the first trick (seat 0), averaged over the
     seatings of each deal. Against itself a side scores 1/2: above 1/2 is the first
     lead's advantage. Meaningful where strategies are balanced over the seats: in
     comparisons and tournaments, or with one strategy everywhere (``balanced_seats``);
     elsewhere it is only seat 0's strategy's score. With a match format, only the deals
     played from every seating count: a match that ended sooner skipped the others."""
-    scores = side_scores(deals, players)["side_0"]
+    deals = _checked(run).deals
+    scores = _side_scores(deals, run.players)["side_0"]
     keys = _deal_keys(deals)
     if not keys:
         return pd.Series(_mean_interval(scores), name="first_lead")
@@ -377,22 +417,27 @@ def first_lead(deals: pd.DataFrame, players: int) -> pd.Series:
     return pd.Series(_mean_interval(per_deal), name="first_lead")
 
 
-def margins(deals: pd.DataFrame, players: int) -> pd.Series:
+def margins(run: Results) -> pd.Series:
     """Point margin of each row: side 0 less side 1 (with 3 players: seat 0 less the mean
     of the others; at Briscola Chiamata the same in game points); in comparison files,
     A's side less B's."""
+    return _margins(_checked(run).deals, run.players)
+
+
+def _margins(deals: pd.DataFrame, players: int) -> pd.Series:
     points = standings(deals, players).astype(float)
     mine = points[np.arange(len(deals)), a_in_row(deals)] if "a_side" in deals else points[:, 0]
     others = (points.sum(axis=1) - mine) / (points.shape[1] - 1)
     return pd.Series(mine - others, index=deals.index, name="margin")
 
 
-def compare_summary(deals: pd.DataFrame) -> pd.DataFrame:
+def compare_summary(run: Results) -> pd.DataFrame:
     """For comparison files and tournaments: A's score against B, per pair (rows ``a``,
     ``b``, ``deals``, ``score``, ``ci_low``, ``ci_high``), a deal's seatings taken together.
     With a match format the units are matches, and ``deals`` is ``matches``. With 3
-    players A scores against each copy of B apart, as ``briscola compare`` does."""
-    frame = _with_a_scores(deals)
+    players A scores against each copy of B apart, as ``briscola compare`` does. For the
+    whole matrix, both ways round: ``score_matrix``."""
+    frame = _with_a_scores(_checked(run).deals)
     rows = []
     for _, pair in frame.groupby("pair", sort=True) if "pair" in frame else [(None, frame)]:
         rows.append({"a": pair["a"].iloc[0], "b": pair["b"].iloc[0], **_mean_interval(_unit_scores(pair).mean(axis=1))})
@@ -405,28 +450,45 @@ def _unit_scores(pair: pd.DataFrame) -> pd.DataFrame:
     return pair.groupby([unit, "game"])["a_score"].first().unstack("game")
 
 
-def ratings(deals: pd.DataFrame, strategies: list | None = None) -> pd.DataFrame:
+def ratings(run: Results) -> pd.DataFrame:
     """Bradley-Terry ratings (Elo scale), fitted as ``briscola tournament`` does: rows
-    ``strategy`` with ``rating``, ``ci_low``, ``ci_high``.
+    ``strategy`` with ``rating``, ``ci_low``, ``ci_high``, ``anchor`` (True for the one
+    rated 0 by definition, whose interval is none), from the strongest down.
 
     Works on every kind of file: a tournament's pairs, a comparison (A against B), or a
     simulation, read as side 0's strategy against the other side's as seated (so the
-    first lead is not balanced out there: compare them with ``briscola compare``).
-    ``strategies`` gives their order (the first is the anchor unless ``random`` plays);
-    a result file's ``config["strategies"]`` (a dict per seat) or None take the order of
-    the rows, A before B."""
-    frame = _with_a_scores(_as_comparison(deals))
+    first lead is not balanced out there: compare them with ``briscola compare``). The
+    anchor is ``random`` if it plays, else the run's first strategy."""
+    names, pairs = _pair_results(run)
+    fitted = fit_ratings(names, pairs)
+    anchor = anchor_of(names)
+    rows = [{"strategy": r["strategy"], "rating": r["rating"], "ci_low": None if r["strategy"] == anchor else (r["ci95"] or [None])[0],
+             "ci_high": None if r["strategy"] == anchor else (r["ci95"] or [None, None])[1]} for r in fitted]  # fmt: skip
+    table = pd.DataFrame(rows).set_index("strategy").astype(float)  # None (not linked, or the anchor): NaN
+    return table.assign(anchor=table.index == anchor).sort_values("rating", ascending=False, kind="stable")
+
+
+def score_matrix(run: Results) -> pd.DataFrame:
+    """The score of the row strategy against the column strategy, every pair both ways
+    round (B against A is 1 less A against B), as ``briscola tournament`` prints it; NaN
+    on the diagonal and for a pair not played. Strategies in the run's order."""
+    names, pairs = _pair_results(run)
+    matrix = [[np.nan if s is None else s for s in row] for row in stats_score_matrix(len(names), pairs)]
+    return pd.DataFrame(matrix, index=pd.Index(names, name="strategy"), columns=pd.Index(names, name="against"))
+
+
+def _pair_results(run: Results) -> tuple[list[str], list[PairResult]]:
+    """The run's strategies (its order, or the rows' when they play others) and the tally
+    of each pair's duplicate units, as the commands count them."""
+    frame = _with_a_scores(_as_comparison(_checked(run).deals))
     labels = list(dict.fromkeys([*frame["a"], *frame["b"]]))
-    names = labels if not strategies or isinstance(strategies[0], dict) else list(strategies)
+    names = list(run.strategies) if set(labels) <= set(run.strategies) else labels
     pairs = []
     for _, pair in frame.groupby("pair", sort=True) if "pair" in frame else [(None, frame)]:
         tally = CompareTally(pair["game"].nunique())
         tally.add_scores(_unit_scores(pair).to_numpy())
         pairs.append(PairResult(names.index(pair["a"].iloc[0]), names.index(pair["b"].iloc[0]), tally))
-    fitted = fit_ratings(names, pairs)
-    rows = [{"strategy": r["strategy"], "rating": r["rating"], "ci_low": (r["ci95"] or [None])[0],
-             "ci_high": (r["ci95"] or [None, None])[1]} for r in fitted]  # fmt: skip
-    return pd.DataFrame(rows).set_index("strategy").astype(float)  # None (not linked to the anchor): NaN
+    return names, pairs
 
 
 def _with_attrs(frame: pd.DataFrame, source: pd.DataFrame) -> pd.DataFrame:
@@ -457,11 +519,51 @@ def unit_figures(run: Results) -> pd.DataFrame:
     ``ratings``), averaged over the unit's seatings. Deals are independent units."""
     if run.run_kind.unpaired:
         raise ValueError(run.run_kind.unpaired)
-    rows = _as_comparison(run.deals)
-    frame = _with_a_scores(rows).assign(margin=margins(rows, run.players))
+    rows = _as_comparison(_checked(run).deals)
+    frame = _with_a_scores(rows).assign(margin=_margins(rows, run.players))
     unit = "match" if "match" in frame else "deal"
     per_game = frame.groupby([unit, "game"]).agg(score=("a_score", "first"), margin=("margin", "sum"))
     return per_game.groupby(unit).mean()
+
+
+def intervals(run: Results, by=None, value: str = "score") -> pd.DataFrame:
+    """The mean of ``value`` per group of rows, with its 95% interval over duplicate units
+    (deals, or matches with a match format) as the independent draws: a unit's rows in a
+    group are averaged first, so a deal's seatings never count as separate evidence.
+
+    ``value``: ``score`` (A's, or side 0's in a simulation, as ``unit_figures``),
+    ``margin`` or a numeric column of the rows (with a match format a match's value is its
+    score, or the sum over its deals). ``by``: nothing (the whole run), a column's name, a
+    Series or array aligned with the rows, or a list of these. Rows per group:
+    ``units``, the mean (named as ``value``), ``ci_low``, ``ci_high``."""
+    rows = _as_comparison(_checked(run).deals)
+    frame = _with_a_scores(rows).assign(margin=_margins(rows, run.players))
+    figure = "a_score" if value == "score" else value
+    if figure not in frame or not pd.api.types.is_numeric_dtype(frame[figure]):
+        raise ValueError(f"no figure {value!r} in these rows: give 'score', 'margin' or a numeric column of the rows")
+    groups = [
+        _grouping(frame, key, k) for k, key in enumerate(by if isinstance(by, list) else [] if by is None else [by])
+    ]
+    unit = "match" if "match" in frame else "deal"
+    units = [frame[key].rename(f"_{key}") for key in ("pair", unit) if key in frame]
+    per_game = frame.groupby([*groups, *units, frame["game"].rename("_game")], observed=True)[figure]
+    per_game = per_game.first() if value == "score" else per_game.sum()
+    per_unit = per_game.groupby(level=list(range(len(groups) + len(units))), observed=True).mean()
+    if not groups:
+        return pd.DataFrame([_mean_interval(per_unit)]).rename(columns={"games": "units", "score": value})
+    found = pd.DataFrame({key: _mean_interval(unit_values) for key, unit_values in
+                          per_unit.groupby(level=list(range(len(groups))), observed=True)}).T  # fmt: skip
+    found.index.names = [group.name for group in groups]
+    return found.astype({"games": int}).rename(columns={"games": "units", "score": value})
+
+
+def _grouping(frame: pd.DataFrame, key, k: int) -> pd.Series:
+    """One grouping of ``intervals``: a column of the rows, or values aligned with them."""
+    if isinstance(key, str):
+        return frame[key]
+    if isinstance(key, pd.Series):
+        return key.reindex(frame.index)
+    return pd.Series(np.asarray(key), index=frame.index, name=f"group_{k}")
 
 
 def paired(first, second) -> pd.DataFrame:
@@ -504,7 +606,7 @@ def _with_a_scores(deals: pd.DataFrame) -> pd.DataFrame:
     elif players in (3, 5):
         a_score = score_against_copies(standings(deals, players), deals["a_side"].to_numpy())
     else:
-        a_score = side_scores(deals, players).to_numpy()[np.arange(len(deals)), deals["a_side"].to_numpy()]
+        a_score = _side_scores(deals, players).to_numpy()[np.arange(len(deals)), deals["a_side"].to_numpy()]
     return deals.assign(a_score=a_score, a=strategy_of(deals, "a"), b=strategy_of(deals, "b"))
 
 
@@ -538,13 +640,14 @@ def _deal_keys(deals: pd.DataFrame) -> list[str]:
     return ["pair", "deal"] if "pair" in deals else ["deal"]
 
 
-def caller_by_strength(deals: pd.DataFrame, width: int = 10) -> pd.DataFrame:
+def caller_by_strength(run: Results, width: int = 10) -> pd.DataFrame:
     """Briscola Chiamata: the caller's mean game points, and how often its side took its
     target, by the strength of its hand at the call (``caller_strength``: its card points,
     plus 6 and the strength of each trump; in bands of ``width``), for each strategy that
     called (at a mixed table each its own). Rows by (``strategy``, band: its lowest value)
     with ``games``, ``game_points`` (mean), ``ci_low``, ``ci_high``, ``made`` (rate),
     ``alone`` (share of callers playing alone)."""
+    deals = _checked(run).deals
     called = deals[deals["caller"] >= 0]
     seats = called["caller"].to_numpy()
     rows = np.arange(len(called))
@@ -568,3 +671,11 @@ def _mean_interval(values: pd.Series) -> dict:
     mean = float(values.mean()) if n else float("nan")
     half = Z_95 * float(values.std(ddof=0)) / np.sqrt(n) if n > 1 else float("nan")  # as the CLI
     return {"games": n, "score": mean, "ci_low": mean - half, "ci_high": mean + half}
+
+
+def _checked(run: Results) -> Results:
+    """The run a function of this module is given: what ``load`` reads, not its rows."""
+    if not isinstance(run, Results) or isinstance(run, StudyResults):
+        given = "a study: take study.experiment(NAME)" if isinstance(run, Results) else f"a {type(run).__name__}"
+        raise TypeError(f"pass a run as sim.load(PATH) reads it (run.where(ROWS) for some of its rows), not {given}")
+    return run

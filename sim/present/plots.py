@@ -20,7 +20,7 @@ from sim.base.config import ConfigError
 from sim.base.files import REPORT, foreign_files, refuse_foreign, replace_folder, temporary_path, through_link
 from sim.base.summaries import SCORE_DIGITS, rounded
 from sim.pipeline.kinds import kind_of
-from sim.pipeline.kinds.words import rules_text, run_facts
+from sim.pipeline.kinds.words import rules_text, run_facts, side_word
 from sim.present import analysis
 from sim.present.report import show_summary
 
@@ -66,6 +66,9 @@ def write_report(path: Path, overwrite: bool = False) -> dict:
     staging = temporary_path(target, REPORT)
     staging.mkdir()
     try:
+        import matplotlib
+
+        matplotlib.use("Agg")  # no display needed
         figures = _draw_all(run, found, staging)
         (staging / "index.html").write_text(_page(path, found, figures))
         replace_folder(staging, target, REPORT, "the report folder")
@@ -86,19 +89,19 @@ def _refuse_what_is_not_a_report(shown: Path, target: Path) -> None:
                           "nothing was drawn; move it away, and the report is drawn there")  # fmt: skip
 
 
-def _findings(path: Path, run: analysis.Results) -> dict:
-    scores = analysis.side_strategy_scores(run.deals, run.players).reset_index()
+def _findings(path: Path | None, run: analysis.Results) -> dict:
+    scores = analysis.side_strategy_scores(run).reset_index()
     played = len(run.deals) > 0  # a run stopped before its first deal has no rows
     found = {
-        "path": str(path), "kind": run.kind, "players": run.players, "seed": run.seed, "rules": run.rules,
+        "path": str(path) if path else run.config.get("experiment", "the run"), "kind": run.kind, "players": run.players, "seed": run.seed, "rules": run.rules,
         "match": run.match, "strategies": run.strategies, "rows": len(run.deals),
         "status": run.config.get("status", "complete"),
         "summary": _summary(run), "scores": _tidy(scores.to_dict("records")),
-        "first_lead": _tidy([analysis.first_lead(run.deals, run.players).to_dict()])[0]
+        "first_lead": _tidy([analysis.first_lead(run).to_dict()])[0]
                       if played and analysis.balanced_seats(run) else None,
     }  # fmt: skip
     if run.run_kind.rated and played:
-        found["ratings"] = _tidy(analysis.ratings(run.deals, run.strategies).reset_index().to_dict("records"))
+        found["ratings"] = _tidy(analysis.ratings(run).reset_index().to_dict("records"))
     return found
 
 
@@ -126,10 +129,11 @@ def show_report(found: dict) -> None:
     summary, partial = found["summary"], found["status"] != "complete"
     if summary is not None:
         show_summary(found["kind"], summary, partial)
-    print(f"{score_label(found['players'])} by strategy and side, 95% intervals:")
+    side = side_word(found["players"])
+    print(f"{score_label(found['players'])} by strategy and {side}, 95% intervals:")
     for row in found["scores"]:
         print(
-            f"  {row['strategy']:<28} side {row['side']}  {row['score']:.4f} ({row['ci_low']:.4f} to {row['ci_high']:.4f})"
+            f"  {row['strategy']:<28} {side} {row['side']}  {row['score']:.4f} ({row['ci_low']:.4f} to {row['ci_high']:.4f})"
         )
     print(_first_lead_text(found))
 
@@ -152,7 +156,7 @@ def _first_lead_text(found: dict) -> str:
         return ("first-lead advantage: not measured (the strategies are not balanced over the seats; "
                 "briscola compare plays every seating)")  # fmt: skip
     who = ("seat 0, who bids first and, unless first_lead=caller, leads first" if found["players"] == 5
-           else "the side of seat 0, who leads first")  # fmt: skip
+           else f"the {side_word(found['players'])} of seat 0, who leads first")  # fmt: skip
     return (f"first-lead advantage (score of {who}; above 1/2 an advantage, below a disadvantage): "
             f"{lead['score']:.4f} ({lead['ci_low']:.4f} to {lead['ci_high']:.4f})")  # fmt: skip
 
@@ -160,29 +164,58 @@ def _first_lead_text(found: dict) -> str:
 # ------------------------------------------------------------------ plots
 
 
-def _draw_all(run: analysis.Results, found: dict, folder: Path) -> list[str]:
-    import matplotlib
+def plot_names(run: analysis.Results, found: dict | None = None) -> list[str]:
+    """The plots a report of ``run`` draws, in its order (``plot`` draws each): its
+    kind's (``lead_plots``, then ``report_plots``), then the first lead's where it is
+    measured and, at Briscola Chiamata, the caller's by hand strength."""
+    found = found or _findings(None, run)
+    if not found["rows"]:
+        return []
+    names = [*run.run_kind.lead_plots, *run.run_kind.report_plots]
+    if found["first_lead"] is not None:
+        names.append("first_lead")
+    if run.players == 5:
+        names.append("caller_strength")
+    return names
 
-    matplotlib.use("Agg")
+
+def plot(run: analysis.Results, name: str, found: dict | None = None):
+    """One plot of ``run``'s report (``plot_names``), drawn as the report draws it: a
+    matplotlib Figure (a notebook shows it)."""
     import matplotlib.pyplot as plt
 
-    plots = [("margin.png", _margin), ("scores.png", _scores)] if found["rows"] else []
-    if found["first_lead"] is not None:
-        plots.append(("first_lead.png", _first_lead))
-    if run.run_kind.score_matrix(run.config) is not None and found["rows"]:
-        plots.append(("heatmap.png", _heatmap))
-    if run.players == 5 and found["rows"]:
-        plots.append(("caller_strength.png", _caller_strength))
+    found = found or _findings(None, run)
+    if name not in PLOTS:
+        raise ValueError(f"no plot {name!r}; a report of this run draws {', '.join(plot_names(run, found)) or 'none'}")
+    figure, axes = plt.subplots(figsize=_size(name, run), layout="constrained")
+    PLOTS[name](run, found, axes, figure)
+    figure.suptitle(_facts(found), fontsize=8)
+    return figure
+
+
+def _size(name: str, run: analysis.Results) -> tuple[float, float]:
+    """A plot's size in inches: a heatmap grows with the strategies, a ratings plot's height too."""
+    count = len(run.strategies)
+    if name == "heatmap":
+        return 2.7 + 0.9 * count, 1.7 + 0.9 * count
+    return (7, max(3.0, 1.6 + 0.45 * count)) if name == "ratings" else (7, 4.5)
+
+
+def _draw_all(run: analysis.Results, found: dict, folder: Path) -> list[str]:
+    import matplotlib.pyplot as plt
+
     drawn = []
-    for name, draw in plots:
-        size = (7, 4.5) if name != "heatmap.png" else (2.7 + 0.9 * len(run.strategies), 1.7 + 0.9 * len(run.strategies))
-        figure, axes = plt.subplots(figsize=size, layout="constrained")
-        draw(run, found, axes, figure)
-        figure.suptitle(_facts(found), fontsize=8)
-        figure.savefig(folder / name, dpi=110)
+    for name in plot_names(run, found):
+        figure = plot(run, name, found)
+        figure.savefig(folder / f"{name}.png", dpi=110)
         plt.close(figure)
-        drawn.append(name)
+        drawn.append(f"{name}.png")
     return drawn
+
+
+def _legend_outside(axes, **options) -> None:
+    """The legend beside the axes, never over what they show."""
+    axes.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0, fontsize=8, **options)
 
 
 def _facts(found: dict) -> str:
@@ -192,7 +225,7 @@ def _facts(found: dict) -> str:
 
 
 def _margin(run, found, axes, figure) -> None:
-    centres, counts, width = margin_bars(analysis.margins(run.deals, run.players).to_numpy())
+    centres, counts, width = margin_bars(analysis.margins(run).to_numpy())
     axes.bar(centres, counts, width=width, color="#3b6ea5")
     axes.axvline(0, color="black", linewidth=0.8)
     who = run.run_kind.margin_of(found["strategies"], run.players)
@@ -216,7 +249,8 @@ def margin_bars(margins: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
 def _scores(run, found, axes, figure) -> None:
     """Dots with 95% intervals on the whole 0..1 scale, the even score marked."""
     scores = pd.DataFrame(found["scores"])
-    labels = [f"{row.strategy}\nside {row.side}" for row in scores.itertuples()]
+    side = side_word(found["players"])
+    labels = [f"{row.strategy}\n{side} {row.side}" for row in scores.itertuples()]
     positions = np.arange(len(scores))
     errors = [scores["score"] - scores["ci_low"], scores["ci_high"] - scores["score"]]
     axes.errorbar(positions, scores["score"], yerr=errors, fmt="o", color="#3b6ea5", capsize=4)
@@ -224,8 +258,8 @@ def _scores(run, found, axes, figure) -> None:
     axes.set_xticks(positions, labels, fontsize=7, rotation=90 if len(labels) > 8 else 0)
     axes.set_xlim(-0.7, len(scores) - 0.3)
     ylabel = "pairwise score on game points" if found["players"] == 5 else score_label(found["players"]).split(" (")[0]
-    axes.set(title="Score of each strategy by side (95% intervals)", ylabel=ylabel, ylim=(0, 1))
-    axes.legend(loc="lower right", fontsize=8)
+    axes.set(title=f"Score of each strategy by {side} (95% intervals)", ylabel=ylabel, ylim=(0, 1))
+    _legend_outside(axes)
 
 
 def _first_lead(run, found, axes, figure) -> None:
@@ -234,24 +268,25 @@ def _first_lead(run, found, axes, figure) -> None:
                   fmt="o", color="#a5673b", capsize=6)  # fmt: skip
     axes.axhline(EVEN, color="grey", linewidth=1, linestyle="--", label="1/2: even")
     spread = max(0.02, abs(lead["ci_high"] - EVEN), abs(lead["ci_low"] - EVEN)) * 1.3
-    axes.set_xticks([0], ["side of seat 0 (leads the first trick)"])
+    side = side_word(found["players"])
+    axes.set_xticks([0], [f"{side} of seat 0 (leads the first trick)"])
     axes.set_xlim(-1, 1)
     axes.set(title=f"Score of the first lead: {lead['score']:.4f} ({lead['ci_low']:.4f} to {lead['ci_high']:.4f})",
-             ylabel="score of the side leading first (zoomed)", ylim=(EVEN - spread, EVEN + spread))  # fmt: skip
-    axes.legend(loc="lower right", fontsize=8)
+             ylabel=f"score of the {side} leading first (zoomed)", ylim=(EVEN - spread, EVEN + spread))  # fmt: skip
+    _legend_outside(axes)
 
 
 def _caller_strength(run, found, axes, figure) -> None:
     """Briscola Chiamata: the caller's mean game points against its hand's strength, a line
     for each strategy that called."""
-    bands = analysis.caller_by_strength(run.deals)
+    bands = analysis.caller_by_strength(run)
     bands = bands[bands["games"] >= 20]  # fewer games make intervals wider than the plot
     for strategy, mine in bands.groupby(level="strategy"):
         strength = mine.index.get_level_values("strength") + 5
         errors = [mine["game_points"] - mine["ci_low"], mine["ci_high"] - mine["game_points"]]
         axes.errorbar(strength, mine["game_points"], yerr=errors, fmt="o-", capsize=3, label=strategy)
     axes.axhline(0, color="grey", linewidth=1, linestyle="--")
-    axes.legend(loc="upper left", fontsize=8, title="caller's strategy", title_fontsize=8)
+    _legend_outside(axes, title="caller's strategy", title_fontsize=8)
     axes.set(title="Caller's mean game points by hand strength (95% intervals)",
              xlabel="hand strength at the call: card points + 6 and the strength of each trump",
              ylabel="caller's game points per deal")  # fmt: skip
@@ -272,17 +307,42 @@ def _heatmap(run, found, axes, figure) -> None:
     figure.colorbar(image, ax=axes, shrink=0.8)
 
 
+def _ratings(run, found, axes, figure) -> None:
+    """Each strategy's rating with its 95% interval, strongest at the top; the anchor,
+    rated 0 by definition, marked apart."""
+    rated = pd.DataFrame(found["ratings"]).dropna(subset=["rating"])[::-1]  # strongest at the top
+    rated["ci_low"] = rated["ci_low"].fillna(rated["rating"])
+    rated["ci_high"] = rated["ci_high"].fillna(rated["rating"])
+    positions = np.arange(len(rated))
+    errors = [rated["rating"] - rated["ci_low"], rated["ci_high"] - rated["rating"]]
+    rest = ~rated["anchor"].to_numpy()
+    axes.errorbar(rated["rating"][rest], positions[rest], xerr=[e[rest] for e in errors], fmt="o", color="#3b6ea5",
+                  capsize=4, label="rating, 95% interval")  # fmt: skip
+    axes.plot(rated["rating"][~rest], positions[~rest], "D", color="#a5673b", label="anchor: rated 0 by definition")
+    axes.axvline(0, color="grey", linewidth=0.8)
+    axes.set_yticks(positions, rated["strategy"])
+    axes.set(title="Ratings (Bradley-Terry, Elo scale)", xlabel="rating (Elo)")
+    _legend_outside(axes)
+
+
+PLOTS = {"heatmap": _heatmap, "ratings": _ratings, "margin": _margin, "scores": _scores, "first_lead": _first_lead,
+         "caller_strength": _caller_strength}  # fmt: skip
+
+
 # ------------------------------------------------------------------ the page
 
 
 def _page(path: Path, found: dict, figures: list[str]) -> str:
+    """The page: its headline, the kind's leading plots, the tables, the other plots."""
+    leading = [f"{name}.png" for name in kind_of(found["kind"]).lead_plots]
     parts = [f"<h1>Briscola report: {html.escape(str(path))}</h1>", f"<p>{html.escape(headline(found))}</p>"]
+    parts += [f'<p><img src="{name}" alt="{name}"></p>' for name in figures if name in leading]
     for title, table, lines in _summary_tables(found):
         table = table.apply(lambda column: column.map(_cell))
         parts += [f"<h2>{html.escape(title)}</h2>", table.to_html(index=False)]
         parts += [f"<p>{html.escape(line)}</p>" for line in lines]
     parts.append(f"<p>{html.escape(_first_lead_text(found))}</p>")
-    parts += [f'<p><img src="{name}" alt="{name}"></p>' for name in figures]
+    parts += [f'<p><img src="{name}" alt="{name}"></p>' for name in figures if name not in leading]
     head = "<!doctype html><html><head><meta charset='utf-8'><title>Briscola report</title></head><body>"
     return head + "\n".join(parts) + "</body></html>\n"
 
@@ -303,10 +363,9 @@ def _cell(value) -> str:
 def _summary_tables(found: dict) -> list[tuple[str, pd.DataFrame, list[str]]]:
     """The run's own summary and the scores by side, as tables for the page, each with
     the lines of text that go under it."""
-    page = kind_of(found["kind"]).page_tables(found["summary"] or {})
+    page = kind_of(found["kind"]).page_tables(found["summary"] or {})  # a tournament's: its matrix, its ratings
     tables = [(title, pd.DataFrame(rows), lines) for title, rows, lines in page]
-    if "ratings" in found:
-        tables.append(("Ratings (Bradley-Terry, Elo scale)", pd.DataFrame(found["ratings"]), []))
-    scores = f"{score_label(found['players'])[0].upper()}{score_label(found['players'])[1:]}, by strategy and side"
-    tables.append((scores, pd.DataFrame(found["scores"]), []))
+    side = side_word(found["players"])
+    scores = f"{score_label(found['players'])[0].upper()}{score_label(found['players'])[1:]}, by strategy and {side}"
+    tables.append((scores, pd.DataFrame(found["scores"]).rename(columns={"side": side}), []))
     return tables

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from sim.base.config import ConfigError, Rules, RunConfig
+from sim.pipeline.kinds.words import side_word
 
 MAX_NAMES_IN_PATH = 120  # characters of strategy names a default path holds; longer ones end in a hash
 
@@ -142,13 +143,16 @@ class RunKind:
         """The tables of its summary in a report's page: ``(title, rows as dicts, lines of text under it)``."""
         return []
 
+    lead_plots: tuple[str, ...] = ()  # a report's plots above its tables (``sim.present.plots.PLOTS`` names them)
+    report_plots: tuple[str, ...] = ("margin", "scores")  # and below them (then the first lead's, the caller's)
+
     def strategies_shown(self, strategies: list[str]) -> str:
         """Its strategies in a figure's title."""
         return ", ".join(strategies)
 
     def margin_of(self, strategies: list[str], players: int) -> str:
         """Whose margin a report's margin histogram shows."""
-        return f"A's side ({strategies[0]}) less B's"
+        return f"A's {side_word(players)} ({strategies[0]}) less B's"
 
     def score_matrix(self, config: dict):
         """Its strategies' scores against each other (rows against columns; None where

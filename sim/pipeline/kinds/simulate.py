@@ -12,7 +12,7 @@ from sim.base.results import results_schema, results_table
 from sim.base.stats import RunTally
 from sim.base.trace import trace_table
 from sim.pipeline.kinds.base import RunKind, Table, default_path, table_of
-from sim.pipeline.kinds.words import run_facts, speed
+from sim.pipeline.kinds.words import run_facts, side_word, speed
 
 POINT_BANDS = ((62, 65), (66, 70), (71, 80), (81, 90), (91, 100), (101, 120))  # points bids, shown together
 
@@ -82,7 +82,17 @@ class Simulate(RunKind):
         elif chiamata:
             title += " of Briscola Chiamata: each seat's deals won (game points > 0), drawn (thrown in), lost"
         points = "game points" if chiamata else "points"
-        columns = ("side", "seats", "strategy", "wins", "draws", "losses", "win rate", "95% CI", points)
+        columns = (
+            side_word(summary["players"]),
+            "seats",
+            "strategy",
+            "wins",
+            "draws",
+            "losses",
+            "win rate",
+            "95% CI",
+            points,
+        )
         rows = []
         for row in summary["sides"]:
             lo, hi = row["win_rate_ci95"]
@@ -106,10 +116,14 @@ class Simulate(RunKind):
             return f"callers gain {gain:+.3f} game points a deal, make {made:.1%} of their calls"
         side = summary["sides"][0]
         lo, hi = side["win_rate_ci95"]
-        return f"{side['strategy']} (side 0) wins {side['win_rate']:.4f} ({lo:.4f}-{hi:.4f})"
+        return f"{side['strategy']} ({side_word(summary['players'])} 0) wins {side['win_rate']:.4f} ({lo:.4f}-{hi:.4f})"
 
     def page_tables(self, summary: dict) -> list:
-        tables = [("Summary (as briscola simulate printed it)", summary["sides"], [])] if "sides" in summary else []
+        word = side_word(summary.get("players", 2))
+        sides = [
+            {(word if key == "side" else key): value for key, value in row.items()} for row in summary.get("sides", [])
+        ]
+        tables = [("Summary (as briscola simulate printed it)", sides, [])] if "sides" in summary else []
         if "chiamata" in summary:
             figures = summary["chiamata"]
             tables.append(("Briscola Chiamata: game points by role", figures["roles"], chiamata_lines(figures)))
@@ -117,7 +131,8 @@ class Simulate(RunKind):
         return tables
 
     def margin_of(self, strategies: list[str], players: int) -> str:
-        return "seat 0 less the others' mean" if players in (3, 5) else "side 0 less side 1"
+        side = side_word(players)
+        return "seat 0 less the others' mean" if players in (3, 5) else f"{side} 0 less {side} 1"
 
 
 def _aligned(columns: tuple[str, ...], *left: str) -> tuple[tuple[str, str], ...]:

@@ -146,8 +146,17 @@ class Tournament(DuplicateDeals):
         best = max(rated, key=lambda r: r["rating"]) if rated else None
         return f"best: {best['strategy']} {best['rating']:+.1f} Elo" if best else "-"
 
-    def margin_of(self, strategies: list[str], players: int) -> str:
-        return "A's side less B's, every pair"
+    lead_plots = ("heatmap",)  # the matrix at a glance first
+    report_plots = ("ratings", "scores")  # no margin: pooled over pairs of unlike strength, it means nothing
+
+    def page_tables(self, summary: dict) -> list:
+        """Its score matrix and its ratings, strongest first and the anchor named, as
+        ``briscola tournament`` prints them."""
+        if "matrix" not in summary:
+            return []
+        tables = self.tables(summary, False, None)
+        return [(table.title, [dict(zip([name or "strategy" for name, _ in table.columns], row)) for row in table.rows],
+                 [table.facts] if table.facts else []) for table in tables]  # fmt: skip
 
     def score_matrix(self, config: dict):
         return config["matrix"]

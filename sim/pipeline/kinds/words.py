@@ -4,6 +4,12 @@
 from __future__ import annotations
 
 
+def side_word(players: int) -> str:
+    """What a side is called at a table: a ``team`` at 4 and 6 players (two teams of
+    alternate seats), else a ``side`` (each player alone)."""
+    return "team" if players in (4, 6) else "side"
+
+
 def rules_text(rules: dict) -> str:
     """Rules for people: ``trump_redeal=ace-three, partner_view=last3``."""
     return ", ".join(f"{key}={value}" for key, value in rules.items()) or "-"
