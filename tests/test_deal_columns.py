@@ -27,12 +27,11 @@ TABLES = [
 def test_the_deck_and_hands_are_the_cards_the_engine_dealt(players, rules):
     config = RunConfig(players=players, strategies=("random",) * players, deals=300, seed=7, rules=rules)
     batch = play_batch(config, 1000, 300, trace=True, deal_step=3)  # deal indices 1000, 1003, ...
-    deck, *hands = (column.to_numpy(zero_copy_only=False) for column in deal_columns(batch.results["deal"], config))
-    deck = np.stack(deck)
+    deck, *hands = (card_matrix(column) for column in deal_columns(batch.results["deal"], config))
     dealt = batch.deals
     size, n_stock = hand_size(players), int(dealt["n_stock"][0])
     for seat in range(players):
-        assert (np.stack(hands[seat]) == dealt["hands"][:, seat, :size]).all()
+        assert (hands[seat] == dealt["hands"][:, seat, :size]).all()
         assert (deck[:, seat : size * players : players] == dealt["hands"][:, seat, :size]).all()
     stock = deck[:, size * players : size * players + n_stock]
     assert (stock == dealt["stock"][:, :n_stock]).all()
@@ -53,7 +52,7 @@ def test_both_games_of_a_duplicate_deal_hold_the_same_cards_and_files_carry_them
     assert {"deck", *(f"hand_{seat}" for seat in range(4))} <= set(deals.columns)
     by_game = [deals[deals["game"] == game].sort_values("deal") for game in sorted(deals["game"].unique())]
     assert len(by_game) == 2
-    first, second = (np.stack(games["deck"].to_numpy()) for games in by_game)
+    first, second = (card_matrix(games["deck"]) for games in by_game)
     assert (first == second).all()
     assert len({tuple(deck) for deck in first}) == 50  # and each deal its own
 

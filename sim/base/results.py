@@ -100,8 +100,10 @@ def results_schema(config: RunConfig) -> pa.Schema:
     if chiamata:
         fields += [pa.field(name, kind) for name, kind in CHIAMATA_FIELDS]
         fields += [pa.field(f"game_points_{seat}", pa.int8()) for seat in range(config.players)]
-    # Lists of any length: a study's tables share one schema, and Briscola Chiamata's hands hold 8
-    fields += [pa.field(name, pa.list_(pa.int8())) for name in card_columns(config.players)]
+    # The deck in 40 bytes (as 40 list items Parquet wrote it 9 times slower); the hands as
+    # lists of any length (a study's tables share one schema; Briscola Chiamata's hold 8)
+    fields.append(pa.field("deck", pa.binary(DECK_SIZE)))
+    fields += [pa.field(f"hand_{seat}", pa.list_(pa.int8())) for seat in range(config.players)]
     if config.match != "deal":
         fields += [pa.field(name, kind) for name, kind in MATCH_FIELDS]
     return pa.schema(fields)
@@ -131,9 +133,9 @@ def results_table(results: np.ndarray, config: RunConfig, schema: pa.Schema) -> 
 
 def deal_columns(deals: np.ndarray, config: RunConfig) -> list[pa.Array]:
     """The cards of deals ``deals`` (their indices in ``config``'s run), dealt again as the
-    engine dealt them (kernels/decks_nb.py): the deck in dealing order (the hands round by
-    round, then the stock in drawing order, the face-up briscola last; -1 after the pack's
-    last card), then each seat's hand as dealt."""
+    engine dealt them (kernels/decks_nb.py): the deck in dealing order, a byte per card
+    (the hands round by round, then the stock in drawing order, the face-up briscola
+    last; -1 after the pack's last card), then each seat's hand as dealt."""
     from kernels.decks_nb import dealt_decks_nb
     from kernels.rng_nb import seed_key_nb
 
@@ -142,10 +144,16 @@ def deal_columns(deals: np.ndarray, config: RunConfig) -> list[pa.Array]:
     seed_key = np.uint64(seed_key_nb(config.seed))  # as the engine takes it: a plain int may type int64
     dealt_decks_nb(seed_key, indices, config.players, config.rules.as_codes(), decks)
     size, players = hand_size(config.players), config.players
-    columns = [_card_lists(decks)]
+    columns = [pa.FixedSizeBinaryArray.from_buffers(pa.binary(DECK_SIZE), len(decks), [None, pa.py_buffer(decks)])]
     for seat in range(players):
         columns.append(_card_lists(decks[:, seat : size * players : players]))
     return columns
+
+
+def parquet_options(schema: pa.Schema) -> dict:
+    """How every result file and study part is written: zstd, and no dictionary for the
+    deck, whose values hardly repeat (trying one made writing it 4 times slower)."""
+    return {"compression": "zstd", "use_dictionary": [name for name in schema.names if name != "deck"]}
 
 
 def card_columns(players: int) -> list[str]:
@@ -180,7 +188,7 @@ class AtomicParquetWriter:
         self._pending: list[pa.Table] = []
         self._pending_rows = 0
         self.rows = 0  # written in all: the metadata says it, so a reader can tell a file that lost rows
-        self._writer = pq.ParquetWriter(self.tmp_path, schema, compression="zstd")
+        self._writer = pq.ParquetWriter(self.tmp_path, schema, **parquet_options(schema))
 
     def write(self, table: pa.Table) -> None:
         self.rows += table.num_rows
@@ -274,6 +282,10 @@ def card_matrix(cards) -> np.ndarray:
 
     lists = pa.array(cards)  # a Series of ArrowDtype, or Arrow's own array
     lists = lists.combine_chunks() if isinstance(lists, pa.ChunkedArray) else lists
+    if pa.types.is_fixed_size_binary(lists.type):  # the deck: a byte per card
+        width = lists.type.byte_width
+        data = np.frombuffer(lists.buffers()[1], dtype=np.int8)
+        return data[lists.offset * width : (lists.offset + len(lists)) * width].reshape(len(lists), width)
     lengths = pc.list_value_length(lists).to_numpy(zero_copy_only=False)
     if len(lists) and (lengths != lengths[0]).any():
         raise ValueError("these rows hold hands of several sizes (tables of a study): take one table's rows first")

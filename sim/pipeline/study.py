@@ -56,7 +56,7 @@ from sim.base.files import (
     write_atomically,
     write_json,
 )  # fmt: skip
-from sim.base.results import RESULT_ROW_GROUP, card_columns, numpy_column
+from sim.base.results import RESULT_ROW_GROUP, card_columns, numpy_column, parquet_options
 from sim.base.stats import Sprt
 from sim.base.version import __version__
 from sim.pipeline.chunks import (
@@ -137,7 +137,7 @@ def write_part(path: Path, table, identity: dict) -> str:
 
     table = table.replace_schema_metadata({METADATA_KEY: json.dumps({"format": FORMAT, "chunk": identity})})
     sink = pa.BufferOutputStream()
-    pq.write_table(table, sink, compression="zstd", row_group_size=RESULT_ROW_GROUP)
+    pq.write_table(table, sink, row_group_size=RESULT_ROW_GROUP, **parquet_options(table.schema))
     data = memoryview(sink.getvalue())
 
     def write(temporary: Path) -> None:
