@@ -35,23 +35,25 @@ class Run:
 
 def compare(a: str, b: str, *, players: int = 2, deals: int = 10_000, seed: int = 0, rules=(),
             threads: int | None = None, strategy_files=(), sprt=None, match: str = "deal",
-            out: str | Path | None = None, backend: str = "local", **backend_options) -> Run:  # fmt: skip
+            out: str | Path | None = None, trace: str | Path | None = None, backend: str = "local",
+            **backend_options) -> Run:  # fmt: skip
     """``briscola compare A B``: duplicate deals, the score of A with its interval (and the
     SPRT's verdict with ``sprt=(elo0, elo1)``). Strategies are ``NAME[:key=value...]``,
-    plug-ins (batched ones included) from ``strategy_files``."""
+    plug-ins (batched ones included) from ``strategy_files``; ``trace`` also keeps every
+    game move by move (``sim.moves`` reads it)."""
     experiment = make_experiment("compare", players=players, strategies=[a, b], deals=deals, seed=seed, rules=rules,
                                  threads=threads, strategy_files=strategy_files, match=match, sprt=sprt)  # fmt: skip
-    return _run(experiment, out, backend, backend_options, threads)
+    return _run(experiment, out, backend, backend_options, threads, trace)
 
 
 def simulate(strategies, *, players: int = 2, deals: int = 10_000, seed: int = 0, rules=(),
              threads: int | None = None, strategy_files=(), match: str = "deal", out: str | Path | None = None,
-             backend: str = "local", **backend_options) -> Run:  # fmt: skip
+             trace: str | Path | None = None, backend: str = "local", **backend_options) -> Run:  # fmt: skip
     """``briscola simulate``: ``strategies`` one per seat (or fewer, repeated round the
-    table), as a list or a comma list."""
+    table), as a list or a comma list; ``trace`` also keeps every deal move by move."""
     experiment = make_experiment("simulate", players=players, strategies=strategies, deals=deals, seed=seed,
                                  rules=rules, threads=threads, strategy_files=strategy_files, match=match)  # fmt: skip
-    return _run(experiment, out, backend, backend_options, threads)
+    return _run(experiment, out, backend, backend_options, threads, trace)
 
 
 def tournament(strategies, *, players: int = 2, deals: int = 10_000, seed: int = 0, rules=(),
@@ -76,12 +78,13 @@ def batch(plan: str | Path, *, out: str | Path | None = None, resume: bool = Fal
     return Run(done.outcome, load(done.folder), done.folder, done.interrupted)
 
 
-def _run(experiment, out, backend: str, backend_options: dict, threads: int | None) -> Run:
-    """Runs a command's experiment into ``out``, or into a temporary folder that goes once
-    its file is read back."""
+def _run(experiment, out, backend: str, backend_options: dict, threads: int | None, trace=None) -> Run:
+    """Runs a command's experiment into ``out`` (and its moves into ``trace``), or into a
+    temporary folder that goes once its file is read back."""
     with tempfile.TemporaryDirectory(prefix="briscola-run-") as folder:
         path = out if out is not None else Path(folder) / f"{experiment.kind}.parquet"
-        how = HowToRun(out=path, backend=backend, backend_options=backend_options, threads=threads)
+        trace = Path(trace) if trace is not None else None
+        how = HowToRun(out=path, backend=backend, backend_options=backend_options, threads=threads, trace=trace)
         outcome = run(experiment, how)
         results = load_run(outcome.out)
     return Run(outcome.summary, results, outcome.out if out is not None else None, outcome.interrupted)

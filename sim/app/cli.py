@@ -297,6 +297,7 @@ def compare(
     out: Annotated[
         str | None, _out_option("Result file, a row per game, or a folder/ (default: under results/).")
     ] = None,
+    trace: Annotated[Path | None, _out_option("Also write every game move by move (its seating in game).")] = None,
     rule: RuleOption = None,
     sprt: Annotated[
         str | None,
@@ -320,7 +321,7 @@ def compare(
                              threads=threads, strategy_files=strategy_file, match=match, sprt=sprt, alpha=alpha,
                              beta=beta)  # fmt: skip
     how = _how(ctx, out=out, overwrite=overwrite, summary_only=summary_only, backend=backend,
-               backend_options=backend_options, threads=threads)  # fmt: skip
+               backend_options=backend_options, threads=threads, trace=trace)  # fmt: skip
     _run(experiment, how, json_output, quiet)
 
 

@@ -38,7 +38,7 @@ class Experiment:
     strategies: tuple[str, ...]
     sprt: object = None  # sim.base.stats.Sprt, for a comparison that stops on its own
     name: str = ""
-    trace: bool = False  # a study also keeps every deal move by move (simulate only)
+    trace: bool = False  # a study also keeps every deal move by move (simulate and compare)
     factors: tuple = ()  # a plan's grid: (key, value) of each axis, as its name shows them (a rule by its name)
 
     @property
@@ -81,8 +81,8 @@ def make_experiment(
         strategy_files=files, match=match,
     )  # fmt: skip
     run_kind.check(labels, sprt)
-    if trace and not run_kind.traces:
-        raise ConfigError(f"trace is kept by simulate experiments, not by {kind}")
+    if trace and run_kind.trace_refusal(config):
+        raise ConfigError(run_kind.trace_refusal(config))
     if sprt is None and (alpha, beta) != (0.05, 0.05):
         raise ConfigError("--alpha and --beta set the SPRT's errors: give them with --sprt ELO0,ELO1")
     test = parse_sprt(sprt, alpha, beta) if sprt is not None else None

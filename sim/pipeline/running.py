@@ -128,6 +128,8 @@ def run(experiment, how: HowToRun | None = None, reporter: Reporter | None = Non
     backend, given = checked_backend(how.backend, how.backend_options)
     if how.trace is not None and not backend.in_this_process:
         raise ConfigError("--trace is for --backend local: a trace is for auditing small runs")
+    if how.trace is not None and experiment.run_kind.trace_refusal(experiment.config):
+        raise ConfigError(f"--trace: {experiment.run_kind.trace_refusal(experiment.config)}")
     if backend.in_this_process:
         return _run_here(experiment, how, reporter)
     return _run_as_study(experiment, how, reporter)

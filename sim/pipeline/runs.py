@@ -21,7 +21,6 @@ from sim.base.config import ConfigError, RunConfig, side_of_seat
 from sim.base.files import check_output_path, make_parent, replace_folder, temporary_path, through_link
 from sim.base.interrupt import deferred_interrupt
 from sim.base.results import FORMAT_VERSION, TRACE_ROW_GROUP, AtomicParquetWriter
-from sim.base.trace import trace_schema
 from sim.base.version import __version__
 from sim.pipeline.chunks import SPRT_CHECK_DEALS, Pace, SprtWatch, block_ends, part_chunks, play_chunk
 from sim.runtime.compiling import warm_up
@@ -191,7 +190,8 @@ class FileOutput:
         if out is not None:
             self._writers["out"] = AtomicParquetWriter(out, self.experiment.run_kind.schema(self.experiment))
         if trace is not None:
-            self._writers["trace"] = AtomicParquetWriter(trace, trace_schema(), row_group=TRACE_ROW_GROUP)
+            schema = self.experiment.run_kind.trace_schema()
+            self._writers["trace"] = AtomicParquetWriter(trace, schema, row_group=TRACE_ROW_GROUP)
 
     def writers(self, part):
         return self._writers.get("out"), self._writers.get("trace")

@@ -50,6 +50,16 @@ class RunKind:
         if sprt is not None:
             raise ConfigError("--sprt is for a comparison (compare)")
 
+    def trace_refusal(self, config) -> str:
+        """Why its runs of ``config`` keep no traces (``--trace``, a plan's ``trace = true``); "" if they may."""
+        return "" if self.traces else f"a trace is kept by simulate and compare, not by {self.name}"
+
+    def trace_schema(self):
+        """The columns of its traces (sim/base/trace.py)."""
+        from sim.base.trace import trace_schema
+
+        return trace_schema()
+
     def parts(self, experiment) -> list:
         """What it plays apart, each over all its deals: ``[None]``, or a tournament's pairs."""
         return [None]

@@ -37,6 +37,19 @@ from sim.pipeline.kinds.words import elo, interval, run_facts, speed, units
 class DuplicateDeals(RunKind):
     """A kind whose parts are comparisons of two of its strategies on duplicate deals."""
 
+    traces = True  # every game of every deal, the seating in ``game``
+
+    def trace_refusal(self, config) -> str:
+        return (
+            "" if config.match == "deal" else f"a comparison keeps traces deal by deal, not with --match {config.match}"
+        )
+
+    def trace_schema(self):
+        import pyarrow as pa
+
+        schema = super().trace_schema()
+        return schema.insert(schema.get_field_index("deal") + 1, pa.field("game", pa.int8()))
+
     def player(self, experiment, part):
         i, j = part or (0, 1)
         return DuplicatesPlayer(experiment.config, experiment.strategies[i], experiment.strategies[j])
@@ -215,29 +228,46 @@ class DuplicatesPlayer:
         how many: after a stop, only the first games played from every seating."""
         import pyarrow as pa
 
-        played = [_play_seating(config, first, n, stop) for config in self.configs]
+        played = [_play_seating(config, first, n, stop, trace is not None) for config in self.configs]
         done = min(games.completed for games in played)
-        scores, tables = [], []
+        scores, tables, traces = [], [], []
         for game, (config, seating, games) in enumerate(zip(self.configs, self.seatings, played)):
             games = games.head(done)
             scores.append(game_scores(*_outcomes(games, config), seating))
             if rows is not None:
                 tables.append(_with_seating(_rows(games, config), self.schema, game, seating, config.players))
+            if trace is not None:
+                traces.append(_traced_game(games, game))
         tally.add_games(scores)
+        in_order = [("deal", "ascending"), ("game", "ascending")]
         if rows is not None:
-            rows.write(pa.concat_tables(tables).sort_by([("deal", "ascending"), ("game", "ascending")]))
+            rows.write(pa.concat_tables(tables).sort_by(in_order))
+        if trace is not None:
+            trace.write(pa.concat_tables(traces).sort_by(in_order))
         return done
 
 
-def _play_seating(config: RunConfig, first: int, n: int, stop):
-    """Games (deals or matches) ``first .. first + n - 1`` of one seating: a Batch, or a
-    MatchBatch with a match format."""
+def _play_seating(config: RunConfig, first: int, n: int, stop, trace: bool = False):
+    """Games (deals or matches) ``first .. first + n - 1`` of one seating: a Batch (traced
+    with ``trace``), or a MatchBatch with a match format."""
     from sim.pipeline.matches import play_matches
     from sim.runtime.play import play_batch
 
     if config.match == "deal":
-        return play_batch(config, first, n, stop=stop)
+        return play_batch(config, first, n, trace=trace, stop=stop)
     return play_matches(config, first, n, stop=stop)
+
+
+def _traced_game(games, game: int):
+    """A seating's traced deals as trace rows, with the seating (``game``)."""
+    import pyarrow as pa
+
+    from sim.base.results import arrow_column
+    from sim.base.trace import trace_table
+
+    table = trace_table(games)
+    column = arrow_column(np.full(table.num_rows, game, dtype=np.int8))
+    return table.add_column(table.schema.get_field_index("deal") + 1, pa.field("game", pa.int8()), column)
 
 
 def _outcomes(games, config: RunConfig):

@@ -24,6 +24,10 @@ class Tournament(DuplicateDeals):
     folder = Layout("tournament", (r"_tournament\.json", r"pair_\d+_\d+\.parquet"))
     index_file = INDEX_FILE
     file_kind = "compare"  # a pair's file is a comparison's
+
+    def trace_refusal(self, config) -> str:
+        return "a tournament keeps no traces: trace the pair you want to audit with briscola compare --trace"
+
     parts_called = "pairs"
     part_column = "pair"  # the column of its rows read together that names their part
     rated = True
