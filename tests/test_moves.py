@@ -53,3 +53,13 @@ def test_a_tournament_or_a_match_is_refused_a_trace_in_one_line(tmp_path):
                     "--trace", tmp_path / "t.parquet", "--summary-only")  # fmt: skip
     assert done.returncode == 2 and "keeps traces deal by deal" in done.stderr and "Traceback" not in done.stderr
     assert not (tmp_path / "t.parquet").exists()
+
+
+def test_a_plans_comparison_keeps_its_traces_by_seating(tmp_path):
+    plan = tmp_path / "plan.toml"
+    plan.write_text('seed = 3\n[[compare]]\nname = "eg"\na = "expert"\nb = "greedy"\ndeals = 30\ntrace = true\n')
+    done = run_here("batch", plan, "--out", tmp_path / "study", "--quiet")
+    assert done.returncode == 0, done.stderr
+    traces = sim.load(tmp_path / "study").traces("eg")
+    assert len(traces) == 60 and set(traces["game"]) == {0, 1}
+    assert traces.groupby("deal")["hands"].apply(lambda h: (h.iloc[0] == h.iloc[1]).all()).all()  # one deal, two games

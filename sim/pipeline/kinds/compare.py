@@ -79,7 +79,7 @@ class DuplicateDeals(RunKind):
 class Compare(DuplicateDeals):
     name = "compare"
     strategy_keys = ("a", "b")
-    plan_keys = ("sprt", "alpha", "beta")
+    plan_keys = ("sprt", "alpha", "beta", "trace")
 
     def check(self, labels, sprt) -> None:
         if len(labels) != 2:
