@@ -14,6 +14,7 @@ For notebooks (all return pandas objects; see ``sim.present.analysis`` and examp
     sim.deal_features(run)        # what each deal dealt: trumps, honours, points per seat and side
     sim.luck(run)                 # a comparison: how much the cards decide, and what they are worth
     sim.moves("trace.parquet")    # a --trace file: a row per card played, joined to its deal's outcome
+    sim.move_costs(sim.analyse("trace.parquet"))   # every move valued by the search: where A loses to B
     run = sim.compare("expert", "greedy", players=4, deals=3000, seed=1)   # the commands, in process
     sim.simulate(...), sim.tournament(...), sim.batch("plan.toml")           # (sim.app.api)
 """
@@ -25,7 +26,14 @@ _ANALYSIS = (
     "load", "Results", "seat_scores", "side_scores", "side_strategy_scores", "first_lead", "margins",
     "compare_summary", "score_matrix", "ratings", "intervals", "unit_figures", "paired", "caller_by_strength",
 )  # fmt: skip
-_FEATURES = {"deal_features": "features", "luck": "luck", "luck_games": "luck", "moves": "moves"}
+_FEATURES = {
+    "deal_features": "features",
+    "luck": "luck",
+    "luck_games": "luck",
+    "moves": "moves",
+    "analyse": "analyse",
+    "move_costs": "analyse",
+}
 _PLOTS = ("plot", "plot_names")
 _COMMANDS = ("simulate", "compare", "tournament", "batch")
 __all__ = [*_RESULTS, *_ANALYSIS, *_FEATURES, *_PLOTS, *_COMMANDS]

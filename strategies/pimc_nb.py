@@ -62,12 +62,29 @@ FIRST_LOOK, LOOK_EVERY, CLEAR_Z, INDIFFERENT = 16, 8, 2.0, 0.0125
 def pimc_nb(view, params, rng, data):
     if view.n_hand == 1:
         return view.hand[0]
-    samples, rollouts, points_weight = int(params[SAMPLES]), int(params[ROLLOUTS]), params[POINTS_WEIGHT]
     use_signals, adapt = params[SIGNALS] != 0.0, params[ADAPT] != 0.0
     if params[PARTNER_VIEW] == 0.0:
         forget_partner_hands_nb(view)
     if view.players == 2 and view.stock_size <= 2 and (adapt or params[OPPONENT_RANDOM] <= 0.0):
         return expert_play_nb(view, use_signals)  # exact from the last draw on
+    means = np.zeros(MAX_HAND, dtype=np.float64)
+    card_means_nb(view, params, rng, data, means)
+    best, best_key = 0, -1e300
+    for k in range(view.n_hand):
+        key = means[k] - 1e-9 * throw_cost_nb(view.hand[k], view.trump_suit)  # ties: the cheapest
+        if key > best_key:
+            best, best_key = k, key
+    return view.hand[best]
+
+
+@njit(cache=True)
+def card_means_nb(view, params, rng, data, means):
+    """The search's value of each card of the hand, into ``means[k]`` for ``view.hand[k]``:
+    a playout's mean result (win 1, draw 1/2, plus ``points_weight`` per point), with the
+    policy prior added where there is one. ``pimc_nb`` plays the best; the analysis of
+    moves (sim/present/analyse.py) values every card with it."""
+    samples, rollouts, points_weight = int(params[SAMPLES]), int(params[ROLLOUTS]), params[POINTS_WEIGHT]
+    use_signals, adapt = params[SIGNALS] != 0.0, params[ADAPT] != 0.0
     weighing = weighing_nb(
         params[INFERENCE],
         data,
@@ -94,19 +111,13 @@ def pimc_nb(view, params, rng, data):
         dealt += 1
         if dealt >= FIRST_LOOK and dealt % LOOK_EVERY == 0 and _clearly_best_nb(results, dealt, view.n_hand, rollouts):
             break
-    means = np.zeros(MAX_HAND, dtype=np.float64)  # a playout's mean result, per card
     for k in range(view.n_hand):
+        means[k] = 0.0
         for sample in range(dealt):
             means[k] += results[sample, k] / (dealt * rollouts)
     prior = params[POLICY_PRIOR] if has_policy_nb(data) else 0.0
     if prior > 0.0:
         add_policy_prior_nb(view, data, prior, means)
-    best, best_key = 0, -1e300
-    for k in range(view.n_hand):
-        key = means[k] - 1e-9 * throw_cost_nb(view.hand[k], view.trump_suit)  # ties: the cheapest
-        if key > best_key:
-            best, best_key = k, key
-    return view.hand[best]
 
 
 @njit(cache=True)

@@ -547,6 +547,41 @@ def luck(
         show_luck(row)
 
 
+@app.command(cls=_Command)
+def analyse(
+    trace: Annotated[
+        Path, typer.Argument(help="A trace file (simulate or compare --trace).", metavar="TRACE", show_default=False)
+    ],
+    samples: Annotated[int, typer.Option(help="The search's deals of the hidden cards per decision.", min=1)] = 16,
+    rollouts: Annotated[int, typer.Option(help="Orders of the stock per sampled deal.", min=1)] = 1,
+    out: Annotated[Path | None, _out_option("Write every move valued (a row per card played).")] = None,
+    overwrite: OverwriteOption = False,
+    json_output: JsonOption = False,
+) -> None:
+    """Where does A lose to B? Every move of a traced run valued by the search: best card, cost, verdict."""
+    from sim.base.config import ConfigError
+    from sim.base.files import check_output_path
+    from sim.present.analyse import analyse as analyse_moves
+    from sim.present.analyse import move_costs, write_moves
+    from sim.present.report import show_move_costs
+
+    if not trace.is_file():
+        raise ConfigError(f"{trace} {'is a folder' if trace.is_dir() else 'does not exist'}; give a trace file")
+    if out is not None:
+        check_output_path(out, overwrite, "--out")
+    try:
+        moves = analyse_moves(trace, samples=samples, rollouts=rollouts)
+    except (ValueError, OSError) as error:
+        raise ConfigError(str(error)) from error
+    costs = move_costs(moves)
+    if out is not None:
+        write_moves(moves, out, trace, samples, rollouts)
+    if json_output:
+        print(costs.to_json(orient="records"))
+    else:
+        show_move_costs(costs, len(moves))
+
+
 @app.command("strategies", cls=_Command)
 def list_strategies(
     strategy_file: StrategyFileOption = None,

@@ -9,7 +9,7 @@ every trick's winner (sim/base/trace.py). ``moves`` unfolds them:
 >>> moves.groupby(["strategy", "phase", "leads"])["won_trick"].mean()           # doctest: +SKIP
 
 Columns: ``deal`` (and ``game``, the seating, in a comparison's trace), ``trick``,
-``order`` (0 leads the trick), ``seat``, ``side``, ``strategy``, ``card``, ``leads``,
+``order`` (0 leads the trick), ``seat``, ``side``, ``strategy``, ``card``, ``trump_suit``, ``leads``,
 ``phase`` (``stock`` while cards are left to draw after the trick, ``end`` for the last
 tricks, played with what is in hand), ``won_trick`` (the seat's side took the trick), and
 the deal's outcome for the seat's side: ``deal_points`` (its card points; at Briscola
@@ -56,11 +56,17 @@ def moves(trace) -> pd.DataFrame:
     frame.update(
         trick=trick.astype(np.int8), order=order.astype(np.int8), seat=seat.astype(np.int8),
         side=(seat % sides).astype(np.int8), strategy=_strategies(config, frame.get("game"), seat, players),
-        card=cards, leads=order == 0, phase=np.where(trick >= played[row] // players - hand, "end", "stock"),
+        card=cards, trump_suit=_trump_suits(table, players)[row], leads=order == 0, phase=np.where(trick >= played[row] // players - hand, "end", "stock"),
         won_trick=(won % sides) == (seat % sides) if players != CHIAMATA else won == seat,
         deal_points=deal_points[row, seat], deal_score=deal_score[row, seat],
     )  # fmt: skip
     return pd.DataFrame(frame)
+
+
+def _trump_suits(table: pa.Table, players: int) -> np.ndarray:
+    """Each deal's trump suit: the face-up card's, at Briscola Chiamata the called card's."""
+    card = table["called" if players == CHIAMATA else "briscola"].to_numpy()
+    return np.where(card >= 0, card // 10, -1).astype(np.int8)
 
 
 def _counts(lists: pa.ChunkedArray) -> np.ndarray:

@@ -122,6 +122,21 @@ def show_luck(row: dict) -> None:
     _print_table(model, "standard errors clustered by deal; docs/luck.md says what each term is")
 
 
+def show_move_costs(costs, n_moves: int) -> None:
+    """The table of ``briscola analyse``: the moves' costs per strategy, phase and lead."""
+    from rich.table import Table
+
+    table = Table(title="What the moves cost, by the search (expected score given up)", title_justify="left")
+    for column in ("strategy", "phase", "leads", "moves", "mean cost", "total", "points", "inaccuracy", "mistake",
+                   "blunder"):  # fmt: skip
+        table.add_column(column, justify="left" if column in ("strategy", "phase") else "right", no_wrap=True)
+    for row in costs.itertuples():
+        table.add_row(str(row.strategy), row.phase, "leads" if row.leads else "follows", f"{row.moves:,}",
+                      f"{row.mean_score_cost:.4f}", f"{row.total_score_cost:.1f}", f"{row.mean_points_cost:.2f}",
+                      f"{row.inaccuracy:,}", f"{row.mistake:,}", f"{row.blunder:,}")  # fmt: skip
+    _print_table(table, f"{n_moves:,} moves; verdicts and the search: docs/luck.md#every-move-explained")
+
+
 def _brief(value) -> str:
     if isinstance(value, dict):
         return rules_text(value)
