@@ -99,3 +99,13 @@ def test_strategies_shows_each_built_ins_strength_against_expert():
     shown = run_here("strategies").stdout
     assert "against expert" in shown and f"seed {best['strength'][0]['seed']}" in shown
     assert f"{best['strength'][0]['score']:.3f}" in shown
+
+
+def test_a_study_resolves_it_at_each_table_of_its_grid(tmp_path):
+    plan = tmp_path / "plan.toml"
+    plan.write_text("seed = 3\n[[compare]]\nname = 'b'\nplayers = [2, 6]\na = 'best'\nb = 'random'\ndeals = 2\n")
+    done = sim.batch(plan, out=tmp_path / "study")
+    summaries = {e["summary"]["players"]: e["summary"] for e in done.summary["experiments"]}
+    assert {p: (s["a"], s["resolved"]["best"]) for p, s in summaries.items()} == {
+        p: (BEST.settings[p], BEST.settings[p]) for p in (2, 6)
+    }
