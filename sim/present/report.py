@@ -118,13 +118,12 @@ def print_strategies(described: list[dict]) -> None:
 
 
 def _strength(item: dict) -> str:
-    """Its measured score against expert, a line per measurement: the score, its 95%
-    interval, the table, the seed and the deals (and the setting, for best)."""
+    """Its measured score against expert, two lines per measurement: the score and its
+    95% interval; the table, the seed and the deals."""
     lines = []
     for m in item.get("strength", []):
         low, high = m["score_ci95"]
-        setting = f" {m['strategy']}" if m["strategy"] != item["name"] else ""
-        lines.append(f"{m['score']:.3f} ({low:.3f}-{high:.3f})\n[dim]{m['players']}p{setting}, seed {m['seed']}, "
+        lines.append(f"{m['score']:.3f} ({low:.3f}-{high:.3f})\n[dim]{m['players']}p, seed {m['seed']}, "
                      f"{m['deals']:,} deals{_since(item, m)}[/dim]")  # fmt: skip
     return "\n".join(lines) or "-"
 
