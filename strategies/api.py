@@ -310,11 +310,52 @@ class StrategySpec:
         return described
 
 
+@dataclass(frozen=True)
+class Alias:
+    """A name that stands for a setting of a built-in strategy chosen per table (``best``).
+    A run resolves it before it starts: it then plays, names and records that setting
+    (``NAME[:key=value...]``), and keeps beside it the name it was given."""
+
+    name: str
+    version: int  # bumped when a table's setting changes
+    description: str
+    settings: dict  # number of players -> the setting's NAME[:key=value...]
+
+    def resolve(self, text: str, players: int) -> str:
+        """The setting ``text`` (the alias's name) stands for at a table of ``players``;
+        StrategyError for parameters given to it or a table it names no setting for."""
+        if text.strip() != self.name:
+            raise StrategyError(
+                f"strategy {self.name} takes no parameters: it stands for a setting chosen per table "
+                f"({self.setting_text(players)}); give that setting's name with your parameters instead"
+            )
+        if players not in self.settings:
+            raise StrategyError(f"strategy {self.name} names a setting at {self._tables()} players, not at {players}")
+        return self.settings[players]
+
+    def setting_text(self, players: int) -> str:
+        """``pimc:samples=4 at 2 players``, or every table's where ``players`` has none."""
+        if players in self.settings:
+            return f"{self.settings[players]} at {players} players"
+        return "; ".join(f"{self.settings[p]} at {p} players" for p in sorted(self.settings))
+
+    def _tables(self) -> str:
+        tables = [str(p) for p in sorted(self.settings)]
+        return ", ".join(tables[:-1]) + f" and {tables[-1]}" if len(tables) > 1 else tables[0]
+
+    def describe(self) -> dict:
+        return {"name": self.name, "version": self.version, "alias": True, "description": self.description,
+                "settings": {f"{p}p": self.settings[p] for p in sorted(self.settings)}}  # fmt: skip
+
+
 def parse_spec(text: str, strategies: dict) -> StrategySpec:
     """``NAME[:key=value...]`` against the available ``strategies`` (name -> Strategy)."""
     name, *items = [part.strip() for part in text.split(":")]
     if name not in strategies:
-        raise StrategyError(f"unknown strategy {name!r}; valid strategies: {', '.join(sorted(strategies))}")
+        from strategies.registry import builtin_aliases  # best, resolved before specs are parsed, is valid too
+
+        valid = sorted({*strategies, *builtin_aliases()})
+        raise StrategyError(f"unknown strategy {name!r}; valid strategies: {', '.join(valid)}")
     strategy = strategies[name]
     declared = {p.name: p for p in strategy.params}
     values = {p.name: p.default for p in strategy.params}

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from kernels.dispatch_nb import GREEDY_ID, RANDOM_ID
 from kernels.inlined_strategies_nb import greedy_nb, random_bid_nb, random_call_nb, random_nb
-from strategies.api import Param, Strategy
+from strategies.api import Alias, Param, Strategy
 from strategies.auction_nb import expert_bid_nb, expert_call_nb
 from strategies.expert_nb import expert_nb
 from strategies.ismcts_nb import ismcts_bid_nb, ismcts_nb
@@ -144,6 +144,22 @@ NET = Strategy(
 )  # fmt: skip
 
 BUILTIN = (RANDOM, GREEDY, HIGHEST, LOWEST, HOARDER, EXPERT, NET, PIMC, ISMCTS)
+
+# The strongest setting measured against expert at each table (docs/strength.md, "Which
+# to play"): chosen from the figures of docs/strength.md and docs/learned.md on seeds
+# 20261201 and 20261203, then checked on seed 46046, which neither tuning nor the choice
+# used (benchmarks/bench_against_expert.py; strategies/strength.json keeps the figures).
+BEST = Alias(
+    "best", 1, "The strongest built-in setting measured against expert at the table (it resolves per table).",
+    {
+        2: "pimc:samples=4:policy_prior=0.6",  # 0.633-0.641 on three seeds; above expert against the whole pool
+        3: "pimc:samples=16:policy_prior=0.3",  # 0.570 where pimc scores 0.548-0.556 and net 0.560
+        4: "pimc:samples=16:policy_prior=0.3",  # 0.682 and 0.657 where pimc scores 0.661 and 0.652
+        5: "pimc:auction_inference=true",  # 0.600-0.604 on three seeds, pimc 0.600-0.602; more against net
+        6: "pimc",  # 0.679 and 0.706; with the prior 0.697 and 0.667, and 0.482 against pimc head to head
+    },
+)  # fmt: skip
+ALIASES = (BEST,)
 
 
 def with_networks(strategy: Strategy, folder, name: str, description: str = "") -> Strategy:

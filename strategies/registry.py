@@ -19,7 +19,7 @@ from contextlib import contextmanager
 from importlib.metadata import entry_points
 from pathlib import Path
 
-from strategies.api import Strategy
+from strategies.api import Alias, Strategy
 from strategies.errors import StrategyError
 
 ENTRY_POINT_GROUP = "briscola.strategies"
@@ -29,6 +29,58 @@ def builtin_strategies() -> dict[str, Strategy]:
     from strategies.library import BUILTIN
 
     return {s.name: s for s in BUILTIN}
+
+
+def builtin_aliases() -> dict[str, Alias]:
+    """Name -> Alias: the names that stand for a built-in setting chosen per table (``best``)."""
+    from strategies.library import ALIASES
+
+    return {alias.name: alias for alias in ALIASES}
+
+
+def resolve_aliases(texts, players: int) -> tuple[tuple[str, ...], tuple[tuple[str, str], ...]]:
+    """``texts`` (``NAME[:key=value...]`` each) with every alias replaced by the setting it
+    stands for at a table of ``players``, and the aliases resolved, as (name, setting)
+    pairs in order of first use; StrategyError for an alias given parameters.
+
+    >>> resolve_aliases(["best", "expert"], 6)
+    (('pimc', 'expert'), (('best', 'pimc'),))
+    """
+    aliases = builtin_aliases()
+    resolved, used = [], {}
+    for text in texts:
+        alias = aliases.get(text.split(":")[0].strip())
+        setting = alias.resolve(text, players) if alias is not None else text
+        if alias is not None:
+            used.setdefault(alias.name, setting)
+        resolved.append(setting)
+    return tuple(resolved), tuple(used.items())
+
+
+STRENGTH_FILE = Path(__file__).with_name("strength.json")  # benchmarks/bench_against_expert.py writes it
+
+
+def measured_strength(path: Path = STRENGTH_FILE) -> list[dict]:
+    """The built-ins' measured scores against ``expert`` (each: ``name``, the ``strategy``
+    played, its ``version``, ``players``, ``seed``, ``deals``, ``score``, ``score_ci95``,
+    ``seconds``, ...); none when the file is absent."""
+    import json
+
+    if not path.is_file():
+        return []
+    return json.loads(path.read_text())["measurements"]
+
+
+def described_strategies(strategy_files: tuple[str, ...] = ()) -> list[dict]:
+    """What ``briscola strategies`` shows: every strategy's and alias's description, each
+    with the measurements of its strength against ``expert`` (``strength``: none for a
+    plug-in)."""
+    measured = measured_strength()
+    described = [s.describe() for s in available_strategies(strategy_files).values()]
+    described += [alias.describe() for alias in builtin_aliases().values()]
+    for item in described:  # no plug-in takes a built-in's name, so a name is a built-in's measurement
+        item["strength"] = [m for m in measured if m["name"] == item["name"]]
+    return described
 
 
 def available_strategies(strategy_files: tuple[str, ...] | list[str] = ()) -> dict[str, Strategy]:
@@ -43,6 +95,9 @@ def available_strategies(strategy_files: tuple[str, ...] | list[str] = ()) -> di
 
 
 def _add(found: dict, strategy: Strategy) -> None:
+    if strategy.name in builtin_aliases():
+        raise StrategyError(f"strategy name {strategy.name!r} (by {strategy.source}) is a built-in name that stands "
+                            "for a setting chosen per table; rename it")  # fmt: skip
     if strategy.name in found:
         raise StrategyError(
             f"strategy name {strategy.name!r} is taken twice: by {found[strategy.name].source} "

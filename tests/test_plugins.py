@@ -120,7 +120,7 @@ def test_builtin_list_names_every_strategy_with_versions_and_parameters():
         ("pimc:samples=0", "parameter pimc:samples=0 is out of range; valid: int in [1, 4096]"),
         ("pimc:samples", "strategy pimc: 'samples' is not key=value"),
         ("greedy:x=1", "valid parameters: none"),
-        ("nosuch:x=1", "unknown strategy 'nosuch'; valid strategies: expert, greedy"),
+        ("nosuch:x=1", "unknown strategy 'nosuch'; valid strategies: best, expert, greedy"),
     ],
 )
 def test_bad_parameters_get_one_line_and_exit_2(tmp_path, monkeypatch, spec, message):

@@ -204,7 +204,7 @@ BAD_PLANS = [
     ("[[compare]]\nname = 'x'\na = 'greedy'\nb = 'random'\ndeals = 10\n", "key 'seed' is missing"),
     (
         "seed = 1\n[[compare]]\nname = 'x'\na = 'greedy'\nb = 'nosuch'\ndeals = 10\n",
-        "key 'b': unknown strategy 'nosuch'; valid strategies: expert",
+        "key 'b': unknown strategy 'nosuch'; valid strategies: best, expert",
     ),
     (
         "seed = 1\n[[compare]]\nname = 'x'\na = 'pimc:samples=0'\nb = 'random'\ndeals = 10\n",

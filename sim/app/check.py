@@ -47,6 +47,7 @@ from sim.runtime.play import (
 )
 from strategies.api import parse_spec
 from strategies.errors import StrategyError
+from strategies.registry import resolve_aliases
 
 # Every table, with its default rules and then each other rule option played there.
 TABLES = [
@@ -69,6 +70,7 @@ class CheckFailed(Exception):
 class TableReport:
     players: int
     rules: Rules
+    setting: str = ""  # the strategy checked there (what a name such as best stands for at the table)
     deals: int = 0
     deals_per_second: float = 0.0
     score: float = 0.0
@@ -86,7 +88,7 @@ class TableReport:
 
     def to_dict(self) -> dict:
         return {
-            "players": self.players, "rules": self.rules_text, "deals": self.deals,
+            "players": self.players, "rules": self.rules_text, "setting": self.setting, "deals": self.deals,
             "deals_per_second": round(self.deals_per_second, 1), "score": round(self.score, 4),
             "score_ci95": [round(x, 4) for x in self.score_ci95], "decisions_asked_again": self.decisions_asked_again,
             "slowest_decision_seconds": round(self.slowest_decision, 6), "writes_to_view": sorted(self.writes_to_view), "threads_checked": self.threads_checked,
@@ -107,20 +109,21 @@ def check_strategy(
     """Checks ``strategy`` at every table of ``players``; stops at the first failure
     (its report carries it). ``on_table(report)`` is called as each table ends."""
     reports = []
-    plays_at = parse_spec(strategy, loaded_strategies(tuple(strategy_files))).strategy.plays_at
+    loaded = loaded_strategies(tuple(strategy_files))
     for table_players, rules in TABLES:
         if table_players not in players or any(r.players == table_players for r in reports if r.not_played):
             continue
-        if not plays_at(table_players):
+        (setting,), _ = resolve_aliases([strategy], table_players)  # best: the table's own setting
+        if not parse_spec(setting, loaded).strategy.plays_at(table_players):
             reports.append(TableReport(table_players, Rules(), not_played=True))
             if on_table is not None:
                 on_table(reports[-1])
             continue
-        base = RunConfig(players=table_players, strategies=(strategy,) * table_players, deals=deals, seed=seed,
+        base = RunConfig(players=table_players, strategies=(setting,) * table_players, deals=deals, seed=seed,
                          rules=rules, strategy_files=strategy_files, **({"threads": threads} if threads else {}))  # fmt: skip
-        report = TableReport(table_players, rules)
+        report = TableReport(table_players, rules, setting=setting)
         try:
-            _check_table(base, strategy, report, decision_limit)
+            _check_table(base, setting, report, decision_limit)
         except CheckFailed as failure:
             report.failure = str(failure)
         except StrategyError as error:  # it raised: still exit 2, at the table where it did

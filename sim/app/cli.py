@@ -122,11 +122,12 @@ def parse_count(text: str) -> int:
 
 def _complete_strategies(incomplete: str) -> list[str]:
     """Strategy names for shell completion; after a comma, the next name of a list."""
-    from strategies.registry import available_strategies
+    from strategies.registry import available_strategies, builtin_aliases
 
     done, _, last = incomplete.rpartition(",")
     prefix = f"{done}," if done else ""
-    return [prefix + name for name in sorted(available_strategies()) if name.startswith(last)]
+    names = sorted([*available_strategies(), *builtin_aliases()])
+    return [prefix + name for name in names if name.startswith(last)]
 
 
 def _complete_from(choices):
@@ -587,12 +588,11 @@ def list_strategies(
     strategy_file: StrategyFileOption = None,
     json_output: Annotated[bool, _flag("--json", "Print the list as JSON.")] = False,
 ) -> None:
-    """List every available strategy (built in and plug-in) with its version and parameters."""
+    """List every available strategy (built in and plug-in) with its version, parameters and measured strength."""
     from sim.present.report import print_strategies
-    from strategies.registry import available_strategies
+    from strategies.registry import described_strategies
 
-    found = available_strategies(tuple(str(p) for p in strategy_file or ()))
-    described = [strategy.describe() for strategy in found.values()]
+    described = described_strategies(tuple(str(p) for p in strategy_file or ()))
     if json_output:
         print(json.dumps(described))
     else:
@@ -636,10 +636,11 @@ def check(
     from sim.base.config import ConfigError, parse_tables
     from sim.present.report import check_dicts, print_check
     from sim.runtime.play import canonical_strategies
+    from strategies.registry import resolve_aliases
 
     tables = parse_tables(players)
     files = tuple(str(p) for p in strategy_file or ())
-    canonical_strategies([strategy], files)  # an unknown strategy or parameter: one line, exit 2
+    canonical_strategies([resolve_aliases([strategy], p)[0][0] for p in tables], files)  # unknown: one line, exit 2
     if deals < 1:
         raise ConfigError(f"--deals {deals} must be at least 1")
     if not decision_limit > 0:

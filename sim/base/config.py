@@ -239,6 +239,9 @@ class RunConfig:
     # A comparison keys them by strategy and copy instead, the same in every seating.
     streams: tuple[int, ...] = ()
     match: str = "deal"  # the match format (sim/pipeline/matches.py); with another, ``deals`` counts matches
+    # The names given that stand for a setting chosen per table (``best``), each with the
+    # setting it resolved to: the seats play the settings; this records what was asked.
+    resolved: tuple[tuple[str, str], ...] = ()
 
     def __post_init__(self):
         check_players(self.players)

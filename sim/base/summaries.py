@@ -32,11 +32,13 @@ def rounded(value, digits: int):
 
 
 def run_keys(config: RunConfig) -> dict:
-    """What every JSON summary says of its run: the seed and the table's rules, and the
-    match format when it is not single deals."""
+    """What every JSON summary says of its run: the seed and the table's rules, the match
+    format when it is not single deals, and what a name such as ``best`` resolved to."""
     keys = {"seed": config.seed, "rules": config.rules.for_table(config.players)}
     if config.match != "deal":
         keys["match"] = config.match
+    if config.resolved:
+        keys["resolved"] = dict(config.resolved)
     return keys
 
 

@@ -20,6 +20,7 @@ from sim.base.config import ConfigError, RunConfig, check_players, default_threa
 from sim.base.stats import Sprt
 from sim.pipeline.kinds import KINDS, kind_of
 from sim.runtime.play import canonical_strategies, check_tables, idle_param_notes
+from strategies.registry import resolve_aliases
 
 
 class IdleParameter(UserWarning):
@@ -70,7 +71,8 @@ def make_experiment(
     run_kind = kind_of(kind)
     check_players(players)
     files = tuple(str(path) for path in strategy_files)
-    labels = canonical_strategies(run_kind.strategy_texts(strategies, players), files)
+    texts, resolved = resolve_aliases(run_kind.strategy_texts(strategies, players), players)
+    labels = canonical_strategies(texts, files)
     check_tables(labels, files, players)
     parsed_rules = parse_rules(list(rules), players)
     for note in idle_param_notes(labels, files, players, parsed_rules):  # it runs, but says so: a plan may span tables
@@ -78,7 +80,7 @@ def make_experiment(
     config = RunConfig(
         players=players, strategies=run_kind.seat_labels(labels, players), deals=deals, seed=seed,
         rules=parsed_rules, threads=default_threads() if threads is None else threads,
-        strategy_files=files, match=match,
+        strategy_files=files, match=match, resolved=resolved,
     )  # fmt: skip
     run_kind.check(labels, sprt)
     if trace and run_kind.trace_refusal(config):

@@ -141,6 +141,7 @@ def run_metadata(config: RunConfig, command: str | None) -> dict:
         "match": config.match,
         "threads": effective_threads(config),
         "command": command,
+        **({"resolved": dict(config.resolved)} if config.resolved else {}),  # best: the setting it played
     }
 
 

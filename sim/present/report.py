@@ -152,17 +152,41 @@ def print_strategies(described: list[dict]) -> None:
     from rich.table import Table
 
     table = Table(show_lines=True)
-    for column in ("name", "version", "parameters", "description"):
+    for column in ("name", "version", "parameters", "description", "against expert"):
         table.add_column(column, no_wrap=column in ("name", "version"), overflow="fold")  # long specs whole
     for item in described:
+        if item.get("alias"):  # best: a setting per table, no parameters of its own
+            settings = "".join(f"\n{table}: {setting}" for table, setting in item["settings"].items())
+            table.add_row(item["name"], str(item["version"]), "-", item["description"] + settings, _strength(item))
+            continue
         params = "\n".join(f"{p['name']} ({p['type']}, default {p['default']}{_range(p)})" for p in item["params"])
         source = "" if item["source"] == "built-in" else f"\n[dim]from {item['source']}[/dim]"
         if tuple(item["tables"]) != DATA_TABLES:  # declared: it plays some tables only
             source += f"\n[dim]plays at {', '.join(map(str, item['tables']))} players only[/dim]"
         trained = "".join(f"\n[dim]{table}: {_provenance_line(facts)}[/dim]"
                           for table, facts in item.get("provenance", {}).items())  # fmt: skip
-        table.add_row(item["name"], str(item["version"]), params or "-", item["description"] + source + trained)
+        table.add_row(item["name"], str(item["version"]), params or "-", item["description"] + source + trained,
+                      _strength(item))  # fmt: skip
     Console(soft_wrap=False).print(table)
+
+
+def _strength(item: dict) -> str:
+    """Its measured score against expert, two lines per measurement: the score and its
+    95% interval; the table, the seed and the deals."""
+    lines = []
+    for m in item.get("strength", []):
+        low, high = m["score_ci95"]
+        lines.append(f"{m['score']:.3f} ({low:.3f}-{high:.3f})\n[dim]{m['players']}p, seed {m['seed']}, "
+                     f"{m['deals']:,} deals{_since(item, m)}[/dim]")  # fmt: skip
+    return "\n".join(lines) or "-"
+
+
+def _since(item: dict, measured: dict) -> str:
+    """What changed since the measurement: the strategy's version, or best's setting."""
+    if item.get("alias"):
+        changed = item["settings"].get(f"{measured['players']}p") != measured["strategy"]
+        return ", not today's setting" if changed else ""
+    return f", at version {measured['version']}" if measured["version"] != item["version"] else ""
 
 
 def _provenance_line(facts: dict) -> str:

@@ -185,7 +185,8 @@ def table_of(config: dict, seats: list[str]) -> RunConfig:
     """A file's table, rules, seed and match format, which its summary states (not the
     deals asked for, nor a comparison's seats: its tallies count what was played)."""
     rules = Rules(**config.get("rules", {}))
-    return RunConfig(config["players"], tuple(seats), 1, config["seed"], rules, 1, match=config.get("match", "deal"))
+    return RunConfig(config["players"], tuple(seats), 1, config["seed"], rules, 1, match=config.get("match", "deal"),
+                     resolved=tuple(config.get("resolved", {}).items()))  # fmt: skip
 
 
 def default_path(config: RunConfig, strategies: str, prefix: str = "", suffix: str = ".parquet") -> Path:

@@ -16,9 +16,11 @@ def rules_text(rules: dict) -> str:
 
 
 def run_facts(summary: dict) -> str:
-    """The run keys of a summary for people: ``seed 1, rules: trump_redeal=off``."""
+    """The run keys of a summary for people: ``seed 1, rules: trump_redeal=off``, then
+    what a name such as ``best`` resolved to (``; best is pimc``)."""
     match = f", {summary['match']} matches" if summary.get("match", "deal") != "deal" else ""
-    return f"seed {summary['seed']}, rules: {rules_text(summary.get('rules', {}))}{match}"
+    resolved = "".join(f"; {name} is {setting}" for name, setting in summary.get("resolved", {}).items())
+    return f"seed {summary['seed']}, rules: {rules_text(summary.get('rules', {}))}{match}{resolved}"
 
 
 def units(row: dict) -> tuple[int, str]:
