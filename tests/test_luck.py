@@ -68,3 +68,15 @@ def test_the_command_prints_json_and_refuses_what_it_does_not_read(comparison, t
     sim.simulate("expert,greedy", deals=100, seed=1, out=tmp_path / "s.parquet")
     done = run_here("luck", tmp_path / "s.parquet")
     assert done.returncode == 2 and "luck reads a comparison" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_the_report_of_a_comparison_shows_its_luck(comparison, tmp_path):
+    import shutil
+
+    copy = tmp_path / "c.parquet"
+    shutil.copy(comparison, copy)
+    done = run_here("report", copy, "--json")
+    assert done.returncode == 0, done.stderr
+    found = json.loads(done.stdout)
+    assert found["luck"]["cards_decide"]["value"] == pytest.approx(sim.luck(copy)["cards_decide"]["value"])
+    assert "deals the cards decide" in (tmp_path / "c_report" / "index.html").read_text()

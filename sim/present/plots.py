@@ -102,7 +102,40 @@ def _findings(path: Path | None, run: analysis.Results) -> dict:
     }  # fmt: skip
     if run.run_kind.rated and played:
         found["ratings"] = _tidy(analysis.ratings(run).reset_index().to_dict("records"))
+    found["luck"] = _luck(run) if played else None
     return found
+
+
+def _luck(run: analysis.Results) -> dict | None:
+    """A comparison's luck figures (sim/present/luck.py), without its frames; None for a
+    run luck does not read (a simulation, a tournament, matches, 3 or 5 players)."""
+    from sim.present.luck import luck
+
+    try:
+        figures = luck(run)
+    except ValueError:
+        return None
+    return {key: value for key, value in figures.items() if not isinstance(value, pd.DataFrame)}
+
+
+LUCK_LINES = (
+    ("better_loses", "games the better strategy loses"),
+    ("cards_decide", "deals the cards decide (one side wins every seating)"),
+    ("deal_share", "variance of a game's outcome the deal explains"),
+    ("strategy_share", "variance the strategies explain"),
+    ("lead_gain", "what leading the first trick is worth to A"),
+)
+
+
+def _luck_lines(found: dict) -> list[str]:
+    luck = found.get("luck")
+    if not luck:
+        return []
+    lines = [f"luck against skill (briscola luck; the better strategy is {luck['better']}), 95% intervals:"]
+    for key, label in LUCK_LINES:
+        figure = luck[key]
+        lines.append(f"  {label}: {figure['value']:.4f} ({figure['ci_low']:.4f} to {figure['ci_high']:.4f})")
+    return lines
 
 
 def _tidy(records: list[dict]) -> list[dict]:
@@ -136,6 +169,8 @@ def show_report(found: dict) -> None:
             f"  {row['strategy']:<28} {side} {row['side']}  {row['score']:.4f} ({row['ci_low']:.4f} to {row['ci_high']:.4f})"
         )
     print(_first_lead_text(found))
+    for line in _luck_lines(found):
+        print(line)
 
 
 def score_label(players: int) -> str:
@@ -342,6 +377,7 @@ def _page(path: Path, found: dict, figures: list[str]) -> str:
         parts += [f"<h2>{html.escape(title)}</h2>", table.to_html(index=False)]
         parts += [f"<p>{html.escape(line)}</p>" for line in lines]
     parts.append(f"<p>{html.escape(_first_lead_text(found))}</p>")
+    parts += [f"<p>{html.escape(line)}</p>" for line in _luck_lines(found)]
     parts += [f'<p><img src="{name}" alt="{name}"></p>' for name in figures if name not in leading]
     head = "<!doctype html><html><head><meta charset='utf-8'><title>Briscola report</title></head><body>"
     return head + "\n".join(parts) + "</body></html>\n"
