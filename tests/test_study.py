@@ -259,8 +259,12 @@ BAD_PLANS = [
         "key 'trace': 'yes' is not true or false",
     ),
     (
-        "seed = 1\n[[compare]]\nname = 'x'\na = 'greedy'\nb = 'random'\ndeals = 10\ntrace = true\n",
+        "seed = 1\n[[tournament]]\nname = 'x'\nstrategies = ['greedy', 'random']\ndeals = 10\ntrace = true\n",
         "unknown key 'trace'",
+    ),
+    (
+        "seed = 1\n[[compare]]\nname = 'x'\na = 'greedy'\nb = 'random'\ndeals = 10\nmatch = 'best-of-3'\ntrace = true\n",
+        "keeps traces deal by deal",
     ),
 ]
 
