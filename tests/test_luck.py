@@ -36,12 +36,12 @@ def test_the_figures_are_those_the_rows_give(comparison):
 
 def test_variance_shares_of_known_games():
     deals = np.repeat(np.arange(500), 2)
-    a_on_side0 = np.tile([True, False], 500)
+    game = np.tile([0, 1], 500)  # A on side 0, then on side 1
     by_cards = np.repeat(np.arange(500) % 2, 2).astype(float)  # side 0 wins every seating of odd deals
-    shares = _variance_shares(pd.DataFrame({"deal": deals, "a_on_side0": a_on_side0, "side0_score": by_cards}))
+    shares = _variance_shares(pd.DataFrame({"deal": deals, "game": game, "side0_score": by_cards}))
     assert shares[0]["value"] == pytest.approx(1.0) and shares[1]["value"] == pytest.approx(0.0)
-    by_strategy = a_on_side0.astype(float)  # A wins every game, wherever it sits
-    shares = _variance_shares(pd.DataFrame({"deal": deals, "a_on_side0": a_on_side0, "side0_score": by_strategy}))
+    by_strategy = (game == 0).astype(float)  # A wins every game, wherever it sits
+    shares = _variance_shares(pd.DataFrame({"deal": deals, "game": game, "side0_score": by_strategy}))
     assert shares[0]["value"] == pytest.approx(0.0) and shares[1]["value"] == pytest.approx(1.0)
 
 
@@ -58,6 +58,19 @@ def test_the_regression_finds_a_known_effect():
     fitted = _regression(games).set_index("term")
     for term, truth in (("intercept", 0.2), ("trump_ace", 0.8), ("trump_imbalance", 0.1), ("leads", 0.0)):
         assert fitted.loc[term, "ci_low"] < truth < fitted.loc[term, "ci_high"], term
+
+
+def test_at_3_players_a_side_is_a_seat_and_the_cards_decide_when_one_seat_wins_every_seating(tmp_path):
+    out = tmp_path / "c3.parquet"
+    sim.compare("expert", "greedy", players=3, deals=400, seed=6, out=out)
+    report = sim.luck(out)
+    winners = sim.load(out).deals.pivot(index="deal", columns="game", values="winner_side")
+    decided = ((winners.nunique(axis=1) == 1) & (winners[0] >= 0)).mean()
+    assert report["cards_decide"]["value"] == pytest.approx(decided)
+    assert report["deals"] == 400 and 0 < report["deal_share"]["value"] < 1
+    games = sim.luck_games(out)
+    assert games.groupby("deal")["leads"].sum().eq(1).all()  # A's seat leads in one seating of three
+    assert games.groupby("deal")["trump_imbalance"].sum().abs().max() < 1e-9  # A holds each seat's cards once
 
 
 def test_the_command_prints_json_and_refuses_what_it_does_not_read(comparison, tmp_path):

@@ -3,20 +3,22 @@
 A comparison plays every deal once per seating (``briscola compare``), so each deal is
 seen with A in each seat: what stays the same across its seatings is the cards', what
 changes with them is the strategies'. ``luck(run)`` reads a comparison of two
-strategies at a two-sided table (2, 4 or 6 players; deal by deal, no match format):
+strategies at 2, 3, 4 or 6 players (deal by deal, no match format; at 3 players a side
+is a seat, and A's score is against each copy of B apart, as ``compare`` scores it):
 
 - ``better``: the strategy with the higher score; ``better_loses``: the share of its
-  games it loses, and ``cards_decide``: the share of deals that the same seat (side) won
-  in every seating, whoever sat there: the strategies did not change the outcome.
+  games it loses (scores below 1/2 in), and ``cards_decide``: the share of deals that
+  the same seat (side) won in every seating, whoever sat there: the strategies did not
+  change the outcome.
 - ``deal_share`` and ``strategy_share``: the shares of the variance of a game's outcome
-  (side 0's score) that the deal explains and that the strategies explain (who sits on
-  side 0), from a two-way analysis of variance; the rest is the two together and the
-  chance within play.
+  (side 0's score) that the deal explains and that the seating explains (which strategy
+  sits where), from a two-way analysis of variance; the rest is the two together and
+  the chance within play.
 - ``a_leads`` against ``a_follows``: A's score in the seatings where its side leads the
   first trick, and in those where B's does; ``lead_gain`` the paired difference.
 - ``by_feature``: A's score by what its side was dealt (trump honours, trumps more than
   the other side), and ``regression``: a logistic regression of A winning a game on its
-  side's dealt-hand features (``sim.deal_features``), as Giacomelli (2026) regressed
+  side's dealt-hand features against the other sides' (``sim.deal_features``), as Giacomelli (2026) regressed
   outcomes on trump-count imbalance, its standard errors clustered by deal.
 
 Every interval is 95%, with deals as the units (the games of a deal share its cards):
@@ -32,6 +34,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from sim.base.config import CHIAMATA, n_sides
 from sim.base.stats import Z_95
 
 BOOTSTRAP = 400
@@ -81,10 +84,10 @@ def luck_dict(run) -> dict:
 
 
 def luck_games(run) -> pd.DataFrame:
-    """One row per game of the comparison: ``deal``, ``a_score``, ``winner_side``, side 0's
-    ``side0_score``, whether A's side ``leads``, and A's side's dealt-hand features less
-    B's side's (``FEATURES``)."""
-    from sim.present.analysis import Results, _with_a_scores, load
+    """One row per game of the comparison: ``deal``, its seating ``game``, ``a_score``,
+    ``winner_side``, side 0's ``side0_score``, whether A's side ``leads``, and what A's
+    side was dealt (``FEATURES``: against the other sides, their mean at 3 players)."""
+    from sim.present.analysis import Results, _with_a_scores, load, side_scores
     from sim.present.features import deal_features
 
     run = run if isinstance(run, Results) else load(run)
@@ -93,34 +96,35 @@ def luck_games(run) -> pd.DataFrame:
         raise ValueError(f"luck reads one comparison: {run.run_kind.unpaired}")
     if "a_side" not in deals:
         raise ValueError(f"luck reads a comparison of two strategies (briscola compare), not a {run.kind} run")
-    if players not in (2, 4, 6):
-        raise ValueError(f"luck reads two-sided tables (2, 4 or 6 players), not {players} players")
+    if players == CHIAMATA:
+        raise ValueError("luck reads 2, 3, 4 and 6 players: at Briscola Chiamata the auction makes the sides")
     if run.match != "deal":
         raise ValueError(f"luck reads deal-by-deal comparisons, not matches ({run.match})")
     scored = _with_a_scores(deals)
     features = deal_features(run)
-    a_side = deals["a_side"].to_numpy()
+    sides, a_side, rows = n_sides(players), deals["a_side"].to_numpy(), np.arange(len(deals))
 
-    def a_less_b(name: str) -> np.ndarray:  # a side feature: A's side's less B's
-        difference = features[f"{name}_0"].to_numpy(dtype=int) - features[f"{name}_1"].to_numpy(dtype=int)
-        return np.where(a_side == 0, difference, -difference)
+    def a_against_others(name: str) -> np.ndarray:  # a side feature: A's side's less the others' mean
+        values = np.stack([features[f"{name}_{side}"].to_numpy(dtype=float) for side in range(sides)], axis=1)
+        mine = values[rows, a_side]
+        return mine - (values.sum(axis=1) - mine) / (sides - 1)
 
-    a_seats = [[seat for seat in range(players) if seat % 2 == side] for side in (0, 1)]
-    holds = {
-        honour: np.where(a_side == 0, *(features[[f"{honour}_{s}" for s in seats]].any(axis=1) for seats in a_seats))
-        for honour in ("trump_ace", "trump_three")
-    }
+    def a_holds(honour: str) -> np.ndarray:  # the honour is in a hand of A's side
+        by_side = [[seat for seat in range(players) if seat % sides == side] for side in range(sides)]
+        held = np.stack([features[[f"{honour}_{s}" for s in seats]].any(axis=1) for seats in by_side], axis=1)
+        return held[rows, a_side]
+
     games = pd.DataFrame({
         "deal": deals["deal"].to_numpy(),
+        "game": deals["game"].to_numpy(),
         "a_score": scored["a_score"].to_numpy(dtype=float),
         "winner_side": deals["winner_side"].to_numpy(),
-        "side0_score": np.where(a_side == 0, scored["a_score"], 1 - scored["a_score"]),
-        "a_on_side0": a_side == 0,
-        "leads": a_side == features["leader"].to_numpy() % 2,
-        "trump_imbalance": a_less_b("side_trumps"),
-        "trump_ace": holds["trump_ace"],
-        "trump_three": holds["trump_three"],
-        "points_imbalance": a_less_b("side_dealt_points"),
+        "side0_score": side_scores(run)["side_0"].to_numpy(dtype=float),
+        "leads": a_side == features["leader"].to_numpy() % sides,
+        "trump_imbalance": a_against_others("side_trumps"),
+        "trump_ace": a_holds("trump_ace"),
+        "trump_three": a_holds("trump_three"),
+        "points_imbalance": a_against_others("side_dealt_points"),
     })  # fmt: skip
     games.attrs.update(a=str(scored["a"].iloc[0]), b=str(scored["b"].iloc[0]), players=players)
     return games
@@ -140,10 +144,11 @@ def _over_deals(values: pd.Series, deal: pd.Series) -> dict:
 
 
 def _variance_shares(games: pd.DataFrame) -> tuple[dict, dict]:
-    """Shares of the variance of side 0's score explained by the deal and by who sits on
-    side 0 (two-way ANOVA, one game per deal and seating), with bootstrap intervals."""
-    table = games.pivot_table(index="deal", columns="a_on_side0", values="side0_score", aggfunc="mean")
-    scores = table.dropna().to_numpy()  # deals x seatings (A on side 1, A on side 0)
+    """Shares of the variance of side 0's score explained by the deal and by the seating
+    (who sits where: two-way ANOVA, one game per deal and seating), with bootstrap
+    intervals."""
+    table = games.pivot_table(index="deal", columns="game", values="side0_score", aggfunc="mean")
+    scores = table.dropna().to_numpy()  # deals x seatings
 
     def shares(y: np.ndarray) -> tuple[float, float]:
         grand = y.mean()
