@@ -17,6 +17,10 @@ Bastoni = ♣; Jack J, Knight Q, King K.
 
 from __future__ import annotations
 
+import numpy as np
+
+from sim.base.config import CHIAMATA
+
 SUITS_ITALIAN = ("Denari", "Coppe", "Spade", "Bastoni")
 SUITS_FRENCH = ("♦", "♥", "♠", "♣")
 FACES_ITALIAN = ("Asso", "Due", "Tre", "Quattro", "Cinque", "Sei", "Sette", "Fante", "Cavallo", "Re")
@@ -87,3 +91,11 @@ def bid_target(level: int) -> int:
     (61, 61, 62, 120)
     """
     return 61 if level < len(BID_RANK_NAMES) else level + 52
+
+
+def trump_suits(rows, players: int) -> np.ndarray:
+    """Each deal's trump suit in ``rows`` (result rows or trace rows: a frame or an Arrow
+    table): the face-up briscola's; at Briscola Chiamata the called card's, -1 for a deal
+    thrown in (nothing called)."""
+    card = np.asarray(rows["called" if players == CHIAMATA else "briscola"].to_numpy())
+    return np.where(card >= 0, card // len(FACES_FRENCH), -1).astype(np.int8)

@@ -35,18 +35,17 @@ import numpy as np
 import pandas as pd
 import pyarrow.parquet as pq
 
-from sim.base.config import Rules, RunConfig
+from kernels.enums import FACE_POINTS, N_CARDS, N_FACES
+from sim.base.config import Rules
 from sim.base.results import read_config
 from sim.present.moves import moves as trace_moves
-from sim.runtime.deal import Deal  # noqa: F401 - it also quiets Numba's note on first-class functions
+from sim.runtime.deal import Deal  # importing sim.runtime also quiets Numba's note on first-class functions
 
 # Thresholds on the expected score a move gives up (0.05: one game in twenty lost). A
 # search's own noise is a few hundredths at the default budget: below the first, a move
 # is called good, not best.
 VERDICTS = (("inaccuracy", 0.05), ("mistake", 0.10), ("blunder", 0.20))
 SAMPLES, ROLLOUTS = 16, 1  # the default budget: 1,000 2-player deals in about a minute on one thread
-N_FACES, POINT_FACES = 10, (0, 2, 7, 8, 9)  # Ace, Three, Jack, Knight, King
-TOTAL_CARDS = 40
 
 
 def analyse(trace, samples: int = SAMPLES, rollouts: int = ROLLOUTS) -> pd.DataFrame:
@@ -56,7 +55,7 @@ def analyse(trace, samples: int = SAMPLES, rollouts: int = ROLLOUTS) -> pd.DataF
     config = read_config(trace)
     players, rules = int(config["players"]), Rules(**config.get("rules", {}))
     frame = trace_moves(trace)
-    searches = [_search_params(players, samples, rollouts, weight) for weight in (0.0, 1.0)]
+    searches = [_search_params(samples, rollouts, weight) for weight in (0.0, 1.0)]
     data = _pimc().data_for(players)
     means = np.zeros((2, 8), dtype=np.float64)
     best_cards, score_costs, points_costs = [], [], []
@@ -65,10 +64,9 @@ def analyse(trace, samples: int = SAMPLES, rollouts: int = ROLLOUTS) -> pd.DataF
             view = deal.view()
             seen = view[0]
             hand = list(seen["hand"][: seen["n_hand"]])
-            if len(hand) == 1:
-                best_cards.append(move), score_costs.append(0.0), points_costs.append(0.0)
-                continue
-            if players == 2 and seen["stock_size"] == 0:
+            if len(hand) == 1:  # no choice: nothing to value
+                score = margin = np.zeros(1)
+            elif players == 2 and seen["stock_size"] == 0:
                 score, margin = exact_end_values(seen)
             else:
                 for k, params in enumerate(searches):  # the same draws for both: one stream
@@ -96,7 +94,7 @@ def exact_end_values(view) -> tuple[np.ndarray, np.ndarray]:
     seat, n, n_table = int(view["seat"]), int(view["n_hand"]), int(view["n_table"])
     own = [int(c) for c in view["hand"][:n]]
     gone = {int(c) for c in view["history"][: int(view["n_played"])]} | set(own)
-    other = [c for c in range(TOTAL_CARDS) if c not in gone]
+    other = [c for c in range(N_CARDS) if c not in gone]
     hands, n_hand = new_hands_nb()
     for who, cards in ((seat, own), (1 - seat, other)):
         hands[who, : len(cards)] = cards
@@ -146,14 +144,13 @@ def _pimc():
     return builtin_strategies()["pimc"]
 
 
-def _search_params(players: int, samples: int, rollouts: int, points_weight: float) -> np.ndarray:
+def _search_params(samples: int, rollouts: int, points_weight: float) -> np.ndarray:
     """``pimc``'s parameters at its defaults, but the budget, the weight of points, and
     every other seat modelled as playing its best (no chance of a random card): a move
     costs what it gives up against the best play, and with nothing hidden the search is
     exact."""
     from strategies.api import parse_spec
 
-    RunConfig(players=players, strategies=("random",) * players, deals=1, seed=0)  # the table, checked
     text = f"pimc:samples={samples}:rollouts={rollouts}:points_weight={points_weight}:adapt=false:opponent_random=0"
     return parse_spec(text, {"pimc": _pimc()}).param_vector()
 
@@ -170,5 +167,5 @@ def _card_kinds(frame: pd.DataFrame) -> np.ndarray:
     """trump, points (a card with points, not a trump) or liscio, by the deal's trump suit."""
     cards = frame["card"].to_numpy()
     trump = frame["trump_suit"].to_numpy()
-    has_points = np.isin(cards % N_FACES, POINT_FACES)
+    has_points = FACE_POINTS[cards % N_FACES] > 0
     return np.where(cards // N_FACES == trump, "trump", np.where(has_points, "points", "liscio"))

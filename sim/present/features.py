@@ -28,6 +28,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from sim.base.cards import trump_suits
 from sim.base.config import CHIAMATA, n_sides
 from sim.base.results import card_matrix
 
@@ -48,7 +49,7 @@ def deal_features(run) -> pd.DataFrame:
             "before result rows carried the deal; run it again to have them"
         )
     hands = np.stack([card_matrix(deals[f"hand_{seat}"]) for seat in range(players)], axis=1)  # (rows, seats, cards)
-    trump = _trump_suit(deals, players, N_FACES)
+    trump = trump_suits(deals, players)
     is_trump = hands // N_FACES == trump[:, None, None]
     points = FACE_POINTS[hands % N_FACES]
     columns = {}
@@ -70,13 +71,6 @@ def deal_features(run) -> pd.DataFrame:
     columns["trump_suit"] = trump.astype(np.int8)
     columns["leader"] = _first_leader(deals, players, run.rules)
     return pd.DataFrame(columns, index=deals.index)
-
-
-def _trump_suit(deals: pd.DataFrame, players: int, n_faces: int) -> np.ndarray:
-    """Each row's trump suit: the face-up card's; at Briscola Chiamata the called card's
-    (-1 for a deal thrown in, nothing called)."""
-    card = deals["called"].to_numpy() if players == CHIAMATA else deals["briscola"].to_numpy()
-    return np.where(card >= 0, card // n_faces, -1)
 
 
 def _first_leader(deals: pd.DataFrame, players: int, rules: dict) -> np.ndarray:

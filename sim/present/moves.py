@@ -25,6 +25,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from sim.base.cards import trump_suits
 from sim.base.config import CHIAMATA, n_sides
 from sim.base.results import read_config
 
@@ -56,17 +57,11 @@ def moves(trace) -> pd.DataFrame:
     frame.update(
         trick=trick.astype(np.int8), order=order.astype(np.int8), seat=seat.astype(np.int8),
         side=(seat % sides).astype(np.int8), strategy=_strategies(config, frame.get("game"), seat, players),
-        card=cards, trump_suit=_trump_suits(table, players)[row], leads=order == 0, phase=np.where(trick >= played[row] // players - hand, "end", "stock"),
+        card=cards, trump_suit=trump_suits(table, players)[row], leads=order == 0, phase=np.where(trick >= played[row] // players - hand, "end", "stock"),
         won_trick=(won % sides) == (seat % sides) if players != CHIAMATA else won == seat,
         deal_points=deal_points[row, seat], deal_score=deal_score[row, seat],
     )  # fmt: skip
     return pd.DataFrame(frame)
-
-
-def _trump_suits(table: pa.Table, players: int) -> np.ndarray:
-    """Each deal's trump suit: the face-up card's, at Briscola Chiamata the called card's."""
-    card = table["called" if players == CHIAMATA else "briscola"].to_numpy()
-    return np.where(card >= 0, card // 10, -1).astype(np.int8)
 
 
 def _counts(lists: pa.ChunkedArray) -> np.ndarray:
