@@ -10,7 +10,7 @@ import sim
 from sim.base.config import Rules, RunConfig, n_sides
 from sim.base.results import DECK_SIZE, card_matrix, deal_columns, hand_size, rows_frame
 from sim.present.analysis import Results
-from sim.present.features import deal_features
+from sim.present.features import deal_features, hand_features
 from sim.runtime.play import play_batch
 
 TABLES = [
@@ -70,7 +70,7 @@ def test_deal_features_of_hand_made_deals():
     # Trumps are Denari (suit 0: codes 0-9). Seat 0: Ace and Three of trumps and the King
     # of Coppe (19); seat 1: the Jack of trumps (7), the Two of Coppe (11), the Ace of Spade (20).
     deals = hands_frame([[[0, 2, 19], [7, 11, 20]]], briscola=[5])
-    features = deal_features(Results(deals, {"players": 2, "seed": 1}, "simulate"))
+    features = hand_features(deals, 2, {})
     row = features.iloc[0]
     assert (row.trumps_0, row.trump_points_0, row.trump_ace_0, row.trump_three_0) == (2, 21, True, True)
     assert (row.trumps_1, row.trump_points_1, row.trump_ace_1, row.trump_three_1) == (1, 2, False, False)

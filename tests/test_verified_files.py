@@ -126,6 +126,29 @@ def test_rows_changed_under_their_summary_are_refused(runs, tmp_path):
     assert "where its rows give" in one_line(*run_here("report", str(changed)))
 
 
+@pytest.mark.parametrize("column", ["deck", "hand_1"])
+def test_cards_changed_under_their_deal_are_refused(runs, tmp_path, column):
+    """No figure of the summary counts the cards, so what reads them deals them again from
+    the seed and compares: two cards of one row's hand (or deck) swapped."""
+    import pyarrow as pa
+
+    table = pq.read_table(runs / "plain.parquet")
+    cards = table.column(column).to_pylist()
+    if column == "deck":
+        row = bytearray(cards[7])
+        row[0], row[1] = row[1], row[0]
+        cards[7] = bytes(row)
+    else:
+        cards[7] = [cards[7][1], cards[7][0], *cards[7][2:]]
+    index = table.schema.get_field_index(column)
+    table = table.set_column(index, table.schema.field(index), pa.array(cards, type=table.schema.field(index).type))
+    changed = tmp_path / "changed.parquet"
+    pq.write_table(table.replace_schema_metadata(pq.read_metadata(runs / "plain.parquet").metadata), changed)
+    assert f"row 7 ({column}) does not hold the cards of deal 3" in one_line(*run_here("luck", str(changed)))
+    with pytest.raises(ValueError, match="does not hold the cards"):
+        sim.deal_features(sim.load(changed))  # where the cards are read: sim.load stays free of the kernels
+
+
 def test_a_tournaments_matrix_and_ratings_are_its_pairs_own(runs, tmp_path):
     import shutil
 

@@ -22,7 +22,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from sim.base.config import CHIAMATA, RunConfig, n_sides
+from sim.base.config import CHIAMATA, Rules, RunConfig, n_sides
 from sim.base.files import METADATA_KEY, WriteFailed, temporary_path
 
 if TYPE_CHECKING:  # pandas only where a notebook reads results: runs start faster without it
@@ -148,6 +148,27 @@ def deal_columns(deals: np.ndarray, config: RunConfig) -> list[pa.Array]:
     for seat in range(players):
         columns.append(_card_lists(decks[:, seat : size * players : players]))
     return columns
+
+
+def misdealt_row(deals: pandas.DataFrame, config: dict) -> str | None:
+    """Where the card columns of result rows (a file's, its metadata ``config``) are not
+    their deals' cards, dealt again from the run's seed (``deal_columns``): the first such
+    row and column, or None. Rows from before rows carried their cards pass."""
+    players = int(config["players"])
+    named = [name for name in card_columns(players) if name in deals]
+    if not named or not len(deals):
+        return None
+    run = RunConfig(players=players, strategies=("random",) * players, deals=1, seed=int(config["seed"]),
+                    rules=Rules(**config.get("rules", {})))  # fmt: skip
+    dealt = dict(zip(card_columns(players), deal_columns(deals["deal"].to_numpy(), run)))
+    for name in named:
+        differs = np.flatnonzero((card_matrix(deals[name]) != card_matrix(dealt[name])).any(axis=1))
+        if differs.size:
+            row = int(differs[0])
+            return (
+                f"row {row} ({name}) does not hold the cards of deal {int(deals['deal'].iloc[row])} of seed {run.seed}"
+            )
+    return None
 
 
 def parquet_options(schema: pa.Schema) -> dict:

@@ -30,14 +30,14 @@ import pandas as pd
 
 from sim.base.cards import trump_suits
 from sim.base.config import CHIAMATA, n_sides
-from sim.base.results import card_matrix
+from sim.base.results import card_matrix, misdealt_row
 
 
 def deal_features(run) -> pd.DataFrame:
     """The dealt-hand features of every row of ``run`` (``sim.load``'s result, or its
-    path), indexed as ``run.deals``. ValueError for rows without their hands (a file
-    written before rows carried the deal)."""
-    from kernels.enums import FACE_ACE, FACE_POINTS, FACE_THREE, N_FACES
+    path), indexed as ``run.deals``. The cards are first checked against their deals,
+    dealt again from the run's seed. ValueError for rows without their hands (a file
+    written before rows carried the deal), or whose cards are not their deals'."""
     from sim.present.analysis import load
 
     run = load(run) if isinstance(run, str | bytes) or hasattr(run, "__fspath__") else run
@@ -48,6 +48,18 @@ def deal_features(run) -> pd.DataFrame:
             f"these rows carry no dealt hands ({', '.join(missing)} missing): the file was written by a version "
             "before result rows carried the deal; run it again to have them"
         )
+    misdealt = misdealt_row(deals, run.config)  # checked here, where they are read: sim.load stays kernel-free
+    if misdealt is not None:
+        raise ValueError(f"{misdealt}: the rows were changed or damaged since briscola wrote them")
+    return hand_features(deals, players, run.rules)
+
+
+def hand_features(deals: pd.DataFrame, players: int, rules: dict) -> pd.DataFrame:
+    """``deal_features`` of rows whose cards are trusted: the figures alone, from the
+    ``hand_*`` columns, ``briscola`` (``called`` at Briscola Chiamata) and the table's
+    ``rules``."""
+    from kernels.enums import FACE_ACE, FACE_POINTS, FACE_THREE, N_FACES
+
     hands = np.stack([card_matrix(deals[f"hand_{seat}"]) for seat in range(players)], axis=1)  # (rows, seats, cards)
     trump = trump_suits(deals, players)
     is_trump = hands // N_FACES == trump[:, None, None]
@@ -69,7 +81,7 @@ def deal_features(run) -> pd.DataFrame:
     briscola = deals["briscola"].to_numpy() if "briscola" in deals else np.full(len(deals), -1)
     columns["briscola_points"] = np.where(briscola >= 0, FACE_POINTS[briscola % N_FACES], 0).astype(np.int16)
     columns["trump_suit"] = trump.astype(np.int8)
-    columns["leader"] = _first_leader(deals, players, run.rules)
+    columns["leader"] = _first_leader(deals, players, rules)
     return pd.DataFrame(columns, index=deals.index)
 
 
