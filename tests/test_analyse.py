@@ -2,6 +2,8 @@
 nothing is hidden, and there each card's value must be a plain Python minimax's on the
 reference engine's rules; the verdicts and sums follow the costs."""
 
+import json
+
 import pyarrow.parquet as pq
 import pytest
 
@@ -87,7 +89,10 @@ def test_the_command_writes_the_moves_and_prints_the_costs(trace, tmp_path):
     out = tmp_path / "moves.parquet"
     done = run_here("analyse", trace, "--samples", "8", "--out", out)
     assert done.returncode == 0, done.stderr
-    assert "expert" in done.stdout and "blunder" in done.stdout
+    assert "expert" in done.stdout and "blunder" in done.stdout and "against the par" in done.stdout
     assert len(pq.read_table(out)) == len(sim.moves(trace))
+    printed = json.loads(run_here("analyse", trace, "--samples", "8", "--json").stdout)
+    assert {row["strategy"] for row in printed["par_shortfall"]} == set(sim.moves(trace)["strategy"])
+    assert all(row["par_shortfall"] >= 0 for row in printed["par_shortfall"])  # a cost is never negative
     done = run_here("analyse", tmp_path / "none.parquet")
     assert done.returncode == 2 and "Traceback" not in done.stderr

@@ -563,7 +563,7 @@ def analyse(
     from sim.base.config import ConfigError
     from sim.base.files import check_output_path
     from sim.present.analyse import analyse as analyse_moves
-    from sim.present.analyse import move_costs, write_moves
+    from sim.present.analyse import move_costs, par_shortfall, write_moves
     from sim.present.report import show_move_costs
 
     if not trace.is_file():
@@ -574,13 +574,13 @@ def analyse(
         moves = analyse_moves(trace, samples=samples, rollouts=rollouts)
     except (ValueError, OSError) as error:
         raise ConfigError(str(error)) from error
-    costs = move_costs(moves)
+    costs, shortfall = move_costs(moves), par_shortfall(moves)
     if out is not None:
         write_moves(moves, out, trace, samples, rollouts)
     if json_output:
-        print(costs.to_json(orient="records"))
+        print(json.dumps({"costs": costs.to_dict("records"), "par_shortfall": shortfall.to_dict("records")}))
     else:
-        show_move_costs(costs, len(moves))
+        show_move_costs(costs, shortfall, len(moves))
 
 
 @app.command("strategies", cls=_Command)

@@ -223,6 +223,16 @@ def score_against_copies(standing: np.ndarray, a: np.ndarray) -> np.ndarray:
     return (((mine > standing) + 0.5 * (mine == standing)).sum(axis=1) - 0.5) / copies  # A's tie with itself out
 
 
+def mean_interval(values, ddof: int = 1) -> tuple[float, float, float]:
+    """The mean of independent values (one per deal: the unit) and its 95% normal
+    interval; NaN where there are too few values."""
+    values = np.asarray(values, dtype=float)
+    n = len(values)
+    mean = float(values.mean()) if n else float("nan")
+    half = Z_95 * float(values.std(ddof=ddof)) / np.sqrt(n) if n > 1 else float("nan")
+    return mean, mean - half, mean + half
+
+
 def normal_cdf(x: float) -> float:
     return 0.5 * (1.0 + math.erf(x / math.sqrt(2.0)))
 

@@ -15,10 +15,19 @@ both sides playing perfectly). It returns ``sim.moves(trace)`` (a row per card p
   nothing to the score);
 - ``verdict``: ``best``, ``good`` (a cost below ``VERDICTS``' first threshold),
   ``inaccuracy``, ``mistake`` or ``blunder``;
-- ``card_kind``: ``trump``, ``points`` (a card with points, not a trump) or ``liscio``.
+- ``card_kind``: ``trump``, ``points`` (a card with points, not a trump) or ``liscio``;
+- ``par_cost``: from where the face-up search of the deal's par is exact (the last
+  ``sim.present.par.EXACT_CARDS`` cards: at 2 players the last 7 tricks), the points
+  the card played gives up for its side against the best card with every hand face up
+  and best play after: its cost against perfect knowledge, a wrong guess of the cards
+  hidden from the seat included; ``par_points``: the points its side ends the deal with
+  by the best card and best play after. NaN before that, and at Briscola Chiamata.
+  ``par_shortfall(moves)`` adds them up per strategy and game: over those tricks, the
+  par at their start less the result is exactly A's par costs less B's.
 
 ``move_costs(moves)`` adds them up per strategy, phase (``stock`` or ``end``) and lead
-or follow: where A loses to B. The search's budget is ``samples`` deals of the hidden
+or follow: where A loses to B; ``par_shortfall(moves)`` how far each strategy falls
+short of the deal's par. The search's budget is ``samples`` deals of the hidden
 cards and ``rollouts`` orders of the stock per decision; each decision's draws come from
 its seat's own stream, so the same trace and budget give the same figures.
 
@@ -36,9 +45,11 @@ import pandas as pd
 import pyarrow.parquet as pq
 
 from kernels.enums import FACE_POINTS, N_CARDS, N_FACES
-from sim.base.config import Rules
+from sim.base.config import CHIAMATA, Rules
 from sim.base.results import read_config
+from sim.base.stats import mean_interval
 from sim.present.moves import moves as trace_moves
+from sim.present.par import exact_face_up_values
 from sim.runtime.deal import Deal  # importing sim.runtime also quiets Numba's note on first-class functions
 
 # Thresholds on the expected score a move gives up (0.05: one game in twenty lost). A
@@ -58,8 +69,9 @@ def analyse(trace, samples: int = SAMPLES, rollouts: int = ROLLOUTS) -> pd.DataF
     searches = [_search_params(samples, rollouts, weight) for weight in (0.0, 1.0)]
     data = _pimc().data_for(players)
     means = np.zeros((2, 8), dtype=np.float64)
-    best_cards, score_costs, points_costs = [], [], []
+    best_cards, score_costs, points_costs, par_costs, par_points = [], [], [], [], []
     for row in pq.read_table(trace).to_pylist():
+        stock = [*row["stock"], row["briscola"]]
         for deal, move in _played(row, rules):
             view = deal.view()
             seen = view[0]
@@ -73,6 +85,9 @@ def analyse(trace, samples: int = SAMPLES, rollouts: int = ROLLOUTS) -> pd.DataF
                     card_means_nb(view[0], params, np.array([deal.key], dtype=np.uint64), data, means[k])
                 score, margin = means[0, : len(hand)], (means[1, : len(hand)] - means[0, : len(hand)]) * 120.0
             played, best = hand.index(move), int(np.argmax(score))
+            face_up = exact_face_up_values(deal, stock) if players != CHIAMATA else None
+            par_costs.append(np.nan if face_up is None else float(face_up.max() - face_up[played]))
+            par_points.append(np.nan if face_up is None else float(face_up.max()))
             best_cards.append(hand[best])
             score_costs.append(float(score[best] - score[played]))
             points_costs.append(float(margin.max() - margin[played]))
@@ -81,6 +96,8 @@ def analyse(trace, samples: int = SAMPLES, rollouts: int = ROLLOUTS) -> pd.DataF
     frame["points_cost"] = np.array(points_costs)
     frame["verdict"] = _verdicts(frame)
     frame["card_kind"] = _card_kinds(frame)
+    frame["par_cost"] = np.array(par_costs, dtype=np.float64)
+    frame["par_points"] = np.array(par_points, dtype=np.float64)
     return frame
 
 
@@ -124,11 +141,29 @@ def move_costs(moves: pd.DataFrame, by=("strategy", "phase", "leads")) -> pd.Dat
     mean points cost, and how many of each verdict."""
     grouped = moves.groupby(list(by), observed=True)
     table = grouped.agg(moves=("score_cost", "size"), mean_score_cost=("score_cost", "mean"),
-                        total_score_cost=("score_cost", "sum"), mean_points_cost=("points_cost", "mean"))  # fmt: skip
+                        total_score_cost=("score_cost", "sum"), mean_points_cost=("points_cost", "mean"),
+                        mean_par_cost=("par_cost", "mean"))  # fmt: skip
     counts = pd.crosstab([moves[b] for b in by], moves["verdict"])
     for verdict in ("inaccuracy", "mistake", "blunder"):
         table[verdict] = counts[verdict] if verdict in counts else 0
     return table.reset_index()
+
+
+def par_shortfall(moves: pd.DataFrame) -> pd.DataFrame:
+    """How far each strategy falls short of the deal's par over the tricks the face-up
+    search values exactly: its moves' ``par_cost`` added up per game, then averaged over
+    the games (a row per strategy: points per game, with a 95% interval over deals, the
+    unit whose games share their cards)."""
+    game = ["game"] if "game" in moves else []  # a comparison's seatings
+    moves = moves[moves["par_cost"].notna()]
+    per_game = moves.groupby(["strategy", "deal", *game], observed=True)["par_cost"].sum().reset_index()
+    rows = []
+    for strategy, games in per_game.groupby("strategy", observed=True):
+        per_deal = games.groupby("deal")["par_cost"].mean()
+        mean, low, high = mean_interval(per_deal)
+        rows.append({"strategy": strategy, "par_shortfall": mean, "ci_low": low, "ci_high": high,
+                     "deals": len(per_deal)})  # fmt: skip
+    return pd.DataFrame(rows)
 
 
 def _played(row: dict, rules: Rules):

@@ -38,6 +38,14 @@ def deal_features(run) -> pd.DataFrame:
     path), indexed as ``run.deals``. The cards are first checked against their deals,
     dealt again from the run's seed. ValueError for rows without their hands (a file
     written before rows carried the deal), or whose cards are not their deals'."""
+    run, deals = trusted_deals(run)
+    return hand_features(deals, run.players, run.rules)
+
+
+def trusted_deals(run):
+    """``run`` loaded (from a path, or as given) and its rows, once their cards are checked
+    against their deals, dealt again from the run's seed; ValueError, naming the row,
+    where they are missing or differ."""
     from sim.present.analysis import load
 
     run = load(run) if isinstance(run, str | bytes) or hasattr(run, "__fspath__") else run
@@ -51,7 +59,7 @@ def deal_features(run) -> pd.DataFrame:
     misdealt = misdealt_row(deals, run.config)  # checked here, where they are read: sim.load stays kernel-free
     if misdealt is not None:
         raise ValueError(f"{misdealt}: the rows were changed or damaged since briscola wrote them")
-    return hand_features(deals, players, run.rules)
+    return run, deals
 
 
 def hand_features(deals: pd.DataFrame, players: int, rules: dict) -> pd.DataFrame:
@@ -81,11 +89,11 @@ def hand_features(deals: pd.DataFrame, players: int, rules: dict) -> pd.DataFram
     briscola = deals["briscola"].to_numpy() if "briscola" in deals else np.full(len(deals), -1)
     columns["briscola_points"] = np.where(briscola >= 0, FACE_POINTS[briscola % N_FACES], 0).astype(np.int16)
     columns["trump_suit"] = trump.astype(np.int8)
-    columns["leader"] = _first_leader(deals, players, rules)
+    columns["leader"] = first_leaders(deals, players, rules)
     return pd.DataFrame(columns, index=deals.index)
 
 
-def _first_leader(deals: pd.DataFrame, players: int, rules: dict) -> np.ndarray:
+def first_leaders(deals: pd.DataFrame, players: int, rules: dict) -> np.ndarray:
     """Seat 0 leads the first trick; at Briscola Chiamata under first_lead=caller, the
     caller (seat 0 for a deal thrown in)."""
     if players == CHIAMATA and rules.get("first_lead") == "caller":

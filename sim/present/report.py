@@ -122,8 +122,9 @@ def show_luck(row: dict) -> None:
     _print_table(model, "standard errors clustered by deal; docs/luck.md says what each term is")
 
 
-def show_move_costs(costs, n_moves: int) -> None:
-    """The table of ``briscola analyse``: the moves' costs per strategy, phase and lead."""
+def show_move_costs(costs, shortfall, n_moves: int) -> None:
+    """The tables of ``briscola analyse``: the moves' costs per strategy, phase and lead,
+    and each strategy's shortfall from par over the tricks searched exactly."""
     from rich.table import Table
 
     table = Table(title="What the moves cost, by the search (expected score given up)", title_justify="left")
@@ -135,6 +136,16 @@ def show_move_costs(costs, n_moves: int) -> None:
                       f"{row.mean_score_cost:.4f}", f"{row.total_score_cost:.1f}", f"{row.mean_points_cost:.2f}",
                       f"{row.inaccuracy:,}", f"{row.mistake:,}", f"{row.blunder:,}")  # fmt: skip
     _print_table(table, f"{n_moves:,} moves; verdicts and the search: docs/luck.md#every-move-explained")
+    if shortfall.empty:  # Briscola Chiamata: no par
+        return
+    par = Table(title="Points per game given up against the par, every hand face up (the last tricks)",
+                title_justify="left")  # fmt: skip
+    for column in ("strategy", "points", "95% interval", "deals"):
+        par.add_column(column, justify="left" if column == "strategy" else "right", no_wrap=True)
+    for row in shortfall.itertuples():
+        par.add_row(str(row.strategy), f"{row.par_shortfall:.2f}", interval((row.ci_low, row.ci_high), "{:.2f}"),
+                    f"{row.deals:,}")  # fmt: skip
+    _print_table(par, "exact search over the last tricks only: docs/luck.md#the-deals-par")
 
 
 def _brief(value) -> str:
