@@ -220,11 +220,8 @@ def _feature_groups(games: pd.DataFrame) -> dict[str, pd.Series]:
             "A's side was dealt more trumps": games["trump_imbalance"] > 0,
             "A's side was dealt fewer trumps": games["trump_imbalance"] < 0,
         }
-    leads = (
-        {}
-        if "leads" not in games.attrs["terms"]
-        else {"A leads the first trick (seat 0, first to bid)": games["leads"]}
-    )
+    lead = "A leads the first trick (seat 0, first to bid)"
+    leads = {lead: games["leads"]} if "leads" in games.attrs["terms"] else {}  # not when leading is calling
     return {
         "A's hand is worth more than the others' mean (best suit, before the auction)": games["value_imbalance"] > 0,
         "A was dealt more card points than the others' mean": games["points_imbalance"] > 0,
@@ -254,5 +251,5 @@ def _regression(games: pd.DataFrame, terms: tuple[str, ...] = FEATURES) -> pd.Da
     bread = np.linalg.inv(x.T @ (x * (p * (1 - p))[:, None]))
     scores = pd.DataFrame(x * (y - p)[:, None]).groupby(decided["deal"].to_numpy()).sum().to_numpy()
     se = np.sqrt(np.diag(bread @ (scores.T @ scores) @ bread))
-    return pd.DataFrame({"term": ["intercept", *terms], "coef": beta, "ci_low": beta - Z_95 * se, "ci_high": beta + Z_95 * se,
-                         "odds_ratio": np.exp(beta)})  # fmt: skip
+    return pd.DataFrame({"term": ["intercept", *terms], "coef": beta, "ci_low": beta - Z_95 * se,
+                         "ci_high": beta + Z_95 * se, "odds_ratio": np.exp(beta)})  # fmt: skip
