@@ -141,6 +141,18 @@ def hand_suit_value_nb(hand, n, suit):
     return value
 
 
+@njit(cache=True)
+def best_suit_values_nb(hands, values):
+    """Writes into ``values[i]`` what hand ``hands[i]`` (a row of card codes) is worth
+    with its best suit as trump (``hand_suit_value_nb``): a hand as dealt, valued before
+    the auction as the default policy values it (sim.deal_features at Briscola Chiamata)."""
+    for i in range(hands.shape[0]):
+        best = 0
+        for suit in range(N_SUITS):
+            best = max(best, hand_suit_value_nb(hands[i], hands.shape[1], suit))
+        values[i] = best
+
+
 @njit(cache=True, inline="always")
 def holds_nb(view, card):
     return hand_holds_nb(view.hand, view.n_hand, card)

@@ -18,9 +18,13 @@ Columns, per seat ``s`` (card points: Ace 11, Three 10, King 4, Knight 3, Jack 2
 - ``briscola_points``: the face-up card's points (it is drawn last, by the seat that
   draws the stock's last card); ``trump_suit``: 0-3 (at Briscola Chiamata the called
   card's suit, -1 for a deal thrown in);
-- ``leader``: the seat that leads the first trick.
+- ``leader``: the seat that leads the first trick;
+- at Briscola Chiamata, ``hand_value_s``: what seat ``s``'s hand is worth with its best
+  suit as trump, as the default auction policy values it (its card points, plus 6 and
+  the strength, 0-9, of each card of that suit): what it was dealt, before the auction.
 
-Trumps at Briscola Chiamata are those of the called card's suit.
+Trumps at Briscola Chiamata are those of the called card's suit: known only after the
+auction, which the strategies play, so the trump figures there are not the deal's alone.
 """
 
 from __future__ import annotations
@@ -86,11 +90,23 @@ def hand_features(deals: pd.DataFrame, players: int, rules: dict) -> pd.DataFram
             seats = range(side, players, sides)
             columns[f"side_trumps_{side}"] = sum(columns[f"trumps_{s}"] for s in seats).astype(np.int8)
             columns[f"side_dealt_points_{side}"] = sum(columns[f"dealt_points_{s}"] for s in seats).astype(np.int16)
+    if players == CHIAMATA:
+        for seat in range(players):
+            columns[f"hand_value_{seat}"] = _best_suit_values(hands[:, seat])
     briscola = deals["briscola"].to_numpy() if "briscola" in deals else np.full(len(deals), -1)
     columns["briscola_points"] = np.where(briscola >= 0, FACE_POINTS[briscola % N_FACES], 0).astype(np.int16)
     columns["trump_suit"] = trump.astype(np.int8)
     columns["leader"] = first_leaders(deals, players, rules)
     return pd.DataFrame(columns, index=deals.index)
+
+
+def _best_suit_values(hands: np.ndarray) -> np.ndarray:
+    """Each hand's worth with its best suit as trump (kernels' ``hand_suit_value_nb``)."""
+    from kernels.inlined_strategies_nb import best_suit_values_nb
+
+    values = np.empty(len(hands), dtype=np.int16)
+    best_suit_values_nb(np.ascontiguousarray(hands), values)
+    return values
 
 
 def first_leaders(deals: pd.DataFrame, players: int, rules: dict) -> np.ndarray:

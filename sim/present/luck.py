@@ -3,13 +3,13 @@
 A comparison plays every deal once per seating (``briscola compare``), so each deal is
 seen with A in each seat: what stays the same across its seatings is the cards', what
 changes with them is the strategies'. ``luck(run)`` reads a comparison of two
-strategies at 2, 3, 4 or 6 players (deal by deal, no match format; at 3 players a side
-is a seat, and A's score is against each copy of B apart, as ``compare`` scores it):
+strategies at every table (deal by deal, no match format; at 3 and 5 players a side is
+a seat, and A's score is against each copy of B apart, as ``compare`` scores it):
 
 - ``better``: the strategy with the higher score; ``better_loses``: the share of its
   games it loses (scores below 1/2 in), and ``cards_decide``: the share of deals that
   the same seat (side) won in every seating, whoever sat there: the strategies did not
-  change the outcome.
+  change the outcome (at Briscola Chiamata, the same seats ended above 0 game points).
 - ``deal_share`` and ``strategy_share``: the shares of the variance of a game's outcome
   (side 0's score) that the deal explains and that the seating explains (which strategy
   sits where), from a two-way analysis of variance; the rest is the two together and
@@ -19,7 +19,11 @@ is a seat, and A's score is against each copy of B apart, as ``compare`` scores 
 - ``by_feature``: A's score by what its side was dealt (trump honours, trumps more than
   the other side), and ``regression``: a logistic regression of A winning a game on its
   side's dealt-hand features against the other sides' (``sim.deal_features``), as Giacomelli (2026) regressed
-  outcomes on trump-count imbalance, its standard errors clustered by deal.
+  outcomes on trump-count imbalance, its standard errors clustered by deal. At Briscola
+  Chiamata the trumps are known only once the auction has called them, so the
+  regression takes what was dealt before it (``CHIAMATA_FEATURES``).
+- ``left_out``: the figures that mean nothing at this table, each with why (None in
+  their place): at Briscola Chiamata under ``first_lead=caller`` leading is calling.
 
 Every interval is 95%, with deals as the units (the games of a deal share its cards):
 normal intervals over per-deal means, and for the variance shares a bootstrap over deals
@@ -39,6 +43,12 @@ from sim.base.stats import Z_95
 
 BOOTSTRAP = 400
 FEATURES = ("trump_imbalance", "trump_ace", "trump_three", "points_imbalance", "leads")
+CHIAMATA_FEATURES = ("value_imbalance", "points_imbalance", "leads")  # dealt before the auction
+LEAD_FIGURES = ("a_leads", "a_follows", "lead_gain")
+LEAD_IS_CALL = (
+    "under first_lead=caller the caller leads the first trick: leading is calling, which the auction decides, "
+    "not the seating"
+)
 
 
 def luck(run) -> dict:
@@ -51,12 +61,13 @@ def luck(run) -> dict:
     a_mean = float(games["a_score"].mean())
     better_is_a = a_mean >= 0.5
     lost = (games["a_score"] < 0.5) if better_is_a else (games["a_score"] > 0.5)
-    winners = per_deal["winner_side"].agg(["min", "max"])
-    same_winner = (winners["min"] >= 0) & (winners["min"] == winners["max"])  # no draw, one side in every seating
+    winners = per_deal["winners"].agg(["min", "max"])
+    same_winner = (winners["min"] >= 0) & (winners["min"] == winners["max"])  # no draw, the same in every seating
     leads = games[games["leads"]].groupby("deal")["a_score"].mean()
     follows = games[~games["leads"]].groupby("deal")["a_score"].mean()
     deal_share, strategy_share = _variance_shares(games)
-    return {
+    left_out = games.attrs["left_out"]
+    figures = {
         "a": a,
         "b": b,
         "players": games.attrs["players"],
@@ -71,8 +82,10 @@ def luck(run) -> dict:
         "a_follows": _interval(follows),
         "lead_gain": _interval((leads - follows).dropna()),
         "by_feature": _by_feature(games),
-        "regression": _regression(games),
+        "regression": _regression(games, games.attrs["terms"]),
+        "left_out": left_out,
     }
+    return figures | dict.fromkeys(left_out)
 
 
 def luck_dict(run) -> dict:
@@ -85,9 +98,11 @@ def luck_dict(run) -> dict:
 
 def luck_games(run) -> pd.DataFrame:
     """One row per game of the comparison: ``deal``, its seating ``game``, ``a_score``,
-    ``winner_side``, side 0's ``side0_score``, whether A's side ``leads``, and what A's
-    side was dealt (``FEATURES``: against the other sides, their mean at 3 players)."""
-    from sim.present.analysis import Results, _with_a_scores, load, side_scores
+    who won (``winners``: ``_winners``), side 0's ``side0_score``, whether A's side
+    ``leads``, and what A's side was dealt (``FEATURES``: against the other sides, their
+    mean at 3 and 5 players; at 5 also ``value_imbalance``). Its ``attrs`` name the
+    regression's ``terms`` and the figures ``left_out`` at this table."""
+    from sim.present.analysis import Results, _with_a_scores, load, side_scores, standings
     from sim.present.features import deal_features
 
     run = run if isinstance(run, Results) else load(run)
@@ -96,16 +111,16 @@ def luck_games(run) -> pd.DataFrame:
         raise ValueError(f"luck reads one comparison: {run.run_kind.unpaired}")
     if "a_side" not in deals:
         raise ValueError(f"luck reads a comparison of two strategies (briscola compare), not a {run.kind} run")
-    if players == CHIAMATA:
-        raise ValueError("luck reads 2, 3, 4 and 6 players: at Briscola Chiamata the auction makes the sides")
     if run.match != "deal":
         raise ValueError(f"luck reads deal-by-deal comparisons, not matches ({run.match})")
     scored = _with_a_scores(deals)
     features = deal_features(run)
     sides, a_side, rows = n_sides(players), deals["a_side"].to_numpy(), np.arange(len(deals))
+    chiamata = players == CHIAMATA
+    prefix = "" if chiamata else "side_"  # at Briscola Chiamata a side is a seat: the auction makes the teams
 
     def a_against_others(name: str) -> np.ndarray:  # a side feature: A's side's less the others' mean
-        values = np.stack([features[f"{name}_{side}"].to_numpy(dtype=float) for side in range(sides)], axis=1)
+        values = np.stack([features[f"{prefix}{name}_{side}"].to_numpy(dtype=float) for side in range(sides)], axis=1)
         mine = values[rows, a_side]
         return mine - (values.sum(axis=1) - mine) / (sides - 1)
 
@@ -118,16 +133,32 @@ def luck_games(run) -> pd.DataFrame:
         "deal": deals["deal"].to_numpy(),
         "game": deals["game"].to_numpy(),
         "a_score": scored["a_score"].to_numpy(dtype=float),
-        "winner_side": deals["winner_side"].to_numpy(),
+        "winners": _winners(deals["winner_side"].to_numpy(), standings(deals, players), chiamata),
         "side0_score": side_scores(run)["side_0"].to_numpy(dtype=float),
         "leads": a_side == features["leader"].to_numpy() % sides,
-        "trump_imbalance": a_against_others("side_trumps"),
+        "trump_imbalance": a_against_others("trumps"),
         "trump_ace": a_holds("trump_ace"),
         "trump_three": a_holds("trump_three"),
-        "points_imbalance": a_against_others("side_dealt_points"),
+        "points_imbalance": a_against_others("dealt_points"),
     })  # fmt: skip
-    games.attrs.update(a=str(scored["a"].iloc[0]), b=str(scored["b"].iloc[0]), players=players)
+    if chiamata:
+        games["value_imbalance"] = a_against_others("hand_value")
+    lead_is_call = chiamata and run.rules.get("first_lead") == "caller"
+    terms = CHIAMATA_FEATURES if chiamata else FEATURES
+    games.attrs.update(a=str(scored["a"].iloc[0]), b=str(scored["b"].iloc[0]), players=players,
+                       terms=tuple(term for term in terms if not (lead_is_call and term == "leads")),
+                       left_out=dict.fromkeys(LEAD_FIGURES, LEAD_IS_CALL) if lead_is_call else {})  # fmt: skip
     return games
+
+
+def _winners(winner_side: np.ndarray, standing: np.ndarray, chiamata: bool) -> np.ndarray:
+    """Who won each game, as one number, -1 for a draw: the winning side; at Briscola
+    Chiamata, whose auction makes the sides anew in every seating, the seats that ended
+    above 0 game points, one bit each (-1: the deal was thrown in)."""
+    if not chiamata:
+        return winner_side
+    bits = ((standing > 0) << np.arange(standing.shape[1])).sum(axis=1)
+    return np.where(winner_side < 0, -1, bits)
 
 
 def _interval(values: pd.Series) -> dict:
@@ -169,15 +200,8 @@ def _variance_shares(games: pd.DataFrame) -> tuple[dict, dict]:
 
 def _by_feature(games: pd.DataFrame) -> pd.DataFrame:
     """A's score by what its side was dealt, deals as the units within each group."""
-    groups = {
-        "A's side holds the Ace of trumps": games["trump_ace"],
-        "A's side holds the Three of trumps": games["trump_three"],
-        "A's side leads the first trick": games["leads"],
-        "A's side was dealt more trumps": games["trump_imbalance"] > 0,
-        "A's side was dealt fewer trumps": games["trump_imbalance"] < 0,
-    }
     rows = []
-    for name, mask in groups.items():
+    for name, mask in _feature_groups(games).items():
         for held in (True, False):
             chosen = games[mask == held]
             rows.append({"feature": name, "held": held, "games": len(chosen),
@@ -185,11 +209,35 @@ def _by_feature(games: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows).rename(columns={"value": "a_score"})
 
 
-def _regression(games: pd.DataFrame) -> pd.DataFrame:
-    """Logistic regression of A winning a game (draws left out) on its side's features,
-    fitted by Newton's method; 95% intervals from standard errors clustered by deal."""
+def _feature_groups(games: pd.DataFrame) -> dict[str, pd.Series]:
+    """The groups of games ``by_feature`` shows: at Briscola Chiamata what A's seat was
+    dealt before the auction, then what it holds of the suit the auction called."""
+    if games.attrs["players"] != CHIAMATA:
+        return {
+            "A's side holds the Ace of trumps": games["trump_ace"],
+            "A's side holds the Three of trumps": games["trump_three"],
+            "A's side leads the first trick": games["leads"],
+            "A's side was dealt more trumps": games["trump_imbalance"] > 0,
+            "A's side was dealt fewer trumps": games["trump_imbalance"] < 0,
+        }
+    lead = "A leads the first trick (seat 0, first to bid)"
+    leads = {lead: games["leads"]} if "leads" in games.attrs["terms"] else {}  # not when leading is calling
+    return {
+        "A's hand is worth more than the others' mean (best suit, before the auction)": games["value_imbalance"] > 0,
+        "A was dealt more card points than the others' mean": games["points_imbalance"] > 0,
+        **leads,
+        "A holds the Ace of trumps (the suit called)": games["trump_ace"],
+        "A holds the Three of trumps (the suit called)": games["trump_three"],
+        "A holds more trumps than the others' mean (the suit called)": games["trump_imbalance"] > 0,
+    }
+
+
+def _regression(games: pd.DataFrame, terms: tuple[str, ...] = FEATURES) -> pd.DataFrame:
+    """Logistic regression of A winning a game (draws left out) on its side's features
+    ``terms``, fitted by Newton's method; 95% intervals from standard errors clustered
+    by deal."""
     decided = games[games["a_score"] != 0.5]
-    x = np.column_stack([np.ones(len(decided)), decided[list(FEATURES)].to_numpy(dtype=float)])
+    x = np.column_stack([np.ones(len(decided)), decided[list(terms)].to_numpy(dtype=float)])
     y = (decided["a_score"] > 0.5).to_numpy(dtype=float)
     beta = np.zeros(x.shape[1])
     for _ in range(25):
@@ -203,6 +251,5 @@ def _regression(games: pd.DataFrame) -> pd.DataFrame:
     bread = np.linalg.inv(x.T @ (x * (p * (1 - p))[:, None]))
     scores = pd.DataFrame(x * (y - p)[:, None]).groupby(decided["deal"].to_numpy()).sum().to_numpy()
     se = np.sqrt(np.diag(bread @ (scores.T @ scores) @ bread))
-    terms = ["intercept", *FEATURES]
-    return pd.DataFrame({"term": terms, "coef": beta, "ci_low": beta - Z_95 * se, "ci_high": beta + Z_95 * se,
-                         "odds_ratio": np.exp(beta)})  # fmt: skip
+    return pd.DataFrame({"term": ["intercept", *terms], "coef": beta, "ci_low": beta - Z_95 * se,
+                         "ci_high": beta + Z_95 * se, "odds_ratio": np.exp(beta)})  # fmt: skip

@@ -108,7 +108,7 @@ def _findings(path: Path | None, run: analysis.Results) -> dict:
 
 def _luck(run: analysis.Results) -> dict | None:
     """A comparison's luck figures (sim/present/luck.py), without its frames; None for a
-    run luck does not read (a simulation, a tournament, matches, 3 or 5 players)."""
+    run luck does not read (a simulation, a tournament, matches)."""
     from sim.present.luck import luck
 
     try:
@@ -120,7 +120,7 @@ def _luck(run: analysis.Results) -> dict | None:
 
 LUCK_LINES = (
     ("better_loses", "games the better strategy loses"),
-    ("cards_decide", "deals the cards decide (one side wins every seating)"),
+    ("cards_decide", "deals the cards decide (the same seats win every seating)"),
     ("deal_share", "variance of a game's outcome the deal explains"),
     ("strategy_share", "variance the strategies explain"),
     ("lead_gain", "what leading the first trick is worth to A"),
@@ -134,6 +134,9 @@ def _luck_lines(found: dict) -> list[str]:
     lines = [f"luck against skill (briscola luck; the better strategy is {luck['better']}), 95% intervals:"]
     for key, label in LUCK_LINES:
         figure = luck[key]
+        if figure is None:
+            lines.append(f"  {label}: left out, {luck['left_out'][key]}")
+            continue
         lines.append(f"  {label}: {figure['value']:.4f} ({figure['ci_low']:.4f} to {figure['ci_high']:.4f})")
     return lines
 

@@ -95,7 +95,7 @@ def show_luck(row: dict) -> None:
     for key, label in (
         ("a_score", "A's score"),
         ("better_loses", f"games the better ({better}) loses"),
-        ("cards_decide", "deals the cards decide (one seat wins every seating)"),
+        ("cards_decide", "deals the cards decide (the same seats win every seating)"),
         ("deal_share", "variance of a game's outcome the deal explains"),
         ("strategy_share", "variance the strategies explain"),
         ("a_leads", "A's score, its side leading the first trick"),
@@ -103,8 +103,10 @@ def show_luck(row: dict) -> None:
         ("lead_gain", "what leading first is worth to A"),
     ):
         figure = row[key]
-        table.add_row(label, f"{figure['value']:.4f}", interval((figure["ci_low"], figure["ci_high"]), "{:.4f}"))
-    _print_table(table, f"{row['players']} players, {row['deals']:,} duplicate deals")
+        if figure is not None:  # None: left out at this table (row["left_out"] says why)
+            table.add_row(label, f"{figure['value']:.4f}", interval((figure["ci_low"], figure["ci_high"]), "{:.4f}"))
+    left_out = "".join(f"; {', '.join(keys)} left out: {why}" for why, keys in _by_reason(row["left_out"]).items())
+    _print_table(table, f"{row['players']} players, {row['deals']:,} duplicate deals{left_out}")
     features = Table(title="A's score by what its side was dealt", title_justify="left")
     for column in ("dealt", "held", "games", "A's score", "95% interval"):
         features.add_column(column, justify="left" if column == "dealt" else "right", no_wrap=True)
@@ -112,7 +114,7 @@ def show_luck(row: dict) -> None:
         features.add_row(item["feature"], "yes" if item["held"] else "no", f"{item['games']:,}",
                          f"{item['a_score']:.4f}", interval((item["ci_low"], item["ci_high"]), "{:.4f}"))  # fmt: skip
     _print_table(features, "")
-    model = Table(title="Logistic regression of A winning a game (draws left out) on its side's deal, less B's",
+    model = Table(title="Logistic regression of A winning a game (draws left out) on its side's deal against the others'",
                   title_justify="left")  # fmt: skip
     for column in ("term", "coefficient", "95% interval", "odds ratio"):
         model.add_column(column, justify="left" if column == "term" else "right", no_wrap=True)
@@ -120,6 +122,14 @@ def show_luck(row: dict) -> None:
         model.add_row(item["term"], f"{item['coef']:+.4f}", interval((item["ci_low"], item["ci_high"]), "{:+.4f}"),
                       f"{item['odds_ratio']:.3f}")  # fmt: skip
     _print_table(model, "standard errors clustered by deal; docs/luck.md says what each term is")
+
+
+def _by_reason(left_out: dict[str, str]) -> dict[str, list[str]]:
+    """The figures left out, grouped by why."""
+    grouped: dict[str, list[str]] = {}
+    for key, why in left_out.items():
+        grouped.setdefault(why, []).append(key)
+    return grouped
 
 
 def show_move_costs(costs, shortfall, n_moves: int) -> None:
