@@ -29,6 +29,7 @@ import pyarrow.parquet as pq
 from sim.base.cards import trump_suits
 from sim.base.config import CHIAMATA, n_sides
 from sim.base.results import read_config
+from sim.pipeline.kinds import trace_kind
 
 
 def moves(trace) -> pd.DataFrame:
@@ -52,13 +53,14 @@ def moves(trace) -> pd.DataFrame:
     won = winners[first_trick + trick]
     hand = len(_values(table["hands"])) // max(n_deals, 1) // players if n_deals else 0
     deal_points, deal_score = _outcomes(table, players)
+    strategies = trace_kind(trace, config).trace_strategies(config, table)  # a row per traced deal, a column per seat
     frame = {"pair": table["pair"].to_numpy(zero_copy_only=False)[row]} if "pair" in table.column_names else {}
     frame["deal"] = table["deal"].to_numpy()[row]
     if "game" in table.column_names:
         frame["game"] = table["game"].to_numpy()[row]
     frame.update(
         trick=trick.astype(np.int8), order=order.astype(np.int8), seat=seat.astype(np.int8),
-        side=(seat % sides).astype(np.int8), strategy=_strategies(config, table, row, frame.get("game"), seat),
+        side=(seat % sides).astype(np.int8), strategy=strategies[row, seat],
         card=cards, trump_suit=trump_suits(table, players)[row], leads=order == 0, phase=np.where(trick >= played[row] // players - hand, "end", "stock"),
         won_trick=(won % sides) == (seat % sides) if players != CHIAMATA else won == seat,
         deal_points=deal_points[row, seat], deal_score=deal_score[row, seat],
@@ -116,26 +118,3 @@ def _outcomes(table: pa.Table, players: int) -> tuple[np.ndarray, np.ndarray]:
     side_score = np.where(side_points == top, 1.0 / shares, 0.0)
     seat_side = np.arange(players) % sides
     return side_points[:, seat_side], side_score[:, seat_side]
-
-
-def _strategies(config: dict, table: pa.Table, row: np.ndarray, games, seat: np.ndarray) -> np.ndarray:
-    """Each move's strategy: the seat's, or in a comparison (a tournament's pair) the one
-    its seating put there."""
-    if games is None:
-        names = np.array([s["name"] for s in config["strategies"]], dtype=object)
-        return names[seat]
-    seatings = config["compare"]["seatings"] if "compare" in config else config["seatings"]
-    is_a = np.array([[letter == "A" for letter in seating] for seating in seatings])[games, seat]
-    a, b = _a_and_b(config, table)
-    return np.where(is_a, a[row], b[row])
-
-
-def _a_and_b(config: dict, table: pa.Table) -> tuple[np.ndarray, np.ndarray]:
-    """A and B of each deal: the comparison's, or those of its pair (``i_j``: their
-    indices among a tournament's strategies)."""
-    if "pair" not in table.column_names:
-        n = table.num_rows
-        return np.full(n, config["compare"]["a"], dtype=object), np.full(n, config["compare"]["b"], dtype=object)
-    names = np.array(config["strategies"], dtype=object)
-    pairs = np.array([label.split("_") for label in table["pair"].to_pylist()], dtype=np.int64).reshape(-1, 2)
-    return names[pairs[:, 0]], names[pairs[:, 1]]

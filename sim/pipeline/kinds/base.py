@@ -55,6 +55,14 @@ class RunKind:
         """Why its runs of ``config`` keep no traces (``--trace``, a plan's ``trace = true``); "" if they may."""
         return "" if self.traces else f"a trace is kept by simulate, compare and tournament, not by {self.name}"
 
+    def trace_strategies(self, config: dict, table):
+        """Each row's strategy per seat in a trace of its (its metadata, its rows: an
+        Arrow table), a row per deal: the seats' strategies."""
+        import numpy as np
+
+        names = np.array([strategy["name"] for strategy in config["strategies"]], dtype=object)
+        return np.tile(names, (table.num_rows, 1))
+
     def trace_schema(self):
         """The columns of its traces (sim/base/trace.py)."""
         from sim.base.trace import trace_schema

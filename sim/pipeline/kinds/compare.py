@@ -51,6 +51,11 @@ class DuplicateDeals(RunKind):
         schema = super().trace_schema()
         return schema.insert(schema.get_field_index("deal") + 1, pa.field("game", pa.int8()))
 
+    def trace_strategies(self, config: dict, table):
+        """A and B where each game's seating puts them."""
+        a, b = (np.full(table.num_rows, config["compare"][who], dtype=object) for who in ("a", "b"))
+        return seated(config["compare"]["seatings"], table["game"].to_numpy(), a, b)
+
     def player(self, experiment, part):
         i, j = part or (0, 1)
         return DuplicatesPlayer(experiment.config, experiment.strategies[i], experiment.strategies[j])
@@ -155,6 +160,13 @@ def pair_metadata(experiment, part, tally) -> dict:
 def seating_letters(players: int) -> list[str]:
     """The seatings as a file's metadata names them: ``"AB"``, ``"BA"``, a letter per seat."""
     return ["".join(seating) for seating in seatings(players)]
+
+
+def seated(letters: list[str], games: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Each game's strategy per seat (a row per game): its A (``a``) or B (``b``) where
+    its seating (``games``, indices into ``letters``, a letter per seat) puts them."""
+    is_a = np.array([[letter == A for letter in seating] for seating in letters], dtype=bool)[games]
+    return np.where(is_a, a[:, None], b[:, None])
 
 
 def seating_config(base: RunConfig, a: str, b: str, seating: tuple[str, ...]) -> RunConfig:

@@ -8,12 +8,14 @@ import itertools
 import math
 from pathlib import Path
 
+import numpy as np
+
 from sim.base import summaries
 from sim.base.config import ConfigError
 from sim.base.files import Layout
 from sim.base.stats import PairResult
 from sim.pipeline.kinds.base import RefusedRun, Table, default_path, table_of
-from sim.pipeline.kinds.compare import DuplicateDeals, DuplicatesPlayer, seating_letters
+from sim.pipeline.kinds.compare import DuplicateDeals, DuplicatesPlayer, seated, seating_letters
 from sim.pipeline.kinds.words import run_facts, units
 
 INDEX_FILE = "_tournament.json"  # its folder's summary and status, beside a file per pair
@@ -49,6 +51,13 @@ class Tournament(DuplicateDeals):
         import pyarrow as pa
 
         return super().trace_schema().insert(0, pa.field("pair", pa.string()))
+
+    def trace_strategies(self, config: dict, table):
+        """A and B of each row's pair (``i_j``: their indices among the strategies) where
+        its game's seating puts them."""
+        names = np.array(config["strategies"], dtype=object)
+        pairs = np.array([label.split("_") for label in table["pair"].to_pylist()], dtype=np.int64).reshape(-1, 2)
+        return seated(config["seatings"], table["game"].to_numpy(), names[pairs[:, 0]], names[pairs[:, 1]])
 
     def trace_metadata(self, experiment, parts: list[str]) -> dict:
         """What its trace file says of it beside the run: the strategies (by index, as the
