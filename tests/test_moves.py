@@ -48,7 +48,7 @@ def test_a_comparisons_trace_holds_every_seating_with_its_strategies(tmp_path):
     assert (rows.set_index(["deal", "game"])["side_points_0"].sort_index() == points.sort_index()).all()
 
 
-def test_a_tournament_or_a_match_is_refused_a_trace_in_one_line(tmp_path):
+def test_a_comparison_by_matches_is_refused_a_trace_in_one_line(tmp_path):
     done = run_here("compare", "expert", "greedy", "--deals", "20", "--seed", "2", "--match", "best-of-3",
                     "--trace", tmp_path / "t.parquet", "--summary-only")  # fmt: skip
     assert done.returncode == 2 and "keeps traces deal by deal" in done.stderr and "Traceback" not in done.stderr

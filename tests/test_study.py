@@ -259,8 +259,9 @@ BAD_PLANS = [
         "key 'trace': 'yes' is not true or false",
     ),
     (
-        "seed = 1\n[[tournament]]\nname = 'x'\nstrategies = ['greedy', 'random']\ndeals = 10\ntrace = true\n",
-        "unknown key 'trace'",
+        "seed = 1\n[[tournament]]\nname = 'x'\nstrategies = ['greedy', 'random']\ndeals = 10\nmatch = 'best-of-3'\n"
+        "trace = true\n",
+        "a tournament keeps traces deal by deal, not with --match best-of-3",
     ),
     (
         "seed = 1\n[[compare]]\nname = 'x'\na = 'greedy'\nb = 'random'\ndeals = 10\nmatch = 'best-of-3'\ntrace = true\n",

@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 
 import sim
+from sim.pipeline.kinds import KINDS
 from sim.present.analysis import StudyDamaged
 from tests.helpers import run_here
 
@@ -81,3 +82,31 @@ def test_a_damaged_trace_is_named_left_out_and_played_again(made, tmp_path):
     assert code == 0 and "played again" in err, err
     pd.testing.assert_frame_equal(by_deal(sim.load(study).traces("data/players=2")),
                                   by_deal(sim.load(made / "study").traces("data/players=2")))  # fmt: skip
+
+
+ENTRIES = {  # a plan entry of each kind that traces, and its command
+    "simulate": (
+        'players = 2\nstrategies = ["expert", "greedy"]',
+        ["simulate", "--players", "2", "--strategies", "expert,greedy"],
+    ),
+    "compare": ('a = "expert"\nb = "greedy"', ["compare", "expert", "greedy"]),
+    "tournament": ('strategies = ["expert", "greedy", "random"]', ["tournament", "expert", "greedy", "random"]),
+}
+
+
+def test_every_kind_that_traces_keeps_its_commands_trace_in_a_study(tmp_path):
+    assert set(ENTRIES) == {name for name, kind in KINDS.items() if kind.traces}
+    entries = "".join(
+        f'[[{kind}]]\nname = "{kind}"\ndeals = 20\ntrace = true\n{keys}\n' for kind, (keys, _) in ENTRIES.items()
+    )
+    (tmp_path / "plan.toml").write_text("seed = 4\n" + entries)
+    done = run_here("batch", tmp_path / "plan.toml", "--out", tmp_path / "study", "--chunk-deals", "10", "--quiet")
+    assert done.returncode == 0, done.stderr
+    for kind, (_, command) in ENTRIES.items():
+        trace = tmp_path / f"{kind}.parquet"
+        done = run_here(*command, "--deals", "20", "--seed", "4", "--trace", trace, "--summary-only", "--quiet")
+        assert done.returncode == 0, done.stderr
+        expected = pd.read_parquet(trace)
+        order = [column for column in ("pair", "deal", "game") if column in expected]
+        kept = sim.load(tmp_path / "study").traces(kind).sort_values(order, ignore_index=True)
+        pd.testing.assert_frame_equal(kept, expected.sort_values(order, ignore_index=True))

@@ -58,12 +58,14 @@ def simulate(strategies, *, players: int = 2, deals: int = 10_000, seed: int = 0
 
 def tournament(strategies, *, players: int = 2, deals: int = 10_000, seed: int = 0, rules=(),
                threads: int | None = None, strategy_files=(), match: str = "deal", out: str | Path | None = None,
-               backend: str = "local", **backend_options) -> Run:  # fmt: skip
+               trace: str | Path | None = None, backend: str = "local", **backend_options) -> Run:  # fmt: skip
     """``briscola tournament``: every pair of ``strategies`` on the same duplicate deals;
-    the summary holds the score matrix and the ratings, the deals a ``pair`` column."""
+    the summary holds the score matrix and the ratings, the deals a ``pair`` column;
+    ``trace`` also keeps every game of every pair move by move, in one file
+    (``sim.moves`` reads it)."""
     experiment = make_experiment("tournament", players=players, strategies=strategies, deals=deals, seed=seed,
                                  rules=rules, threads=threads, strategy_files=strategy_files, match=match)  # fmt: skip
-    return _run(experiment, out, backend, backend_options, threads)
+    return _run(experiment, out, backend, backend_options, threads, trace)
 
 
 def batch(plan: str | Path, *, out: str | Path | None = None, resume: bool = False, chunk_deals: int | None = None,

@@ -377,6 +377,9 @@ def tournament(
     out: Annotated[
         str | None, _out_option("Dataset folder (a file per pair), or parent/ (default: under results/).")
     ] = None,
+    trace: Annotated[
+        Path | None, _out_option("Also write every game of every pair move by move, in one file (pair and game).")
+    ] = None,
     rule: RuleOption = None,
     summary_only: SummaryOnlyOption = False,
     match: MatchOption = "deal",
@@ -391,7 +394,7 @@ def tournament(
     experiment = _experiment("tournament", quiet, players=players, strategies=strategies, deals=deals, seed=seed,
                              rules=rule, threads=threads, strategy_files=strategy_file, match=match)  # fmt: skip
     how = _how(ctx, out=out, overwrite=overwrite, summary_only=summary_only, backend=backend,
-               backend_options=backend_options, threads=threads)  # fmt: skip
+               backend_options=backend_options, threads=threads, trace=trace)  # fmt: skip
     _run(experiment, how, json_output, quiet)
 
 
@@ -551,7 +554,10 @@ def luck(
 @app.command(cls=_Command)
 def analyse(
     trace: Annotated[
-        Path, typer.Argument(help="A trace file (simulate or compare --trace).", metavar="TRACE", show_default=False)
+        Path,
+        typer.Argument(
+            help="A trace file (simulate, compare or tournament --trace).", metavar="TRACE", show_default=False
+        ),
     ],
     samples: Annotated[int, typer.Option(help="The search's deals of the hidden cards per decision.", min=1)] = 16,
     rollouts: Annotated[int, typer.Option(help="Orders of the stock per sampled deal.", min=1)] = 1,

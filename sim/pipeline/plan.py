@@ -41,7 +41,10 @@ from sim.runtime.play import seat_specs
 
 TOP_KEYS = ("seed", "out", "strategy_files", *KINDS)
 COMMON_KEYS = ("name", "players", "deals", "seed", "match", "rules", "rule")
-KEYS = {name: (*COMMON_KEYS, *kind.strategy_keys, *kind.plan_keys) for name, kind in KINDS.items()}
+KEYS = {  # ``trace``: on every kind that keeps traces
+    name: (*COMMON_KEYS, *kind.strategy_keys, *kind.plan_keys, *(("trace",) if kind.traces else ()))
+    for name, kind in KINDS.items()
+}
 LIST_VALUED = ("strategies", "sprt", "rule")  # keys whose one value is a list: an axis is a list of lists
 REQUIRED = {
     name: ("name", *(("players",) if kind.players_required else ()), *kind.strategy_keys, "deals")

@@ -55,9 +55,12 @@ class RunOutcome:
                          "start-up, at every run)")  # fmt: skip
         state = "partial (interrupted)" if self.interrupted else "complete"
         kind = self.experiment.run_kind
-        if kind.folder is not None:  # a folder of parts (a tournament's pairs)
+        if kind.folder is not None:  # a folder of parts (a tournament's pairs), and one trace of them all
+            parts = f"{self.parts_done} {kind.parts_called}"
             if self.out is not None:
-                notes.append(f"wrote {self.out}: {self.parts_done} {kind.parts_called}, {state}")
+                notes.append(f"wrote {self.out}: {parts}, {state}")
+            if self.trace is not None:
+                notes.append(f"wrote {self.trace}: {parts} move by move, {state}")
             return notes
         match = self.experiment.config.match
         unit = "deals" if match == "deal" else f"{match} matches"
@@ -185,14 +188,12 @@ class FileOutput:
             raise ConfigError("--out and --trace name the same file; give two paths")
 
     def open(self) -> None:
-        out, trace = through_link(self.out), through_link(self.trace)
+        out = through_link(self.out)
         make_parent(out)
-        make_parent(trace)
         if out is not None:
             self._writers["out"] = AtomicParquetWriter(out, self.experiment.run_kind.schema(self.experiment))
-        if trace is not None:
-            schema = self.experiment.run_kind.trace_schema()
-            self._writers["trace"] = AtomicParquetWriter(trace, schema, row_group=TRACE_ROW_GROUP)
+        if self.trace is not None:
+            self._writers["trace"] = trace_writer(self.experiment, self.trace)
 
     def writers(self, part):
         return self._writers.get("out"), self._writers.get("trace")
@@ -214,52 +215,75 @@ class FileOutput:
 class FolderOutput:
     """A kind's folder (a tournament's): a file per part played and its index file,
     staged under a temporary name and put in place whole (where it points, if ``out``
-    is a link)."""
+    is a link); and a trace file of every part, a ``part_column`` naming each row's."""
 
     def __init__(self, experiment, out: Path | None, trace: Path | None, command: str | None):
-        self.experiment, self.out, self.command = experiment, out, command
+        self.experiment, self.out, self.trace, self.command = experiment, out, trace, command
         self.kind = experiment.run_kind
         self.target = through_link(out)
         self.staging = None if out is None else temporary_path(self.target, self.kind.folder)
         self.parts: list[str] = []  # the labels of the parts written
+        self.traced: list[str] = []  # and of those the trace holds (also without --out)
         self._writer = None
+        self._trace = None
 
     def check(self, overwrite: bool) -> None:
         if self.out is not None:
             check_output_path(self.out, overwrite, "--out", layout=self.kind.folder)
+        if self.trace is not None:
+            check_output_path(self.trace, overwrite, "--trace")
+        if self.out is not None and self.trace is not None and self.trace.resolve().is_relative_to(self.out.resolve()):
+            raise ConfigError(f"--trace {self.trace} is inside --out {self.out}, which holds the {self.kind.name}'s "
+                              "own files only; give a trace path outside it")  # fmt: skip
 
     def open(self) -> None:
         if self.staging is not None:
             self.staging.mkdir(parents=True)
+        if self.trace is not None:
+            self._trace = trace_writer(self.experiment, self.trace)
 
     def writers(self, part):
-        if self.staging is None:
-            return None, None
-        self._writer = AtomicParquetWriter(self.staging / self.kind.part_file(part), self.kind.schema(self.experiment))
-        return self._writer, None
+        if self.staging is not None:
+            schema = self.kind.schema(self.experiment)
+            self._writer = AtomicParquetWriter(self.staging / self.kind.part_file(part), schema)
+        return self._writer, self._trace
 
     def end_part(self, part, player, tally, done: int, partial: bool, seconds: float) -> None:
         writer, self._writer = self._writer, None
-        if writer is None:
-            return
         if done == 0 and partial:  # stopped before its first deal was done: nothing to keep
-            writer.abort()
+            if writer is not None:
+                writer.abort()
+            return
+        self.traced.append(self.kind.part_label(part))
+        if writer is None:
             return
         writer.close(part_metadata(self.experiment, part, player, tally, done, partial, seconds, self.command))
         writer.commit()
         self.parts.append(self.kind.part_label(part))
 
     def close(self, summary: dict, partial: bool, seconds: float) -> None:
-        if self.staging is None:
-            return
-        # What the command prints with --json, how the tournament ended, and the files it holds (a reader checks them).
-        record = {**summary, "status": "partial" if partial else "complete", "seconds": round(seconds, 3),
-                  "command": self.command, self.kind.parts_called: self.parts}  # fmt: skip
-        (self.staging / self.kind.index_file).write_text(json.dumps(record, indent=1))
-        replace_folder(self.staging, self.target, self.kind.folder)
+        status = {"status": "partial" if partial else "complete", "seconds": round(seconds, 3)}
+        if self._trace is not None:  # complete before the folder is put in place, in place after it
+            metadata = {**run_metadata(self.experiment.config, self.command), **status, "summary": summary}
+            self._trace.close({**metadata, **self.kind.trace_metadata(self.experiment, self.traced)})
+        if self.staging is not None:
+            # What the command prints with --json, how the tournament ended, and the files it holds (a reader checks them).
+            record = {**summary, **status, "command": self.command, self.kind.parts_called: self.parts}
+            (self.staging / self.kind.index_file).write_text(json.dumps(record, indent=1))
+            replace_folder(self.staging, self.target, self.kind.folder)
+        if self._trace is not None:
+            self._trace.commit()
 
     def abort(self) -> None:
-        if self._writer is not None:
-            self._writer.abort()
+        for writer in (self._writer, self._trace):
+            if writer is not None:
+                writer.abort()
         if self.staging is not None:
             shutil.rmtree(self.staging, ignore_errors=True)
+
+
+def trace_writer(experiment, trace: Path) -> AtomicParquetWriter:
+    """The writer of a command's trace file (where it points, if a link), its folder made."""
+    trace = through_link(trace)
+    make_parent(trace)
+    return AtomicParquetWriter(trace, experiment.run_kind.trace_schema(), row_group=TRACE_ROW_GROUP)

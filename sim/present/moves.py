@@ -1,21 +1,22 @@
 """A trace file read back as a tidy frame: one row per card played, joined to its deal's
 outcome (``sim.moves``).
 
-A trace (``briscola simulate --trace``, ``briscola compare --trace``, a plan's ``trace =
-true``) keeps each deal as lists: the hands, the stock, every card in playing order and
-every trick's winner (sim/base/trace.py). ``moves`` unfolds them:
+A trace (``--trace`` of ``briscola simulate``, ``compare`` and ``tournament``) keeps each
+deal as lists: the hands, the stock, every card in playing order and every trick's
+winner (sim/base/trace.py). ``moves`` unfolds them:
 
 >>> moves = sim.moves("results/trace.parquet")                                 # doctest: +SKIP
 >>> moves.groupby(["strategy", "phase", "leads"])["won_trick"].mean()           # doctest: +SKIP
 
-Columns: ``deal`` (and ``game``, the seating, in a comparison's trace), ``trick``,
-``order`` (0 leads the trick), ``seat``, ``side``, ``strategy``, ``card``, ``trump_suit``, ``leads``,
-``phase`` (``stock`` while cards are left to draw after the trick, ``end`` for the last
-tricks, played with what is in hand), ``won_trick`` (the seat's side took the trick), and
-the deal's outcome for the seat's side: ``deal_points`` (its card points; at Briscola
-Chiamata the seat's own) and ``deal_score`` (won 1, drawn 1/2, lost 0; at Briscola
-Chiamata by the sign of the seat's game points). The auction of Briscola Chiamata is
-not in it: its bids are in the trace's ``auction`` column.
+Columns: ``deal`` (and ``game``, the seating, in a comparison's trace; before them, in a
+tournament's, ``pair``: ``i_j``, A and B by their indices among its strategies),
+``trick``, ``order`` (0 leads the trick), ``seat``, ``side``, ``strategy``, ``card``,
+``trump_suit``, ``leads``, ``phase`` (``stock`` while cards are left to draw after the
+trick, ``end`` for the last tricks, played with what is in hand), ``won_trick`` (the
+seat's side took the trick), and the deal's outcome for the seat's side: ``deal_points``
+(its card points; at Briscola Chiamata the seat's own) and ``deal_score`` (won 1, drawn
+1/2, lost 0; at Briscola Chiamata by the sign of the seat's game points). The auction of
+Briscola Chiamata is not in it: its bids are in the trace's ``auction`` column.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ import pyarrow.parquet as pq
 from sim.base.cards import trump_suits
 from sim.base.config import CHIAMATA, n_sides
 from sim.base.results import read_config
+from sim.pipeline.kinds import trace_kind
 
 
 def moves(trace) -> pd.DataFrame:
@@ -51,12 +53,14 @@ def moves(trace) -> pd.DataFrame:
     won = winners[first_trick + trick]
     hand = len(_values(table["hands"])) // max(n_deals, 1) // players if n_deals else 0
     deal_points, deal_score = _outcomes(table, players)
-    frame = {"deal": table["deal"].to_numpy()[row]}
+    strategies = trace_kind(trace, config).trace_strategies(config, table)  # a row per traced deal, a column per seat
+    frame = {"pair": table["pair"].to_numpy(zero_copy_only=False)[row]} if "pair" in table.column_names else {}
+    frame["deal"] = table["deal"].to_numpy()[row]
     if "game" in table.column_names:
         frame["game"] = table["game"].to_numpy()[row]
     frame.update(
         trick=trick.astype(np.int8), order=order.astype(np.int8), seat=seat.astype(np.int8),
-        side=(seat % sides).astype(np.int8), strategy=_strategies(config, frame.get("game"), seat, players),
+        side=(seat % sides).astype(np.int8), strategy=strategies[row, seat],
         card=cards, trump_suit=trump_suits(table, players)[row], leads=order == 0, phase=np.where(trick >= played[row] // players - hand, "end", "stock"),
         won_trick=(won % sides) == (seat % sides) if players != CHIAMATA else won == seat,
         deal_points=deal_points[row, seat], deal_score=deal_score[row, seat],
@@ -114,14 +118,3 @@ def _outcomes(table: pa.Table, players: int) -> tuple[np.ndarray, np.ndarray]:
     side_score = np.where(side_points == top, 1.0 / shares, 0.0)
     seat_side = np.arange(players) % sides
     return side_points[:, seat_side], side_score[:, seat_side]
-
-
-def _strategies(config: dict, games, seat: np.ndarray, players: int) -> np.ndarray:
-    """Each move's strategy: the seat's, or in a comparison the one its seating put there."""
-    compare = config.get("compare")
-    if compare is None or games is None:
-        names = np.array([s["name"] for s in config["strategies"]], dtype=object)
-        return names[seat]
-    by_letter = {"A": compare["a"], "B": compare["b"]}
-    table = np.array([[by_letter[letter] for letter in seating] for seating in compare["seatings"]], dtype=object)
-    return table[games, seat]

@@ -49,6 +49,13 @@ def file_kind(path: Path, config: dict) -> RunKind:
     return kind
 
 
+def trace_kind(path: Path, config: dict) -> RunKind:
+    """The kind of a trace file: as a result file's (``file_kind``), or the kind of a
+    folder whose one trace it is (a tournament's)."""
+    kind = KINDS.get(config.get("kind"))
+    return kind if kind is not None and kind.folder is not None else file_kind(path, config)
+
+
 def folder_kind(path: Path) -> RunKind:
     """The kind whose folder ``path`` is, by the index file it holds; RefusedRun for none."""
     folders = [kind for kind in KINDS.values() if kind.folder is not None]

@@ -29,13 +29,14 @@ class RunKind:
 
     name: str
     strategy_keys: tuple[str, ...] = ("strategies",)  # its strategies' keys in a plan
-    plan_keys: tuple[str, ...] = ()  # the keys of its own, beside the common ones
+    plan_keys: tuple[str, ...] = ()  # the keys of its own, beside the common ones (and ``trace``, if it traces)
     players_required: bool = False  # a plan entry must name its table
     takes_one_string: bool = False  # its strategies may be one comma list, "a,b"
     folder = None  # its command's output: None, one result file; or a folder of this Layout (sim.base.files),
-    # then also its ``index_file``, ``part_label(part)``, ``part_file(part)``, ``parts_called`` and the
-    # reading of its folder (``listed_parts``, ``folder_summary``, ``folder_frame``): see sim/pipeline/kinds/tournament.py
-    traces: bool = False  # a study may keep its deals move by move (a plan's ``trace = true``)
+    # then also its ``index_file``, ``part_label(part)``, ``part_file(part)``, ``parts_called``, its trace
+    # file's ``trace_metadata(experiment, labels)`` and the reading of its folder (``listed_parts``,
+    # ``folder_summary``, ``folder_frame``): see sim/pipeline/kinds/tournament.py
+    traces: bool = False  # its runs may keep their deals move by move (``--trace``, a plan's ``trace = true``)
 
     def strategy_texts(self, strategies, players: int) -> list[str]:
         """Its strategies as given (a list), before they are checked."""
@@ -52,7 +53,15 @@ class RunKind:
 
     def trace_refusal(self, config) -> str:
         """Why its runs of ``config`` keep no traces (``--trace``, a plan's ``trace = true``); "" if they may."""
-        return "" if self.traces else f"a trace is kept by simulate and compare, not by {self.name}"
+        return "" if self.traces else f"a trace is kept by simulate, compare and tournament, not by {self.name}"
+
+    def trace_strategies(self, config: dict, table):
+        """Each row's strategy per seat in a trace of its (its metadata, its rows: an
+        Arrow table), a row per deal: the seats' strategies."""
+        import numpy as np
+
+        names = np.array([strategy["name"] for strategy in config["strategies"]], dtype=object)
+        return np.tile(names, (table.num_rows, 1))
 
     def trace_schema(self):
         """The columns of its traces (sim/base/trace.py)."""

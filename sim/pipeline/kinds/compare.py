@@ -38,17 +38,23 @@ class DuplicateDeals(RunKind):
     """A kind whose parts are comparisons of two of its strategies on duplicate deals."""
 
     traces = True  # every game of every deal, the seating in ``game``
+    called = "a comparison"  # in its messages
 
     def trace_refusal(self, config) -> str:
-        return (
-            "" if config.match == "deal" else f"a comparison keeps traces deal by deal, not with --match {config.match}"
-        )
+        if config.match == "deal":
+            return ""
+        return f"{self.called} keeps traces deal by deal, not with --match {config.match}"
 
     def trace_schema(self):
         import pyarrow as pa
 
         schema = super().trace_schema()
         return schema.insert(schema.get_field_index("deal") + 1, pa.field("game", pa.int8()))
+
+    def trace_strategies(self, config: dict, table):
+        """A and B where each game's seating puts them."""
+        a, b = (np.full(table.num_rows, config["compare"][who], dtype=object) for who in ("a", "b"))
+        return seated(config["compare"]["seatings"], table["game"].to_numpy(), a, b)
 
     def player(self, experiment, part):
         i, j = part or (0, 1)
@@ -79,7 +85,7 @@ class DuplicateDeals(RunKind):
 class Compare(DuplicateDeals):
     name = "compare"
     strategy_keys = ("a", "b")
-    plan_keys = ("sprt", "alpha", "beta", "trace")
+    plan_keys = ("sprt", "alpha", "beta")
 
     def check(self, labels, sprt) -> None:
         if len(labels) != 2:
@@ -145,10 +151,22 @@ def pair_metadata(experiment, part, tally) -> dict:
     i, j = part or (0, 1)
     a, b = experiment.strategies[i], experiment.strategies[j]
     sprt = experiment.sprt
-    seating_list = ["".join(s) for s in seatings(experiment.config.players)]
+    seating_list = seating_letters(experiment.config.players)
     return {
         "compare": {"a": a, "b": b, "seatings": seating_list, "sprt": None if sprt is None else sprt.to_dict(tally)}
     }
+
+
+def seating_letters(players: int) -> list[str]:
+    """The seatings as a file's metadata names them: ``"AB"``, ``"BA"``, a letter per seat."""
+    return ["".join(seating) for seating in seatings(players)]
+
+
+def seated(letters: list[str], games: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Each game's strategy per seat (a row per game): its A (``a``) or B (``b``) where
+    its seating (``games``, indices into ``letters``, a letter per seat) puts them."""
+    is_a = np.array([[letter == A for letter in seating] for seating in letters], dtype=bool)[games]
+    return np.where(is_a, a[:, None], b[:, None])
 
 
 def seating_config(base: RunConfig, a: str, b: str, seating: tuple[str, ...]) -> RunConfig:
@@ -204,9 +222,11 @@ def strategy_of(deals, who: str):
 
 
 class DuplicatesPlayer:
-    """Plays A against B on duplicate deals: every deal from every seating."""
+    """Plays A against B on duplicate deals: every deal from every seating. ``pair``: a
+    tournament's label of the pair (``i_j``), which its traces carry."""
 
-    def __init__(self, base: RunConfig, a: str, b: str):
+    def __init__(self, base: RunConfig, a: str, b: str, pair: str | None = None):
+        self.pair = pair
         self.seatings = seatings(base.players)
         self.configs = [seating_config(base, a, b, seating) for seating in self.seatings]
         from sim.runtime.play import check_seats  # here: reading a file of this kind must not load the kernels
@@ -237,7 +257,7 @@ class DuplicatesPlayer:
             if rows is not None:
                 tables.append(_with_seating(_rows(games, config), self.schema, game, seating, config.players))
             if trace is not None:
-                traces.append(_traced_game(games, game))
+                traces.append(_traced_game(games, game, self.pair))
         tally.add_games(scores)
         in_order = [("deal", "ascending"), ("game", "ascending")]
         if rows is not None:
@@ -258,16 +278,19 @@ def _play_seating(config: RunConfig, first: int, n: int, stop, trace: bool = Fal
     return play_matches(config, first, n, stop=stop)
 
 
-def _traced_game(games, game: int):
-    """A seating's traced deals as trace rows, with the seating (``game``)."""
+def _traced_game(games, game: int, pair: str | None = None):
+    """A seating's traced deals as trace rows, with the seating (``game``) and, in a
+    tournament, the pair first."""
     import pyarrow as pa
 
-    from sim.base.results import arrow_column
     from sim.base.trace import trace_table
 
     table = trace_table(games)
     column = arrow_column(np.full(table.num_rows, game, dtype=np.int8))
-    return table.add_column(table.schema.get_field_index("deal") + 1, pa.field("game", pa.int8()), column)
+    table = table.add_column(table.schema.get_field_index("deal") + 1, pa.field("game", pa.int8()), column)
+    if pair is None:
+        return table
+    return table.add_column(0, pa.field("pair", pa.string()), pa.array([pair] * table.num_rows, pa.string()))
 
 
 def _outcomes(games, config: RunConfig):

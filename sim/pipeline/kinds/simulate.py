@@ -21,7 +21,6 @@ class Simulate(RunKind):
     name = "simulate"
     players_required = True
     takes_one_string = True
-    plan_keys = ("trace",)
     traces = True
     balances_seats = False  # unless one strategy plays every seat
     who = "side 0"

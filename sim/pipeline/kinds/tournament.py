@@ -8,12 +8,14 @@ import itertools
 import math
 from pathlib import Path
 
+import numpy as np
+
 from sim.base import summaries
 from sim.base.config import ConfigError
 from sim.base.files import Layout
 from sim.base.stats import PairResult
 from sim.pipeline.kinds.base import RefusedRun, Table, default_path, table_of
-from sim.pipeline.kinds.compare import DuplicateDeals
+from sim.pipeline.kinds.compare import DuplicateDeals, DuplicatesPlayer, seated, seating_letters
 from sim.pipeline.kinds.words import run_facts, units
 
 INDEX_FILE = "_tournament.json"  # its folder's summary and status, beside a file per pair
@@ -24,9 +26,7 @@ class Tournament(DuplicateDeals):
     folder = Layout("tournament", (r"_tournament\.json", r"pair_\d+_\d+\.parquet"))
     index_file = INDEX_FILE
     file_kind = "compare"  # a pair's file is a comparison's
-
-    def trace_refusal(self, config) -> str:
-        return "a tournament keeps no traces: trace the pair you want to audit with briscola compare --trace"
+    called = "a tournament"
 
     parts_called = "pairs"
     part_column = "pair"  # the column of its rows read together that names their part
@@ -40,6 +40,31 @@ class Tournament(DuplicateDeals):
 
     def parts(self, experiment) -> list[tuple[int, int]]:
         return list(itertools.combinations(range(len(experiment.strategies)), 2))
+
+    def player(self, experiment, part):
+        i, j = part
+        return DuplicatesPlayer(experiment.config, experiment.strategies[i], experiment.strategies[j],
+                                self.part_label(part))  # fmt: skip
+
+    def trace_schema(self):
+        """A comparison's trace, its pair (``i_j``) first: every pair's games in one file."""
+        import pyarrow as pa
+
+        return super().trace_schema().insert(0, pa.field("pair", pa.string()))
+
+    def trace_strategies(self, config: dict, table):
+        """A and B of each row's pair (``i_j``: their indices among the strategies) where
+        its game's seating puts them."""
+        names = np.array(config["strategies"], dtype=object)
+        pairs = np.array([label.split("_") for label in table["pair"].to_pylist()], dtype=np.int64).reshape(-1, 2)
+        return seated(config["seatings"], table["game"].to_numpy(), names[pairs[:, 0]], names[pairs[:, 1]])
+
+    def trace_metadata(self, experiment, parts: list[str]) -> dict:
+        """What its trace file says of it beside the run: the strategies (by index, as the
+        pairs name them), the seatings (a letter per seat) and the pairs it holds."""
+        players = experiment.config.players
+        return {"kind": self.name, "strategies": list(experiment.strategies), "seatings": seating_letters(players),
+                self.parts_called: parts}  # fmt: skip
 
     def summary(self, experiment, tallies, seconds: float) -> dict:
         """Over the pairs played (a pair not begun is left out)."""
