@@ -24,14 +24,15 @@ from kernels.enums import CARD_POINTS, N_CARDS, N_FACES
 from kernels.rules_nb import trick_key_nb
 
 HAND_CARDS, TRICKS = 3, N_CARDS // 2
-TABLE_BITS = 21  # 2M entries, 40 MB per thread: a deal's nodes fit, little is overwritten
+TABLE_BITS = 21  # 2M entries, 64 MB per thread: a deal's nodes fit, little is overwritten
 EMPTY, EXACT, LOWER, UPPER = 0, 1, 2, 3  # what a table entry holds
 ENTER, NEXT_LEAD, NEXT_FOLLOW, RETURN = 0, 1, 2, 3  # steps of the search loop
 INFINITE = 1000
 
-# The transposition table: a node's full key (hand 0, leader and drawn cards in ``key``;
-# hand 1 in ``key_2``), the value or bound found, its kind, and the best lead card.
-Table = namedtuple("Table", ["key", "key_2", "value", "kind", "move"])
+# The transposition table, a row per entry (one cache line's worth, read at once): a
+# node's full key (hand 0, leader and drawn cards; hand 1), the value or bound found, and
+# its kind with the best lead card (``kind | (card + 1) << 8``).
+KEY, KEY_2, VALUE, META = range(4)
 # The stack: a row per trick of the search (``hands[d]``: the two masks), the window, the
 # best so far, the cards in the order tried (the follower's with their sort keys), where
 # each loop stands and the points the current child's trick gave player 0.
@@ -44,9 +45,7 @@ Frames = namedtuple(
 
 @njit(cache=True)
 def new_table_nb():
-    size = 1 << TABLE_BITS
-    return Table(np.zeros(size, np.uint64), np.zeros(size, np.uint64), np.zeros(size, np.int64),
-                 np.zeros(size, np.int8), np.zeros(size, np.int8))  # fmt: skip
+    return np.zeros((1 << TABLE_BITS, 4), dtype=np.int64)
 
 
 @njit(cache=True)
@@ -134,14 +133,14 @@ def _enter_nb(d, f, table, trump):
     if hand_0 == 0 and hand_1 == 0:
         f.best[d] = 0
         return RETURN
-    key = np.uint64(hand_0) | (np.uint64(f.leader[d]) << np.uint64(40)) | (np.uint64(f.drawn[d]) << np.uint64(41))
-    key_2 = np.uint64(hand_1)
-    slot = _slot_nb(key, key_2)
+    key = _key_nb(hand_0, f.leader[d], f.drawn[d])
+    slot = _slot_nb(key, hand_1)
     f.slot[d] = slot
     hint = -1
-    if table.kind[slot] != EMPTY and table.key[slot] == key and table.key_2[slot] == key_2:
-        hint = table.move[slot]
-        value, kind = table.value[slot], table.kind[slot]
+    entry = table[slot]
+    if entry[META] != EMPTY and entry[KEY] == key and entry[KEY_2] == hand_1:
+        hint = (entry[META] >> 8) - 1
+        value, kind = entry[VALUE], entry[META] & 255
         if kind == EXACT or kind == LOWER and value >= f.beta[d] or kind == UPPER and value <= f.alpha[d]:
             f.best[d] = value
             return RETURN
@@ -170,8 +169,13 @@ def _enter_nb(d, f, table, trump):
 
 
 @njit(cache=True, inline="always")
+def _key_nb(hand_0, leader, drawn):
+    return hand_0 | (leader << 40) | (drawn << 41)
+
+
+@njit(cache=True, inline="always")
 def _slot_nb(key, key_2):
-    x = key ^ (key_2 * np.uint64(0x9E3779B97F4A7C15))
+    x = np.uint64(key) ^ (np.uint64(key_2) * np.uint64(0x9E3779B97F4A7C15))
     x ^= x >> np.uint64(33)
     x *= np.uint64(0xFF51AFD7ED558CCD)
     x ^= x >> np.uint64(33)
@@ -244,12 +248,9 @@ def _store_nb(d, f, table):
         kind = UPPER
     elif best >= f.beta_0[d]:
         kind = LOWER
-    hand_0, hand_1 = f.hands[d, 0], f.hands[d, 1]
-    table.key[slot] = (
-        np.uint64(hand_0) | (np.uint64(f.leader[d]) << np.uint64(40)) | (np.uint64(f.drawn[d]) << np.uint64(41))
-    )
-    table.key_2[slot] = np.uint64(hand_1)
-    table.value[slot], table.kind[slot], table.move[slot] = best, kind, f.best_card[d]
+    entry = table[slot]
+    entry[KEY], entry[KEY_2] = _key_nb(f.hands[d, 0], f.leader[d], f.drawn[d]), f.hands[d, 1]
+    entry[VALUE], entry[META] = best, kind | ((f.best_card[d] + 1) << 8)
 
 
 @njit(cache=True, parallel=True)
@@ -263,7 +264,7 @@ def exact_pars_2p_nb(decks, leaders, pars):
         table, frames = new_table_nb(), new_frames_nb()
         stock = np.empty(N_CARDS, dtype=np.int64)
         for i in range(t, n, threads):
-            table.kind[:] = EMPTY
+            table[:, META] = EMPTY
             hand_0, hand_1 = np.int64(0), np.int64(0)
             for k in range(HAND_CARDS):
                 hand_0 |= np.int64(1) << decks[i, 2 * k]

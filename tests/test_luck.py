@@ -9,6 +9,7 @@ import pytest
 
 import sim
 from sim.present.luck import _regression, _variance_shares
+from sim.present.par import PAR_KEYS
 from tests.helpers import run_here
 
 
@@ -114,7 +115,7 @@ def test_at_5_players_the_figures_are_those_the_rows_give(chiamata):
     a_points = game_points[np.arange(len(deals)), deals["a_side"].to_numpy()]
     lost = a_points < 0 if report["better"] == "expert" else a_points > 0  # A's seat on the side that lost
     assert report["better_loses"]["value"] == pytest.approx(lost.mean())
-    assert report["deals"] == 400 and 0 < report["deal_share"]["value"] < 1 and report["left_out"] == {}
+    assert report["deals"] == 400 and 0 < report["deal_share"]["value"] < 1 and set(report["left_out"]) == set(PAR_KEYS)
     a_first = sim.luck_games(chiamata).query("leads")  # first_lead=eldest: seat 0 leads, once per deal
     assert (deals.loc[a_first.index, "a_side"] == 0).all() and len(a_first) == 400
     assert report["a_leads"]["value"] == pytest.approx(a_first["a_score"].mean())

@@ -4,6 +4,7 @@ each card's face-up value exact against plain minimax; the same position from a 
 row's deck and from the one-deal seam; a game's par costs adding up to its result; and
 the par's figures of a comparison against direct counts."""
 
+import json
 import random
 
 import numpy as np
@@ -17,6 +18,7 @@ from sim.runtime.deal import Deal
 from strategies.endgame_nb import SEAT_SIDES, new_hands_nb, new_stack_nb, search_nb
 from strategies.par_nb import face_up_values_nb, new_positions_nb, play_nb
 from strategies.solve_nb import exact_pars_2p_nb, new_frames_nb, new_table_nb, solve_2p_nb
+from tests.helpers import run_here
 from tests.test_strategies import brute_force, random_position
 
 
@@ -49,7 +51,7 @@ def test_the_solver_agrees_with_the_end_game_search(stock_size):
         cards = rng.sample(range(40), 6 + stock_size)
         hands, stock = [cards[:3], cards[3:6]], np.array(cards[6:], dtype=np.int64)
         leader, trump = rng.randrange(2), rng.randrange(4)
-        table.kind[:] = 0
+        table[:, 3] = 0
         solved = solve_2p_nb(mask(hands[0]), mask(hands[1]), leader, stock, stock_size, 0, trump, table, frames)
         work, n_hand = new_hands_nb()
         for seat, hand in enumerate(hands):
@@ -165,3 +167,15 @@ def test_the_par_of_a_comparison_and_its_figures(tmp_path):
     with pytest.raises(ValueError, match="solved at 2 players"):
         par(four)
     assert par_figures(sim.load(four)) == {}
+
+
+def test_luck_reports_the_par_at_2_players_and_says_why_not_elsewhere(tmp_path):
+    two, four = tmp_path / "two.parquet", tmp_path / "four.parquet"
+    sim.compare("expert", "greedy", players=2, deals=60, seed=5, out=two)  # enough for luck's regression
+    sim.compare("expert", "greedy", players=4, deals=60, seed=5, out=four)
+    report = sim.luck(two, par_deals=3)
+    assert report["par_deals"] == 3 and report["a_over_par"] == par_figures(sim.load(two), deals=3)["a_over_par"]
+    assert sim.luck(two, par_deals=0)["left_out"]["par_share"].endswith("(--par-deals 0)")
+    assert "2 players only" in sim.luck(four)["left_out"]["par_agrees"]
+    printed = run_here("luck", two, "--par-deals", "2", "--json")
+    assert printed.returncode == 0 and json.loads(printed.stdout)["par_deals"] == 2

@@ -530,6 +530,9 @@ def luck(
     run: Annotated[
         Path, typer.Argument(help="A comparison's result file (briscola compare).", metavar="RUN", show_default=False)
     ],
+    par_deals: Annotated[
+        int, typer.Option(help="Deals whose exact par is solved, at 2 players (about a second each); 0: none.", min=0)
+    ] = 100,
     json_output: JsonOption = False,
 ) -> None:
     """How much of a comparison do the cards decide, and what is each dealt card worth?"""
@@ -542,7 +545,7 @@ def luck(
             f"{run} {'is a folder' if run.is_dir() else 'does not exist'}; give a comparison's result file"
         )
     try:
-        row = luck_dict(run)
+        row = luck_dict(run, par_deals)
     except (ValueError, OSError) as error:
         raise ConfigError(str(error)) from error
     if json_output:

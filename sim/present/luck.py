@@ -40,6 +40,7 @@ import pandas as pd
 
 from sim.base.config import CHIAMATA, n_sides
 from sim.base.stats import Z_95
+from sim.present.par import PAR_DEALS, PAR_KEYS, par_figures
 
 BOOTSTRAP = 400
 FEATURES = ("trump_imbalance", "trump_ace", "trump_three", "points_imbalance", "leads")
@@ -51,10 +52,15 @@ LEAD_IS_CALL = (
 )
 
 
-def luck(run) -> dict:
+def luck(run, par_deals: int = PAR_DEALS) -> dict:
     """The luck report of a comparison (a ``sim.load`` result or a path): a dict of
-    figures, each ``{"value", "ci_low", "ci_high"}``, and the frames ``by_feature`` and
-    ``regression``. ValueError, naming what is wrong, for any other run."""
+    figures, each ``{"value", "ci_low", "ci_high"}``, the frames ``by_feature`` and
+    ``regression``, and at 2 players the exact par's figures over the first
+    ``par_deals`` deals (``sim.present.par.par_figures``). ValueError, naming what is
+    wrong, for any other run."""
+    from sim.present.analysis import Results, load
+
+    run = run if isinstance(run, Results) else load(run)
     games = luck_games(run)
     a, b = games.attrs["a"], games.attrs["b"]
     per_deal = games.groupby("deal")
@@ -66,7 +72,8 @@ def luck(run) -> dict:
     leads = games[games["leads"]].groupby("deal")["a_score"].mean()
     follows = games[~games["leads"]].groupby("deal")["a_score"].mean()
     deal_share, strategy_share = _variance_shares(games)
-    left_out = games.attrs["left_out"]
+    par = par_figures(run, par_deals)
+    left_out = games.attrs["left_out"] | dict.fromkeys(() if par else PAR_KEYS, _par_left_out(run.players))
     figures = {
         "a": a,
         "b": b,
@@ -84,13 +91,20 @@ def luck(run) -> dict:
         "by_feature": _by_feature(games),
         "regression": _regression(games, games.attrs["terms"]),
         "left_out": left_out,
+        **par,
     }
     return figures | dict.fromkeys(left_out)
 
 
-def luck_dict(run) -> dict:
+def _par_left_out(players: int) -> str:
+    if players != 2:
+        return "the par of a whole deal is solved at 2 players only"
+    return "no deal's par was asked for (--par-deals 0)"
+
+
+def luck_dict(run, par_deals: int = PAR_DEALS) -> dict:
     """``luck`` as JSON: the frames as lists of records (``briscola luck --json``)."""
-    report = luck(run)
+    report = luck(run, par_deals)
     return {
         key: value.to_dict("records") if isinstance(value, pd.DataFrame) else value for key, value in report.items()
     }

@@ -27,7 +27,8 @@ from sim.base.results import card_matrix
 # By players: the last cards (hands and stock) whose every card ``analyse`` values with
 # every hand face up: a decision's values in a few milliseconds at most.
 EXACT_CARDS = {2: 14, 3: 12, 4: 14, 6: 18}
-PAR_DEALS = 200  # the deals ``luck`` solves by default: about a second each on one thread
+PAR_DEALS = 100  # the deals ``luck`` solves by default: about a second each on one thread
+PAR_KEYS = ("par_agrees", "a_over_par", "par_share")  # par_figures' figures
 
 
 def par(run, deals: int | None = PAR_DEALS) -> pd.DataFrame:
@@ -86,7 +87,7 @@ def par_figures(run, deals: int = PAR_DEALS) -> dict:
         return {"value": mean, "ci_low": low, "ci_high": high, "deals": len(per_deal)}
 
     return {
-        "par_deals": len(pars),
+        "par_deals": len(pars),  # not a figure: how many deals the three are over
         "par_agrees": over_deals((winner == favoured).astype(float), decided),
         "a_over_par": over_deals(points[games, a_side] - dealt[games, a_side], np.ones(len(rows), dtype=bool)),
         "par_share": _explained_share(points[:, 0], dealt[:, 0], deal),

@@ -101,12 +101,17 @@ def show_luck(row: dict) -> None:
         ("a_leads", "A's score, its side leading the first trick"),
         ("a_follows", "A's score, B's side leading"),
         ("lead_gain", "what leading first is worth to A"),
+        ("par_agrees", "games won by the seat the par favours"),
+        ("a_over_par", "A's points over its seat's par"),
+        ("par_share", "variance of seat 0's points the par explains"),
     ):
         figure = row[key]
+        form = "{:+.2f}" if key == "a_over_par" else "{:.4f}"  # points, the rest shares and scores
         if figure is not None:  # None: left out at this table (row["left_out"] says why)
-            table.add_row(label, f"{figure['value']:.4f}", interval((figure["ci_low"], figure["ci_high"]), "{:.4f}"))
+            table.add_row(label, form.format(figure["value"]), interval((figure["ci_low"], figure["ci_high"]), form))
     left_out = "".join(f"; {', '.join(keys)} left out: {why}" for why, keys in _by_reason(row["left_out"]).items())
-    _print_table(table, f"{row['players']} players, {row['deals']:,} duplicate deals{left_out}")
+    par = f"; the par (every hand face up) over the first {row['par_deals']:,}" if row.get("par_deals") else ""
+    _print_table(table, f"{row['players']} players, {row['deals']:,} duplicate deals{par}{left_out}")
     features = Table(title="A's score by what its side was dealt", title_justify="left")
     for column in ("dealt", "held", "games", "A's score", "95% interval"):
         features.add_column(column, justify="left" if column == "dealt" else "right", no_wrap=True)
