@@ -102,6 +102,9 @@ def solve_2p_nb(hand_0, hand_1, leader, stock, n_stock, drawn, trump, table, fra
                 _push_child_nb(d, f, wins, stock, n_stock)
                 d += 1
                 step = ENTER
+                if f.drawn[d] == n_stock and _two_at_most_nb(f.hands[d, 0]) and _two_at_most_nb(f.hands[d, 1]):
+                    value = _last_tricks_nb(f.hands[d, 0], f.hands[d, 1], f.leader[d], wins)  # the commonest nodes
+                    step = RETURN
             else:  # the leader's card is valued: the follower's best answer
                 inner = f.inner[d]
                 if lead_max and inner > f.best[d] or not lead_max and inner < f.best[d]:
@@ -202,6 +205,48 @@ def _order_follows_nb(d, f, wins, trump):
     _sort_nb(f.follows[d], keys, m)
     f.n_follows[d], f.follow_at[d] = m, 0
     f.inner[d] = INFINITE if f.leader[d] == 0 else -INFINITE
+
+
+@njit(cache=True, inline="always")
+def _two_at_most_nb(hand):
+    rest = hand & (hand - 1)  # the lowest card taken away
+    return rest & (rest - 1) == 0
+
+
+@njit(cache=True)
+def _last_tricks_nb(hand_0, hand_1, leader, wins):
+    """The points player 0 takes from the last one or two tricks, both perfect, each
+    hand holding one or two cards and the stock empty: plain minimax, no table."""
+    lead_hand, follow_hand = (hand_0, hand_1) if leader == 0 else (hand_1, hand_0)
+    best = -INFINITE if leader == 0 else INFINITE
+    a_cards = lead_hand
+    while a_cards:
+        a = _lowest_card_nb(a_cards)
+        a_cards &= a_cards - 1
+        inner = INFINITE if leader == 0 else -INFINITE
+        b_cards = follow_hand
+        while b_cards:
+            b = _lowest_card_nb(b_cards)
+            b_cards &= b_cards - 1
+            winner = 1 - leader if wins[a, b] else leader
+            value = CARD_POINTS[a] + CARD_POINTS[b] if winner == 0 else 0
+            rest_lead, rest_follow = lead_hand & ~(np.int64(1) << a), follow_hand & ~(np.int64(1) << b)
+            if rest_lead:  # the last trick, its winner leading
+                last_a, last_b = (rest_lead, rest_follow) if winner == leader else (rest_follow, rest_lead)
+                c, e = _lowest_card_nb(last_a), _lowest_card_nb(last_b)
+                last_winner = winner if not wins[c, e] else 1 - winner
+                value += CARD_POINTS[c] + CARD_POINTS[e] if last_winner == 0 else 0
+            inner = min(inner, value) if leader == 0 else max(inner, value)
+        best = max(best, inner) if leader == 0 else min(best, inner)
+    return best
+
+
+@njit(cache=True, inline="always")
+def _lowest_card_nb(hand):
+    card = 0
+    while not (hand >> card) & 1:
+        card += 1
+    return card
 
 
 @njit(cache=True, inline="always")
