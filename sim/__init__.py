@@ -15,6 +15,8 @@ For notebooks (all return pandas objects; see ``sim.present.analysis`` and examp
     sim.luck(run)                 # a comparison: how much the cards decide, and what they are worth
     sim.moves("trace.parquet")    # a --trace file: a row per card played, joined to its deal's outcome
     sim.move_costs(sim.analyse("trace.parquet"))   # every move valued by the search: where A loses to B
+    sim.par_shortfall(moves)      # the points each strategy gives up against the face-up par, last tricks
+    sim.par(run)                  # 2 players: each deal's exact par, every hand face up
     run = sim.compare("expert", "greedy", players=4, deals=3000, seed=1)   # the commands, in process
     sim.simulate(...), sim.tournament(...), sim.batch("plan.toml")           # (sim.app.api)
 """
@@ -33,6 +35,8 @@ _FEATURES = {
     "moves": "moves",
     "analyse": "analyse",
     "move_costs": "analyse",
+    "par_shortfall": "analyse",
+    "par": "par",
 }
 _PLOTS = ("plot", "plot_names")
 _COMMANDS = ("simulate", "compare", "tournament", "batch")

@@ -7,8 +7,10 @@ points taken so far do not matter to the best play from here: the value is the p
 player 0 takes from the cards still out). Within a node the leader's three cards and
 the follower's three answers are tried, the most promising first: the follower's, a
 trick it takes with the most points, else the card that gives away the least; the
-leader's, its best card of an earlier visit, then the cheapest to give away. Transpositions are many: the same cards reach the
-same hands by different trick orders. A deal takes about a million nodes, 0.1-1 s
+leader's, its best card of an earlier visit, then the cheapest to give away.
+Transpositions are many: the same cards reach the same hands by different trick orders.
+The last two tricks, once the stock is empty, are played by plain minimax, without the
+table. A deal takes about a million nodes, about a second on one thread
 (benchmarks/bench_par.py).
 
 Numba's cache cannot reload a recursive function: the search keeps its own stack, a
