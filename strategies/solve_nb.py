@@ -35,6 +35,10 @@ INFINITE = 1000
 # node's full key (hand 0, leader and drawn cards; hand 1), the value or bound found, and
 # its kind with the best lead card (``kind | (card + 1) << 8``).
 KEY, KEY_2, VALUE, META = range(4)
+# What a search of one deal works with: the stock in drawing order (``n_stock`` cards),
+# the trump suit, ``wins`` (``follower_wins_table_nb``), the transposition table and the
+# stack.
+Solving = namedtuple("Solving", ["stock", "n_stock", "trump", "wins", "table", "frames"])
 # The stack: a row per trick of the search (``hands[d]``: the two masks), the window, the
 # best so far, the cards in the order tried (the follower's with their sort keys), where
 # each loop stands and the points the current child's trick gave player 0.
@@ -73,12 +77,17 @@ def follower_wins_table_nb(trump):
 
 
 @njit(cache=True)
-def solve_2p_nb(hand_0, hand_1, leader, stock, n_stock, drawn, trump, table, frames):
-    """The points player 0 takes from every card still out (both hands, ``stock[drawn:
-    n_stock]``) with best play by both, ``leader`` to open the next trick; hands as
-    40-bit masks. ``table`` (``new_table_nb``) must be cleared for each new deal."""
-    wins = follower_wins_table_nb(trump)
-    f = frames
+def new_solving_nb(stock, n_stock, trump):
+    """A search of the deal whose stock is ``stock[:n_stock]``, its table empty."""
+    return Solving(stock, n_stock, trump, follower_wins_table_nb(trump), new_table_nb(), new_frames_nb())
+
+
+@njit(cache=True)
+def solve_2p_nb(hand_0, hand_1, leader, drawn, solving):
+    """The points player 0 takes from every card still out (both hands as 40-bit masks,
+    ``stock[drawn:n_stock]``) with best play by both, ``leader`` to open the next trick.
+    ``solving``: a Solving of this deal (its table may hold earlier searches of it)."""
+    f, table, wins, n_stock = solving.frames, solving.table, solving.wins, solving.n_stock
     d = 0
     f.hands[0, 0], f.hands[0, 1], f.leader[0], f.drawn[0] = hand_0, hand_1, leader, drawn
     f.alpha[0], f.beta[0] = -INFINITE, INFINITE
@@ -86,12 +95,12 @@ def solve_2p_nb(hand_0, hand_1, leader, stock, n_stock, drawn, trump, table, fra
     step = ENTER
     while True:
         if step == ENTER:
-            step = _enter_nb(d, f, table, trump)
+            step = _enter_nb(d, f, table, solving.trump)
             if step == RETURN:
                 value = f.best[d]
         elif step == NEXT_LEAD:
             if f.lead_at[d] < f.n_leads[d] and f.alpha[d] < f.beta[d]:
-                _order_follows_nb(d, f, wins, trump)
+                _order_follows_nb(d, f, wins, solving.trump)
                 step = NEXT_FOLLOW
             else:
                 _store_nb(d, f, table)
@@ -101,7 +110,7 @@ def solve_2p_nb(hand_0, hand_1, leader, stock, n_stock, drawn, trump, table, fra
             lead_max = f.leader[d] == 0
             cut = f.inner[d] <= f.alpha[d] if lead_max else f.inner[d] >= f.beta[d]
             if f.follow_at[d] < f.n_follows[d] and not cut:
-                _push_child_nb(d, f, wins, stock, n_stock)
+                _push_child_nb(d, f, wins, solving.stock, n_stock)
                 d += 1
                 step = ENTER
                 if f.drawn[d] == n_stock and _two_at_most_nb(f.hands[d, 0]) and _two_at_most_nb(f.hands[d, 1]):
@@ -304,20 +313,17 @@ def _store_nb(d, f, table):
 def exact_pars_2p_nb(decks, leaders, pars):
     """``pars[i]``: player 0's points in deal i's exact par (``decks[i]`` in the result
     rows' layout: the hands round by round, then the stock, the briscola last; the
-    first trick led by ``leaders[i]``). One table per thread, cleared per deal."""
-    n = decks.shape[0]
-    threads = min(n, 64)
-    for t in prange(threads):
-        table, frames = new_table_nb(), new_frames_nb()
-        stock = np.empty(N_CARDS, dtype=np.int64)
-        for i in range(t, n, threads):
-            table[:, META] = EMPTY
-            hand_0, hand_1 = np.int64(0), np.int64(0)
-            for k in range(HAND_CARDS):
-                hand_0 |= np.int64(1) << decks[i, 2 * k]
-                hand_1 |= np.int64(1) << decks[i, 2 * k + 1]
-            n_stock = N_CARDS - 2 * HAND_CARDS
-            for k in range(n_stock):
-                stock[k] = decks[i, 2 * HAND_CARDS + k]
-            trump = stock[n_stock - 1] // N_FACES
-            pars[i] = solve_2p_nb(hand_0, hand_1, leaders[i], stock, n_stock, 0, trump, table, frames)
+    first trick led by ``leaders[i]``)."""
+    for i in prange(decks.shape[0]):
+        pars[i] = _deck_par_nb(decks[i], leaders[i])
+
+
+@njit(cache=True)
+def _deck_par_nb(deck, leader):
+    hand_0, hand_1 = np.int64(0), np.int64(0)
+    for k in range(HAND_CARDS):
+        hand_0 |= np.int64(1) << deck[2 * k]
+        hand_1 |= np.int64(1) << deck[2 * k + 1]
+    stock = deck[2 * HAND_CARDS :].astype(np.int64)
+    solving = new_solving_nb(stock, len(stock), stock[-1] // N_FACES)
+    return solve_2p_nb(hand_0, hand_1, leader, 0, solving)

@@ -17,7 +17,7 @@ from sim.present.par import EXACT_CARDS, exact_face_up_values, par, par_figures
 from sim.runtime.deal import Deal
 from strategies.endgame_nb import SEAT_SIDES, new_hands_nb, new_stack_nb, search_nb
 from strategies.par_nb import face_up_values_nb, new_positions_nb, play_nb
-from strategies.solve_nb import exact_pars_2p_nb, new_frames_nb, new_table_nb, solve_2p_nb
+from strategies.solve_nb import exact_pars_2p_nb, new_solving_nb, solve_2p_nb
 from tests.helpers import run_here
 from tests.test_strategies import brute_force, random_position
 
@@ -46,13 +46,11 @@ def test_the_solver_agrees_with_the_end_game_search(stock_size):
     """From trick starts with up to 16 cards left, where the end-game search (itself
     checked against minimax in test_strategies) still runs: the same points."""
     rng = random.Random(stock_size)
-    table, frames = new_table_nb(), new_frames_nb()
     for _ in range(25):
         cards = rng.sample(range(40), 6 + stock_size)
         hands, stock = [cards[:3], cards[3:6]], np.array(cards[6:], dtype=np.int64)
         leader, trump = rng.randrange(2), rng.randrange(4)
-        table[:, 3] = 0
-        solved = solve_2p_nb(mask(hands[0]), mask(hands[1]), leader, stock, stock_size, 0, trump, table, frames)
+        solved = solve_2p_nb(mask(hands[0]), mask(hands[1]), leader, 0, new_solving_nb(stock, stock_size, trump))
         work, n_hand = new_hands_nb()
         for seat, hand in enumerate(hands):
             work[seat, :3], n_hand[seat] = hand, 3
