@@ -13,6 +13,7 @@ import pytest
 import sim
 from sim.base.config import RunConfig
 from sim.base.results import card_matrix, deal_columns
+from sim.present.analyse import par_shortfall
 from sim.present.par import EXACT_CARDS, exact_face_up_values, par, par_figures
 from sim.runtime.deal import Deal
 from strategies.endgame_nb import SEAT_SIDES, new_hands_nb, new_stack_nb, search_nb
@@ -177,3 +178,14 @@ def test_luck_reports_the_par_at_2_players_and_says_why_not_elsewhere(tmp_path):
     assert "2 players only" in sim.luck(four)["left_out"]["par_agrees"]
     printed = run_here("luck", two, "--par-deals", "2", "--json")
     assert printed.returncode == 0 and json.loads(printed.stdout)["par_deals"] == 2
+
+
+def test_a_tournaments_par_shortfall_is_per_game_of_each_pair(tmp_path):
+    """A deal is played by every pair: a game is a pair's seating of it, not the deal."""
+    trace = tmp_path / "t.parquet"
+    sim.tournament(["expert", "greedy", "random"], players=2, deals=3, seed=2, out=tmp_path / "t", trace=trace)
+    moves = sim.analyse(trace, samples=2)
+    shortfall = par_shortfall(moves).set_index("strategy")["par_shortfall"]
+    per_game = moves[moves["strategy"] == "expert"].groupby(["pair", "deal", "game"])["par_cost"].sum()
+    assert shortfall["expert"] == pytest.approx(per_game.groupby("deal").mean().mean())
+    assert moves.groupby(["pair", "deal", "game"]).ngroups == 3 * 3 * 2  # pairs, deals, seatings

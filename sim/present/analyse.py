@@ -154,9 +154,9 @@ def par_shortfall(moves: pd.DataFrame) -> pd.DataFrame:
     search values exactly: its moves' ``par_cost`` added up per game, then averaged over
     the games (a row per strategy: points per game, with a 95% interval over deals, the
     unit whose games share their cards)."""
-    game = ["game"] if "game" in moves else []  # a comparison's seatings
+    game = [key for key in ("pair", "deal", "game") if key in moves]  # a tournament's pairs, their seatings
     moves = moves[moves["par_cost"].notna()]
-    per_game = moves.groupby(["strategy", "deal", *game], observed=True)["par_cost"].sum().reset_index()
+    per_game = moves.groupby(["strategy", *game], observed=True)["par_cost"].sum().reset_index()
     rows = []
     for strategy, games in per_game.groupby("strategy", observed=True):
         per_deal = games.groupby("deal")["par_cost"].mean()
