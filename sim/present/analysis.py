@@ -35,7 +35,15 @@ import pyarrow.parquet as pq
 from sim.base.config import PLAYER_COUNTS, RULE_TABLES, n_sides, side_of_seat
 from sim.base.recount import columns_of
 from sim.base.results import read_config, rows_frame
-from sim.base.stats import Z_95, CompareTally, PairResult, RunTally, anchor_of, fit_ratings, score_against_copies
+from sim.base.stats import (
+    CompareTally,
+    PairResult,
+    RunTally,
+    anchor_of,
+    fit_ratings,
+    mean_interval,
+    score_against_copies,
+)
 from sim.base.stats import score_matrix as stats_score_matrix
 from sim.base.version import __version__
 from sim.pipeline.kinds import file_kind, folder_kind, kind_of
@@ -667,10 +675,8 @@ def caller_by_strength(run: Results, width: int = 10) -> pd.DataFrame:
 
 
 def _mean_interval(values: pd.Series) -> dict:
-    n = len(values)
-    mean = float(values.mean()) if n else float("nan")
-    half = Z_95 * float(values.std(ddof=0)) / np.sqrt(n) if n > 1 else float("nan")  # as the CLI
-    return {"games": n, "score": mean, "ci_low": mean - half, "ci_high": mean + half}
+    mean, low, high = mean_interval(values, ddof=0)  # as the CLI
+    return {"games": len(values), "score": mean, "ci_low": low, "ci_high": high}
 
 
 def _checked(run: Results) -> Results:

@@ -39,7 +39,7 @@ import numpy as np
 import pandas as pd
 
 from sim.base.config import CHIAMATA, n_sides
-from sim.base.stats import Z_95
+from sim.base.stats import Z_95, mean_interval
 from sim.present.par import PAR_DEALS, PAR_KEYS, par_figures
 
 BOOTSTRAP = 400
@@ -177,10 +177,8 @@ def _winners(winner_side: np.ndarray, standing: np.ndarray, chiamata: bool) -> n
 
 def _interval(values: pd.Series) -> dict:
     """Mean and 95% normal interval of independent values (one per deal)."""
-    n = len(values)
-    mean = float(values.mean()) if n else float("nan")
-    half = Z_95 * float(values.std(ddof=1)) / float(np.sqrt(n)) if n > 1 else float("nan")
-    return {"value": mean, "ci_low": mean - half, "ci_high": mean + half, "deals": n}
+    mean, low, high = mean_interval(values)
+    return {"value": mean, "ci_low": low, "ci_high": high, "deals": len(values)}
 
 
 def _over_deals(values: pd.Series, deal: pd.Series) -> dict:
