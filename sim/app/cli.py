@@ -592,6 +592,51 @@ def analyse(
         show_move_costs(costs, shortfall, len(moves))
 
 
+@app.command(cls=_Command)
+def play(
+    port: Annotated[int, typer.Option(help="The port to serve the page on.", min=1, max=65535)] = 8765,
+    host: Annotated[
+        str, typer.Option(help="The address to bind: 127.0.0.1 keeps the page to this machine; 0.0.0.0 opens it.")
+    ] = "127.0.0.1",
+    no_browser: Annotated[bool, _flag("--no-browser", "Do not open the page in a browser.")] = False,
+    strategy_file: StrategyFileOption = None,
+) -> None:
+    """Play a deal in your browser, at any table, against and beside any strategies."""
+    from sim.base.config import ConfigError
+
+    try:
+        import uvicorn
+
+        from sim.web.server import create_app
+    except ImportError as error:
+        raise ConfigError(
+            f"briscola play needs the web extra ({error.name} is missing): pip install -e '.[web]'"
+        ) from error
+    _check_port_free(host, port)
+    url = f"http://{'127.0.0.1' if host == '0.0.0.0' else host}:{port}/"
+    reach = "only this machine can reach it" if host in ("127.0.0.1", "localhost") else "other machines can reach it"
+    print(f"serving the table on {url} (bound to {host}: {reach}); Ctrl-C stops", file=sys.stderr, flush=True)
+    if not no_browser:
+        import webbrowser
+
+        webbrowser.open(url)
+    uvicorn.run(create_app(tuple(str(p) for p in strategy_file or ())), host=host, port=port, log_level="warning")
+
+
+def _check_port_free(host: str, port: int) -> None:
+    import socket
+
+    from sim.base.config import ConfigError
+
+    with socket.socket() as probe:
+        try:
+            probe.bind((host, port))
+        except OSError as error:
+            raise ConfigError(
+                f"cannot serve on {host}:{port} ({error.strerror}); give another --port or --host"
+            ) from error
+
+
 @app.command("strategies", cls=_Command)
 def list_strategies(
     strategy_file: StrategyFileOption = None,

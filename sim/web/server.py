@@ -1,0 +1,127 @@
+"""``briscola play``'s web server (Starlette): the page, and a small JSON API over
+``PersonTable``s held in memory, one per table started.
+
+- ``GET /``: the page (``static/index.html``: plain HTML and JavaScript, no build step).
+- ``POST /api/tables`` with ``{"players", "seat", "others", "seed", "deal", "rules"}``:
+  a new table; answers ``{"id", "seen"}``.
+- ``GET /api/tables/{id}``: what the person's seat sees now.
+- ``POST /api/tables/{id}/play`` with ``{"decision"}``: the person's card (``1D``), bid or
+  call; answers what the seat sees once the strategies have replied.
+
+Every answer to a bad request is a 4xx with ``{"error": "..."}`` in one line, never a
+traceback: 400 for what the request got wrong (and what is valid), 404 for a table that
+is not there, 409 for a strategy that failed while playing on (the page shows it).
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+from pathlib import Path
+
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import FileResponse, JSONResponse
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from sim.base.config import BAD_INPUT, IllegalDecisionError, Rules, parse_rules
+from sim.web.table import PersonTable
+
+STATIC = Path(__file__).parent / "static"
+MAX_TABLES = 1000  # tables kept in memory; the oldest goes first
+NEW_TABLE_KEYS = {"players", "seat", "others", "seed", "deal", "rules"}
+
+
+class BadRequest(Exception):
+    """What a request got wrong, in one line."""
+
+
+def create_app(strategy_files=()) -> Starlette:
+    """The server's app: its tables live as long as it does."""
+    tables: dict[str, PersonTable] = {}
+
+    async def new_table(request: Request) -> JSONResponse:
+        asked = await _json(request)
+        unknown = set(asked) - NEW_TABLE_KEYS
+        if unknown:
+            raise BadRequest(f"unknown keys {sorted(unknown)}; valid: {sorted(NEW_TABLE_KEYS)}")
+        players = _int(asked, "players", 2)
+        table = PersonTable.new(
+            players=players, seat=_int(asked, "seat", 0), others=asked.get("others", "expert"),
+            rules=_rules(asked.get("rules", {}), players), seed=_int(asked, "seed", secrets.randbelow(2**31)),
+            deal=_int(asked, "deal", 0), strategy_files=strategy_files,
+        )  # fmt: skip
+        if len(tables) >= MAX_TABLES:
+            tables.pop(next(iter(tables)))
+        key = secrets.token_urlsafe(9)
+        tables[key] = table
+        return JSONResponse({"id": key, "seen": table.seen()})
+
+    async def seen(request: Request) -> JSONResponse:
+        return JSONResponse(_table(tables, request).seen())
+
+    async def play(request: Request) -> JSONResponse:
+        table = _table(tables, request)
+        asked = await _json(request)
+        if "decision" not in asked:
+            raise BadRequest('give {"decision": CARD} (a card such as "1D"; at an auction a level, -1 to pass)')
+        table.play(asked["decision"])
+        return JSONResponse(table.seen())
+
+    async def page(request: Request) -> FileResponse:
+        return FileResponse(STATIC / "index.html")
+
+    routes = [
+        Route("/", page),
+        Route("/api/tables", new_table, methods=["POST"]),
+        Route("/api/tables/{key}", seen),
+        Route("/api/tables/{key}/play", play, methods=["POST"]),
+        Mount("/static", StaticFiles(directory=STATIC), name="static"),
+    ]
+    handlers = {BadRequest: _refused(400), **dict.fromkeys(BAD_INPUT, _refused(400)),
+                IllegalDecisionError: _refused(409), HTTPException: _http_error, Exception: _refused(500)}  # fmt: skip
+    return Starlette(routes=routes, exception_handlers=handlers)
+
+
+def _refused(status: int):
+    async def handler(request: Request, error: Exception) -> JSONResponse:
+        text = str(error) if status != 500 else f"the server failed: {type(error).__name__}: {error}"
+        return JSONResponse({"error": " ".join(text.split())}, status_code=status)
+
+    return handler
+
+
+async def _http_error(request: Request, error: HTTPException) -> JSONResponse:
+    return JSONResponse({"error": error.detail}, status_code=error.status_code)
+
+
+async def _json(request: Request) -> dict:
+    try:
+        asked = json.loads(await request.body() or b"{}")
+    except (json.JSONDecodeError, UnicodeDecodeError) as error:
+        raise BadRequest(f"the request's body is not JSON: {error}") from error
+    if not isinstance(asked, dict):
+        raise BadRequest("the request's body must be a JSON object")
+    return asked
+
+
+def _table(tables: dict, request: Request) -> PersonTable:
+    key = request.path_params["key"]
+    if key not in tables:
+        raise HTTPException(404, f"no table {key!r} here: start one with POST /api/tables")
+    return tables[key]
+
+
+def _int(asked: dict, key: str, default: int) -> int:
+    value = asked.get(key, default)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise BadRequest(f"{key} must be a whole number, not {value!r}")
+    return value
+
+
+def _rules(asked, players: int) -> Rules:
+    if not isinstance(asked, dict):
+        raise BadRequest('rules must be an object such as {"signals": "trumps"}')
+    return parse_rules([f"{key}={value}" for key, value in asked.items()], players)

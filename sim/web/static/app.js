@@ -1,0 +1,137 @@
+// The page of `briscola play`: starts a table, shows what the person's seat sees, sends
+// its decisions, animates the strategies' replies at the chosen pace, and replays the
+// whole deal once it is over. Everything it shows comes from the server's answers:
+// the server sends no card this seat may not see until the deal ends.
+"use strict";
+
+const SUITS = { D: "Denari", C: "Coppe", S: "Spade", B: "Bastoni" };
+const FACES = ["", "Asso", "Due", "Tre", "Quattro", "Cinque", "Sei", "Sette", "Fante", "Cavallo", "Re"];
+let table = null;     // { id, seen }
+let shownPlays = 0;   // cards of `seen.played` already shown
+let pace = 400;
+
+const $ = (id) => document.getElementById(id);
+const say = (text, error = false) => { $("status").textContent = text; $("status").className = error ? "error" : ""; };
+const cardName = (code) => `${FACES[parseInt(code, 10)]} di ${SUITS[code.slice(-1)]}`;
+const sleep = (ms) => new Promise((done) => setTimeout(done, ms));
+
+function cardElement(code, tag = "span", trumpSuit = -1) {
+  const element = document.createElement(tag);
+  element.className = "card";
+  element.textContent = code;
+  element.title = cardName(code);
+  if ("DCSB".indexOf(code.slice(-1)) === trumpSuit) element.classList.add("trump");
+  return element;
+}
+
+async function api(path, body) {
+  const response = await fetch(path, body === undefined ? {} : {
+    method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
+  const answer = await response.json();
+  if (!response.ok) throw new Error(answer.error || `the server answered ${response.status}`);
+  return answer;
+}
+
+async function start(event) {
+  event.preventDefault();
+  const form = new FormData($("start"));
+  const asked = { players: Number(form.get("players")), seat: Number(form.get("seat")),
+                  others: form.get("others").split(",").map((name) => name.trim()).filter(Boolean) };
+  if (form.get("seed") !== "") asked.seed = Number(form.get("seed"));
+  pace = Number(form.get("pace") || 0);
+  try {
+    const made = await api("/api/tables", asked);
+    table = { id: made.id, seen: made.seen };
+    shownPlays = 0;
+    $("game").hidden = false;
+    $("replay").hidden = true;
+    await show(made.seen);
+  } catch (error) { say(error.message, true); }
+}
+
+async function decide(decision) {
+  try {
+    await show(await api(`/api/tables/${table.id}/play`, { decision }));
+  } catch (error) { say(error.message, true); }
+}
+
+async function show(seen) {
+  table.seen = seen;
+  $("hand").replaceChildren();  // no card to click while the others' cards come in
+  while (shownPlays < seen.played.length) {  // the strategies' replies, one by one
+    const [seat, card] = seen.played[shownPlays++];
+    const line = document.createElement("div");
+    line.textContent = `${seat === seen.seat ? "you" : `seat ${seat} (${seen.names[seat]})`}: ${cardName(card)}`;
+    $("log").prepend(line);
+    if (seat !== seen.seat && pace > 0) await sleep(pace);
+  }
+  drawInfo(seen);
+  $("table").replaceChildren(...seen.table.map((code) => cardElement(code, "span", seen.trump_suit)));
+  drawAuction(seen);
+  drawHand(seen);
+  if (seen.done) drawReplay(seen);
+}
+
+function drawInfo(seen) {
+  const trump = seen.trump_suit >= 0 ? Object.values(SUITS)[seen.trump_suit] : "not called yet";
+  const faceUp = seen.briscola || seen.face_up;
+  const partners = Object.entries(seen.partner_hands).map(([seat, cards]) => `seat ${seat}: ${cards.join(" ")}`);
+  $("info").textContent = [
+    `You are seat ${seen.seat} of ${seen.players}.`, `Trump: ${trump}${faceUp ? ` (${cardName(faceUp)})` : ""}.`,
+    `Stock: ${seen.stock_size}.`, `Points: ${seen.points.join(" / ")}.`,
+    partners.length ? `Partners' cards: ${partners.join("; ")}.` : "",
+  ].join(" ");
+  if (seen.done) say(`The deal is over: ${seen.outcomes[seen.seat] > 0 ? "you won" :
+                      seen.outcomes[seen.seat] < 0 ? "you lost" : "a draw"}.`);
+  else if (seen.to_move === seen.seat) say(seen.phase === "play" ? "Your card (click it, or press 1-8)." :
+                                           seen.phase === "bid" ? "Your bid." : "Call a card.");
+}
+
+function drawHand(seen) {
+  const mine = seen.to_move === seen.seat && seen.phase === "play";
+  $("hand").replaceChildren(...seen.hand.map((code) => {
+    const button = cardElement(code, "button", seen.trump_suit);
+    button.disabled = !mine || !seen.legal.includes(code);
+    button.addEventListener("click", () => decide(code));
+    return button;
+  }));
+}
+
+function drawAuction(seen) {
+  const box = $("auction");
+  box.hidden = !seen.auction || seen.phase === "play" || seen.done;
+  if (box.hidden) return;
+  box.replaceChildren();
+  const title = document.createElement("p");
+  title.textContent = `Highest bid: ${seen.auction.bid < 0 ? "none" : `${seen.auction.bid} by seat ${seen.auction.bidder}`}.`;
+  box.append(title);
+  if (seen.to_move !== seen.seat) return;
+  for (const option of seen.legal) {
+    const button = document.createElement("button");
+    button.textContent = seen.phase === "bid" ? (option < 0 ? "pass" : `bid ${option}`) : option;
+    button.addEventListener("click", () => decide(option));
+    box.append(button);
+  }
+}
+
+function drawReplay(seen) {
+  const box = $("replay");
+  box.hidden = false;
+  box.replaceChildren();
+  const title = document.createElement("h2");
+  title.textContent = "The whole deal";
+  box.append(title);
+  seen.deal.hands.forEach((hand, seat) => {
+    const line = document.createElement("div");
+    line.append(`seat ${seat} (${seen.names[seat]}): `, ...hand.map((code) => cardElement(code, "span", seen.trump_suit)));
+    box.append(line);
+  });
+}
+
+document.addEventListener("keydown", (event) => {
+  if (!table || table.seen.to_move !== table.seen.seat || table.seen.phase !== "play") return;
+  const index = Number(event.key) - 1;
+  const code = table.seen.hand[index];
+  if (code && table.seen.legal.includes(code)) decide(code);
+});
+$("start").addEventListener("submit", start);

@@ -1,0 +1,133 @@
+"""A table for a person: one deal at any table, one seat played by a person, every other
+seat by its strategy.
+
+``PersonTable`` holds a one-deal seam (``sim.runtime.deal.Deal``) whose person's seat is
+driven from outside (its bids and its call too, at Briscola Chiamata). What it shows,
+``seen()``, is built from that seat's own view alone: its hand, the public play, the
+face-up card, its partners' cards and signals where the rules show them, the auction.
+Once the deal is over it shows the whole deal (``deal``: every hand and the stock), as
+the page's replay needs. Cards are named as people write them (``1D`` the Ace of Denari,
+``10B`` the King of Bastoni: ``sim.base.cards.short_name``), so no number in a message
+can be mistaken for a card.
+
+>>> table = PersonTable.new(players=2, seat=0, others=["greedy"], seed=3)
+>>> shown = table.seen()
+>>> shown["to_move"], len(shown["hand"]), sorted(shown["legal"]) == sorted(shown["hand"])
+(0, 3, True)
+>>> while not table.done:
+...     table.play(table.seen()["legal"][0])
+>>> sum(table.seen()["points"]), len(table.seen()["deal"]["hands"][1])
+(120, 3)
+"""
+
+from __future__ import annotations
+
+from sim.base.cards import parse_card, short_name
+from sim.base.config import CHIAMATA, ConfigError, Rules, RunConfig
+from sim.runtime.deal import Deal
+
+PERSON = "person"  # the name of the person's seat in what a table shows and records
+STAND_IN = "random"  # the strategy the seam is given for the person's seat: never asked
+
+
+class PersonTable:
+    """One deal: ``seat`` played by a person, the others by ``others`` (one strategy per
+    other seat, in seat order, or one for all)."""
+
+    def __init__(self, deal: Deal, seat: int, names: list[str]):
+        self._deal, self.seat, self.names = deal, seat, names
+
+    @classmethod
+    def new(cls, players: int, seat: int, others, rules: Rules | None = None, seed: int = 0, deal: int = 0,
+            strategy_files=()) -> PersonTable:  # fmt: skip
+        others = [others] if isinstance(others, str) else list(others)
+        if len(others) == 1:
+            others = others * (players - 1)
+        if len(others) != players - 1:
+            raise ConfigError(f"{len(others)} strategies for the other {players - 1} seats: give one, or one per seat")
+        if not 0 <= seat < players:
+            raise ConfigError(f"seat {seat} is not at a table of {players}: valid seats are 0..{players - 1}")
+        names = [*others[:seat], PERSON, *others[seat:]]
+        strategies = tuple(STAND_IN if name == PERSON else name for name in names)
+        config = RunConfig(players=players, strategies=strategies, deals=1, seed=seed, rules=rules or Rules(),
+                           threads=1, strategy_files=tuple(map(str, strategy_files)))  # fmt: skip
+        return cls(Deal.new(config, deal=deal, outside=[seat], auction_outside=True), seat, names)
+
+    @property
+    def done(self) -> bool:
+        return self._deal.done
+
+    def play(self, decision) -> None:
+        """The person's decision: a card (its code or name, ``1D``), or at Briscola
+        Chiamata a bid (a level, -1 to pass) or the called card. ConfigError (the deal
+        unchanged) when it is not the person's turn or the decision is not legal."""
+        if self._deal.to_move != self.seat:
+            raise ConfigError("it is not your turn" if not self.done else "the deal is over")
+        if self._deal.phase == "bid":
+            self._deal.play(int(decision))
+        else:
+            self._deal.play(parse_card(str(decision)))
+
+    def seen(self) -> dict:
+        """What the person's seat sees now, JSON-ready; once the deal is over, all of it."""
+        view = self._deal.view(self.seat)[0]
+        players = int(view["players"])
+        shown = {
+            "players": players, "seat": self.seat, "names": self.names, "phase": self._deal.phase,
+            "to_move": self._deal.to_move, "done": self.done,
+            "hand": _cards(view["hand"][: view["n_hand"]]),
+            "table": _cards(view["table"][: view["n_table"]]), "leader": int(view["leader"]),
+            "trick": int(view["trick"]), "trump_suit": int(view["trump_suit"]),
+            "briscola": _card(view["briscola"]), "face_up": _card(view["face_up"]),
+            "face_up_holder": int(view["face_up_holder"]), "removed_two": _card(view["removed_two"]),
+            "stock_size": int(view["stock_size"]), "points": [int(p) for p in view["points"][:players]],
+            "played": [[int(view["played_by"][card]), short_name(int(card))]
+                       for card in view["history"][: view["n_played"]]],
+            "trick_winners": [int(s) for s in view["trick_winners"] if s >= 0],
+            "partner_hands": {str(s): _cards(view["partner_hands"][s]) for s in range(players)
+                              if view["partner_hands"][s, 0] >= 0},
+            "partner_trumps": {str(s): int(view["partner_trumps"][s]) for s in range(players)
+                               if view["partner_trumps"][s] >= 0},
+        }  # fmt: skip
+        if players == CHIAMATA:
+            shown["auction"] = _auction(view)
+        if self._deal.to_move == self.seat:
+            legal = self._deal.legal()
+            shown["legal"] = legal if self._deal.phase == "bid" else _cards(legal)
+        if self.done:
+            shown["outcomes"] = self._deal.outcomes
+            shown["deal"] = _whole_deal(self._deal.trace())
+        return shown
+
+
+def _card(code) -> str | None:
+    return short_name(int(code)) if code >= 0 else None
+
+
+def _cards(codes) -> list[str]:
+    return [short_name(int(code)) for code in codes if code >= 0]
+
+
+def _auction(view) -> dict:
+    players = int(view["players"])
+    return {
+        "bid": int(view["bid"]), "bidder": int(view["bidder"]), "max_bid": int(view["max_bid"]),
+        "seat_bids": [int(b) for b in view["seat_bids"][:players]],
+        "passed": [bool(p) for p in view["passed"][:players]],
+        "caller": int(view["caller"]), "called": _card(view["called"]), "target": int(view["target"]),
+        "partner": int(view["partner"]),
+    }  # fmt: skip
+
+
+def _whole_deal(trace: dict) -> dict:
+    """The finished deal as the replay shows it: every hand as dealt, the stock in drawing
+    order (the face-up briscola last), and every card played in order."""
+    players = int(trace["players"])
+    hands = list(trace["hands"])
+    size = len(hands) // players
+    stock = [*trace["stock"], trace["briscola"]] if players != CHIAMATA else []
+    return {
+        "hands": [_cards(hands[seat * size : (seat + 1) * size]) for seat in range(players)],
+        "stock": _cards(stock), "plays": _cards(trace["plays"]),
+        "auction": [int(a) for a in trace["auction"]],
+    }  # fmt: skip
