@@ -14,6 +14,7 @@ const $ = (id) => document.getElementById(id);
 const say = (text, error = false) => { $("status").textContent = text; $("status").className = error ? "error" : ""; };
 const cardName = (code) => `${FACES[parseInt(code, 10)]} di ${SUITS[code.slice(-1)]}`;
 const sleep = (ms) => new Promise((done) => setTimeout(done, ms));
+const busy = (yes) => document.body.setAttribute("aria-busy", yes ? "true" : "false");  // tests wait on it
 
 function cardElement(code, tag = "span", trumpSuit = -1) {
   const element = document.createElement(tag);
@@ -39,6 +40,7 @@ async function start(event) {
                   others: form.get("others").split(",").map((name) => name.trim()).filter(Boolean) };
   if (form.get("seed") !== "") asked.seed = Number(form.get("seed"));
   pace = Number(form.get("pace") || 0);
+  busy(true);
   try {
     const made = await api("/api/tables", asked);
     table = { id: made.id, seen: made.seen };
@@ -46,13 +48,14 @@ async function start(event) {
     $("game").hidden = false;
     $("replay").hidden = true;
     await show(made.seen);
-  } catch (error) { say(error.message, true); }
+  } catch (error) { say(error.message, true); } finally { busy(false); }
 }
 
 async function decide(decision) {
+  busy(true);
   try {
     await show(await api(`/api/tables/${table.id}/play`, { decision }));
-  } catch (error) { say(error.message, true); }
+  } catch (error) { say(error.message, true); } finally { busy(false); }
 }
 
 async function show(seen) {

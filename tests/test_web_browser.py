@@ -1,0 +1,118 @@
+"""``briscola play`` in a real browser: Playwright driving Debian's Chromium plays a whole
+deal at every table by clicking, as a person would; every answer the page received, and
+the page's own text at each of the person's turns, hold no card the seat may not see.
+Screenshots go to docs/images with BRISCOLA_SCREENSHOTS=1 (for the docs).
+
+Chromium comes from Debian (``apt-get install chromium``): Playwright's own download
+cannot reach its host from these machines. Without it the tests skip, saying so.
+"""
+
+import json
+import os
+import re
+import shutil
+import socket
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("uvicorn", reason="the web extra is not installed: pip install -e '.[web]'")
+playwright = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (the test extra has it)")
+
+from sim.base.cards import short_name  # noqa: E402
+from tests.helpers import REPO  # noqa: E402
+from tests.test_web_table import hidden_cards  # noqa: E402
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="no Chromium here: apt-get install chromium (CI does)")
+
+
+@pytest.fixture(scope="module")
+def served():
+    """The app in this process (its tables seen from inside), served by uvicorn on a thread."""
+    import uvicorn
+
+    import sim.web.server as server
+
+    made, answers = [], []
+    original_new, original_seen = server.PersonTable.new, server.PersonTable.seen
+
+    def new(*args, **kwargs):
+        made.append(original_new(*args, **kwargs))
+        return made[-1]
+
+    def seen(table):  # every answer, with what its seat may not see at that moment
+        shown = original_seen(table)
+        answers.append((json.dumps(shown), set() if table.done else hidden_cards(table)))
+        return shown
+
+    server.PersonTable.new, server.PersonTable.seen = staticmethod(new), seen
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    uvicorn_server = uvicorn.Server(
+        uvicorn.Config(server.create_app(), host="127.0.0.1", port=port, log_level="warning")
+    )
+    thread = threading.Thread(target=uvicorn_server.run, daemon=True)
+    thread.start()
+    while not uvicorn_server.started:
+        time.sleep(0.05)
+    yield f"http://127.0.0.1:{port}/", made, answers
+    uvicorn_server.should_exit = True
+    thread.join(timeout=10)
+    server.PersonTable.new, server.PersonTable.seen = original_new, original_seen
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with playwright.sync_playwright() as driver:
+        launched = driver.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        yield launched
+        launched.close()
+
+
+def shot(page, name: str, tmp_path: Path) -> None:
+    folder = REPO / "docs" / "images" if os.environ.get("BRISCOLA_SCREENSHOTS") else tmp_path
+    folder.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(folder / f"{name}.png"), full_page=True)
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 5, 6])
+def test_a_whole_deal_by_clicking_shows_no_hidden_card(served, browser, players, tmp_path):
+    url, made, answers = served
+    page = browser.new_page()
+    received = []
+    page.on("response", lambda r: received.append(r.text()) if "/api/" in r.url and r.ok else None)
+    page.goto(url)
+    page.select_option("select[name=players]", str(players))
+    page.fill("input[name=seat]", "1")
+    page.fill("input[name=others]", "greedy")
+    page.fill("input[name=seed]", str(40 + players))
+    page.fill("input[name=pace]", "0")
+    page.click("button[type=submit]")
+    decisions = 0
+    while True:
+        page.wait_for_function("() => document.body.getAttribute('aria-busy') === 'false'")  # answered, drawn
+        status = page.inner_text("#status")
+        assert "error" not in (page.get_attribute("#status", "class") or ""), status
+        table = made[-1]
+        if "over" in status:
+            break
+        text = page.inner_text("body")
+        leaked = [short_name(c) for c in hidden_cards(table) if re.search(rf"\b{short_name(c)}\b", text)]
+        assert not leaked, (players, leaked)
+        if decisions == 2 and players in (2, 4):
+            shot(page, f"play-{players}p", tmp_path)
+        target = "#hand button:not([disabled])" if "card" in status else "#auction button"
+        page.locator(target).first.click()
+        decisions += 1
+    assert decisions >= 3 and "The whole deal" in page.inner_text("#replay")
+    shot(page, f"play-{players}p-over", tmp_path)
+    checked = [json.loads(text) for text, _ in answers]
+    for body in map(json.loads, received):  # the page got only answers the server checked while making them
+        assert body.get("seen", body) in checked
+    for text, hidden in answers:
+        assert not [c for c in hidden if f'"{short_name(c)}"' in text]
+    page.close()
