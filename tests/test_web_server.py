@@ -92,3 +92,18 @@ def test_the_page_and_its_script_are_served(client):
     page = client.get("/")
     assert page.status_code == 200 and "/static/app.js" in page.text
     assert client.get("/static/app.js").status_code == 200
+
+
+def test_the_moves_are_valued_once_the_deal_is_over(client):
+    made = client.post("/api/tables", json={"players": 2, "seat": 0, "others": "expert", "seed": 12}).json()
+    early = client.get(f"/api/tables/{made['id']}/analysis")
+    assert early.status_code == 400 and "not over" in early.json()["error"]
+    seen = made["seen"]
+    while not seen["done"]:
+        seen = client.post(f"/api/tables/{made['id']}/play", json={"decision": seen["legal"][0]}).json()
+    moves = client.get(f"/api/tables/{made['id']}/analysis").json()["moves"]
+    assert len(moves) == 40 and sum(m["strategy"] == "person" for m in moves) == 20
+    assert [m["card"] for m in moves] == seen["deal"]["plays"]
+    assert all(m["score_cost"] >= 0 and m["verdict"] in {"best", "good", "inaccuracy", "mistake", "blunder"}
+               for m in moves)  # fmt: skip
+    assert all(m["par_cost"] is not None for m in moves[-14:]) and moves[0]["par_cost"] is None  # the last 7 tricks

@@ -7,6 +7,8 @@
 - ``GET /api/tables/{id}``: what the person's seat sees now.
 - ``POST /api/tables/{id}/play`` with ``{"decision"}``: the person's card (``1D``), bid or
   call; answers what the seat sees once the strategies have replied.
+- ``GET /api/tables/{id}/analysis``: once the deal is over, every card played valued
+  (``PersonTable.analysis``, as ``briscola analyse`` values a trace).
 
 Every answer to a bad request is a 4xx with ``{"error": "..."}`` in one line, never a
 traceback: 400 for what the request got wrong (and what is valid), 404 for a table that
@@ -70,6 +72,9 @@ def create_app(strategy_files=()) -> Starlette:
         table.play(asked["decision"])
         return JSONResponse(table.seen())
 
+    async def analysis(request: Request) -> JSONResponse:
+        return JSONResponse({"moves": _table(tables, request).analysis()})
+
     async def page(request: Request) -> FileResponse:
         return FileResponse(STATIC / "index.html")
 
@@ -78,6 +83,7 @@ def create_app(strategy_files=()) -> Starlette:
         Route("/api/tables", new_table, methods=["POST"]),
         Route("/api/tables/{key}", seen),
         Route("/api/tables/{key}/play", play, methods=["POST"]),
+        Route("/api/tables/{key}/analysis", analysis),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
     handlers = {BadRequest: _refused(400), **dict.fromkeys(BAD_INPUT, _refused(400)),

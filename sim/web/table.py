@@ -22,9 +22,16 @@ can be mistaken for a card.
 
 from __future__ import annotations
 
+import json
+import math
+import tempfile
+from pathlib import Path
+
 from sim.base.cards import parse_card, short_name
 from sim.base.config import CHIAMATA, ConfigError, Rules, RunConfig
 from sim.runtime.deal import Deal
+
+ANALYSIS_SAMPLES = 16  # the analysis of moves' default budget (sim/present/analyse.py)
 
 PERSON = "person"  # the name of the person's seat in what a table shows and records
 STAND_IN = "random"  # the strategy the seam is given for the person's seat: never asked
@@ -56,6 +63,36 @@ class PersonTable:
     @property
     def done(self) -> bool:
         return self._deal.done
+
+    def analysis(self, samples: int = ANALYSIS_SAMPLES) -> list[dict]:
+        """Once the deal is over, every card played valued as ``briscola analyse`` values
+        a trace's (``sim.analyse``): the best card, what the one played cost in score and
+        points, its verdict, and its cost against the face-up par over the last tricks
+        (None before them). ConfigError before the deal is over."""
+        from sim.base.files import METADATA_KEY
+        from sim.base.trace import trace_schema
+        from sim.present.analyse import analyse
+
+        if not self.done:
+            raise ConfigError("the deal is not over: its moves are valued once it is")
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        config = self._deal.config
+        meta = {"format": 1, "kind": "simulate", "seed": config.seed, "players": config.players,
+                "rules": vars(config.rules), "strategies": [{"seat": s, "name": n} for s, n in enumerate(self.names)]}  # fmt: skip
+        with tempfile.TemporaryDirectory() as folder:
+            path = Path(folder) / "deal.parquet"
+            table = pa.Table.from_pylist([self._deal.trace()], schema=trace_schema())
+            pq.write_table(table.replace_schema_metadata({METADATA_KEY: json.dumps(meta)}), path)
+            moves = analyse(path, samples=samples)
+        return [
+            {"trick": int(m.trick), "seat": int(m.seat), "strategy": str(m.strategy), "card": short_name(int(m.card)),
+             "best_card": short_name(int(m.best_card)), "score_cost": round(float(m.score_cost), 4),
+             "points_cost": round(float(m.points_cost), 2), "verdict": str(m.verdict),
+             "par_cost": None if math.isnan(m.par_cost) else float(m.par_cost)}
+            for m in moves.itertuples()
+        ]  # fmt: skip
 
     def play(self, decision) -> None:
         """The person's decision: a card (its code or name, ``1D``), or at Briscola

@@ -72,7 +72,10 @@ async function show(seen) {
   $("table").replaceChildren(...seen.table.map((code) => cardElement(code, "span", seen.trump_suit)));
   drawAuction(seen);
   drawHand(seen);
-  if (seen.done) drawReplay(seen);
+  if (seen.done) {
+    drawReplay(seen);
+    await drawAnalysis(seen);
+  }
 }
 
 function drawInfo(seen) {
@@ -129,6 +132,42 @@ function drawReplay(seen) {
     line.append(`seat ${seat} (${seen.names[seat]}): `, ...hand.map((code) => cardElement(code, "span", seen.trump_suit)));
     box.append(line);
   });
+}
+
+async function drawAnalysis(seen) {
+  const box = $("analysis");
+  box.hidden = false;
+  box.replaceChildren();
+  const title = document.createElement("h2");
+  title.textContent = "Every move valued";
+  const note = document.createElement("p");
+  note.textContent = "By the search from what each seat could see (briscola analyse); the par cost is " +
+    "against perfect play with every hand face up, over the last tricks.";
+  box.append(title, note);
+  let moves;
+  try { moves = (await api(`/api/tables/${table.id}/analysis`)).moves; } catch (error) { say(error.message, true); return; }
+  const order = document.createElement("button");
+  order.textContent = "costliest first";
+  const grid = document.createElement("table");
+  const fill = (rows) => {
+    grid.replaceChildren();
+    const head = grid.insertRow();
+    for (const name of ["trick", "seat", "played", "best", "score cost", "points cost", "verdict", "par cost"]) {
+      head.insertCell().outerHTML = `<th>${name}</th>`;
+    }
+    for (const move of rows) {
+      const row = grid.insertRow();
+      row.className = move.seat === seen.seat ? "mine" : "";
+      for (const value of [move.trick + 1, move.seat === seen.seat ? "you" : `${move.seat} (${move.strategy})`,
+                           move.card, move.best_card, move.score_cost.toFixed(3), move.points_cost.toFixed(1),
+                           move.verdict, move.par_cost === null ? "" : move.par_cost]) {
+        row.insertCell().textContent = value;
+      }
+    }
+  };
+  order.addEventListener("click", () => fill([...moves].sort((a, b) => b.score_cost - a.score_cost)));
+  fill(moves);
+  box.append(order, grid);
 }
 
 document.addEventListener("keydown", (event) => {
