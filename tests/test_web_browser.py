@@ -121,3 +121,41 @@ def test_a_whole_deal_by_clicking_shows_no_hidden_card(served, browser, players,
     for text, hidden in answers:
         assert not [c for c in hidden if f'"{short_name(c)}"' in text]
     page.close()
+
+
+def test_a_traced_deal_replayed_step_by_step(browser, tmp_path):
+    """The page of ``briscola play --replay``: forward, back, and the costliest move."""
+    import uvicorn
+
+    import sim
+    from sim.web.replay import replayed
+    from sim.web.server import create_app
+
+    trace = tmp_path / "t.parquet"
+    sim.compare("expert", "greedy", players=2, deals=2, seed=3, out=tmp_path / "c.parquet", trace=trace)
+    shown = replayed(trace, 1, game=0, samples=4)
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    server = uvicorn.Server(uvicorn.Config(create_app(replay=shown), host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    while not server.started:
+        time.sleep(0.05)
+    page = browser.new_page()
+    try:
+        page.goto(f"http://127.0.0.1:{port}/")
+        page.wait_for_selector("#replaying:not([hidden])")
+        assert "Card 0 of 40" in page.inner_text("#replay-info")
+        for _ in range(3):
+            page.click("#forward")
+        assert "Card 3 of 40" in page.inner_text("#replay-info") and page.is_enabled("#back")
+        page.click("#costliest")
+        worst = max(range(40), key=lambda k: shown["moves"][k]["score_cost"])
+        assert f"Card {worst} of 40" in page.inner_text("#replay-info")
+        assert shown["moves"][worst]["verdict"] in page.inner_text("#replay-move")
+        shot(page, "replay-2p", tmp_path)
+    finally:
+        page.close()
+        server.should_exit = True
+        thread.join(timeout=10)

@@ -599,9 +599,15 @@ def play(
         str, typer.Option(help="The address to bind: 127.0.0.1 keeps the page to this machine; 0.0.0.0 opens it.")
     ] = "127.0.0.1",
     no_browser: Annotated[bool, _flag("--no-browser", "Do not open the page in a browser.")] = False,
+    replay: Annotated[
+        Path | None, typer.Option(help="A trace file (--trace of a run): replay one of its deals.", metavar="TRACE")
+    ] = None,
+    deal: Annotated[int, typer.Option(help="With --replay: the deal to replay.", min=0)] = 0,
+    game: Annotated[int | None, typer.Option(help="With --replay: the seating, in a comparison's trace.")] = None,
+    pair: Annotated[str | None, typer.Option(help="With --replay: the pair (i_j), in a tournament's trace.")] = None,
     strategy_file: StrategyFileOption = None,
 ) -> None:
-    """Play a deal in your browser, at any table, against and beside any strategies."""
+    """Play a deal in your browser, at any table, against and beside any strategies; or replay a traced one."""
     from sim.base.config import ConfigError
 
     try:
@@ -613,6 +619,18 @@ def play(
             f"briscola play needs the web extra ({error.name} is missing): pip install -e '.[web]'"
         ) from error
     _check_port_free(host, port)
+    shown = None
+    if replay is not None:
+        from sim.web.replay import replayed
+
+        if not replay.is_file():
+            raise ConfigError(
+                f"--replay {replay} {'is a folder' if replay.is_dir() else 'does not exist'}; give a trace file"
+            )
+        try:
+            shown = replayed(replay, deal, game=game, pair=pair)
+        except (ValueError, OSError) as error:
+            raise ConfigError(str(error)) from error
     url = f"http://{'127.0.0.1' if host == '0.0.0.0' else host}:{port}/"
     reach = "only this machine can reach it" if host in ("127.0.0.1", "localhost") else "other machines can reach it"
     print(f"serving the table on {url} (bound to {host}: {reach}); Ctrl-C stops", file=sys.stderr, flush=True)
@@ -620,7 +638,8 @@ def play(
         import webbrowser
 
         webbrowser.open(url)
-    uvicorn.run(create_app(tuple(str(p) for p in strategy_file or ())), host=host, port=port, log_level="warning")
+    app = create_app(tuple(str(p) for p in strategy_file or ()), replay=shown)
+    uvicorn.run(app, host=host, port=port, log_level="warning")
 
 
 def _check_port_free(host: str, port: int) -> None:

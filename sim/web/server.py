@@ -9,6 +9,8 @@
   call; answers what the seat sees once the strategies have replied.
 - ``GET /api/tables/{id}/analysis``: once the deal is over, every card played valued
   (``PersonTable.analysis``, as ``briscola analyse`` values a trace).
+- ``GET /api/replay``: the traced deal ``briscola play --replay`` was given
+  (``sim/web/replay.py``), which the page then steps through; 404 without one.
 
 Every answer to a bad request is a 4xx with ``{"error": "..."}`` in one line, never a
 traceback: 400 for what the request got wrong (and what is valid), 404 for a table that
@@ -40,8 +42,9 @@ class BadRequest(Exception):
     """What a request got wrong, in one line."""
 
 
-def create_app(strategy_files=()) -> Starlette:
-    """The server's app: its tables live as long as it does."""
+def create_app(strategy_files=(), replay: dict | None = None) -> Starlette:
+    """The server's app: its tables live as long as it does; ``replay``, a traced deal to
+    show (``sim.web.replay.replayed``)."""
     tables: dict[str, PersonTable] = {}
 
     async def new_table(request: Request) -> JSONResponse:
@@ -75,6 +78,11 @@ def create_app(strategy_files=()) -> Starlette:
     async def analysis(request: Request) -> JSONResponse:
         return JSONResponse({"moves": _table(tables, request).analysis()})
 
+    async def replayed(request: Request) -> JSONResponse:
+        if replay is None:
+            raise HTTPException(404, "no deal to replay: start the server with briscola play --replay TRACE --deal N")
+        return JSONResponse(replay)
+
     async def page(request: Request) -> FileResponse:
         return FileResponse(STATIC / "index.html")
 
@@ -84,6 +92,7 @@ def create_app(strategy_files=()) -> Starlette:
         Route("/api/tables/{key}", seen),
         Route("/api/tables/{key}/play", play, methods=["POST"]),
         Route("/api/tables/{key}/analysis", analysis),
+        Route("/api/replay", replayed),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
     handlers = {BadRequest: _refused(400), **dict.fromkeys(BAD_INPUT, _refused(400)),

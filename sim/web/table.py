@@ -71,7 +71,6 @@ class PersonTable:
         (None before them). ConfigError before the deal is over."""
         from sim.base.files import METADATA_KEY
         from sim.base.trace import trace_schema
-        from sim.present.analyse import analyse
 
         if not self.done:
             raise ConfigError("the deal is not over: its moves are valued once it is")
@@ -85,14 +84,7 @@ class PersonTable:
             path = Path(folder) / "deal.parquet"
             table = pa.Table.from_pylist([self._deal.trace()], schema=trace_schema())
             pq.write_table(table.replace_schema_metadata({METADATA_KEY: json.dumps(meta)}), path)
-            moves = analyse(path, samples=samples)
-        return [
-            {"trick": int(m.trick), "seat": int(m.seat), "strategy": str(m.strategy), "card": short_name(int(m.card)),
-             "best_card": short_name(int(m.best_card)), "score_cost": round(float(m.score_cost), 4),
-             "points_cost": round(float(m.points_cost), 2), "verdict": str(m.verdict),
-             "par_cost": None if math.isnan(m.par_cost) else float(m.par_cost)}
-            for m in moves.itertuples()
-        ]  # fmt: skip
+            return analysed_moves(path, samples, self.names)
 
     def play(self, decision) -> None:
         """The person's decision: a card (its code or name, ``1D``), or at Briscola
@@ -133,7 +125,7 @@ class PersonTable:
             shown["legal"] = legal if self._deal.phase == "bid" else _cards(legal)
         if self.done:
             shown["outcomes"] = self._deal.outcomes
-            shown["deal"] = _whole_deal(self._deal.trace())
+            shown["deal"] = whole_deal(self._deal.trace())
         return shown
 
 
@@ -156,7 +148,20 @@ def _auction(view) -> dict:
     }  # fmt: skip
 
 
-def _whole_deal(trace: dict) -> dict:
+def analysed_moves(trace, samples: int, names: list[str]) -> list[dict]:
+    """The moves of a trace file valued (``sim.analyse``), JSON-ready, in playing order."""
+    from sim.present.analyse import analyse
+
+    return [
+        {"trick": int(m.trick), "seat": int(m.seat), "strategy": names[int(m.seat)], "card": short_name(int(m.card)),
+         "best_card": short_name(int(m.best_card)), "score_cost": round(float(m.score_cost), 4),
+         "points_cost": round(float(m.points_cost), 2), "verdict": str(m.verdict),
+         "par_cost": None if math.isnan(m.par_cost) else float(m.par_cost)}
+        for m in analyse(trace, samples=samples).itertuples()
+    ]  # fmt: skip
+
+
+def whole_deal(trace: dict) -> dict:
     """The finished deal as the replay shows it: every hand as dealt, the stock in drawing
     order (the face-up briscola last), and every card played in order."""
     players = int(trace["players"])

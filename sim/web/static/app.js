@@ -177,3 +177,50 @@ document.addEventListener("keydown", (event) => {
   if (code && table.seen.legal.includes(code)) decide(code);
 });
 $("start").addEventListener("submit", start);
+
+// Replay mode (briscola play --replay TRACE --deal N): every hand face up, step by step.
+let replay = null;
+let step = 0;
+
+function drawStep() {
+  const at = replay.steps[step];
+  $("replay-info").textContent = `Deal ${replay.deal_index ?? ""} of ${replay.players} players: ` +
+    `${replay.names.map((name, seat) => `seat ${seat} ${name}`).join(", ")}. Card ${step} of ${replay.moves.length}. ` +
+    `Final points: ${replay.points.join(" / ")}.`;
+  $("replay-hands").replaceChildren(...at.hands.map((hand, seat) => {
+    const line = document.createElement("div");
+    line.append(`seat ${seat} (${replay.names[seat]}): `, ...hand.map((code) => cardElement(code)));
+    return line;
+  }));
+  $("replay-table").replaceChildren(...at.table.map((code) => cardElement(code)));
+  const move = replay.moves[step];
+  $("replay-move").textContent = move === undefined ? "The deal is over." :
+    `Next: seat ${move.seat} (${move.strategy}) plays ${cardName(move.card)}; best ${cardName(move.best_card)}; ` +
+    `cost ${move.score_cost.toFixed(3)} of score, ${move.points_cost.toFixed(1)} points: ${move.verdict}` +
+    (move.par_cost === null ? "." : `; ${move.par_cost} points against the face-up par.`);
+  $("back").disabled = step === 0;
+  $("forward").disabled = step === replay.moves.length;
+}
+
+async function startReplay() {
+  const response = await fetch("/api/replay");
+  if (!response.ok) return;  // no replay: the page plays
+  replay = await response.json();
+  $("start").hidden = true;
+  $("replaying").hidden = false;
+  say("Replaying a traced deal: step with the buttons or the arrow keys.");
+  const go = (to) => { step = Math.max(0, Math.min(replay.moves.length, to)); drawStep(); };
+  $("first").addEventListener("click", () => go(0));
+  $("back").addEventListener("click", () => go(step - 1));
+  $("forward").addEventListener("click", () => go(step + 1));
+  $("costliest").addEventListener("click", () => {
+    const costs = replay.moves.map((move) => move.score_cost);
+    go(costs.indexOf(Math.max(...costs)));
+  });
+  document.addEventListener("keydown", (event) => {
+    if (event.key === "ArrowRight") go(step + 1);
+    if (event.key === "ArrowLeft") go(step - 1);
+  });
+  drawStep();
+}
+startReplay();
