@@ -64,3 +64,8 @@ def test_wrong_turns_and_cards_are_refused_and_change_nothing():
         PersonTable.new(players=4, seat=4, others=["greedy"])
     with pytest.raises(ConfigError, match="one per seat"):
         PersonTable.new(players=4, seat=0, others=["greedy", "random"])
+
+
+def test_best_plays_its_tables_setting():
+    table = PersonTable.new(players=2, seat=0, others=["best"], seed=2)
+    assert table.seen()["names"] == [PERSON, "best"] and table._deal.config.resolved[0][0] == "best"

@@ -30,6 +30,7 @@ from pathlib import Path
 from sim.base.cards import parse_card, short_name
 from sim.base.config import CHIAMATA, ConfigError, Rules, RunConfig
 from sim.runtime.deal import Deal
+from strategies.registry import resolve_aliases
 
 ANALYSIS_SAMPLES = 16  # the analysis of moves' default budget (sim/present/analyse.py)
 
@@ -55,9 +56,9 @@ class PersonTable:
         if not 0 <= seat < players:
             raise ConfigError(f"seat {seat} is not at a table of {players}: valid seats are 0..{players - 1}")
         names = [*others[:seat], PERSON, *others[seat:]]
-        strategies = tuple(STAND_IN if name == PERSON else name for name in names)
+        strategies, resolved = resolve_aliases([STAND_IN if name == PERSON else name for name in names], players)
         config = RunConfig(players=players, strategies=strategies, deals=1, seed=seed, rules=rules or Rules(),
-                           threads=1, strategy_files=tuple(map(str, strategy_files)))  # fmt: skip
+                           threads=1, strategy_files=tuple(map(str, strategy_files)), resolved=resolved)  # fmt: skip
         return cls(Deal.new(config, deal=deal, outside=[seat], auction_outside=True), seat, names)
 
     @property
