@@ -120,6 +120,13 @@ def test_a_whole_deal_by_clicking_shows_no_hidden_card(served, browser, players,
         assert body.get("seen", body) in checked
     for text, hidden in answers:
         assert not [c for c in hidden if f'"{short_name(c)}"' in text]
+    if players == 2:  # duplicate deals: the same cards from the next seat
+        before = made[-1]
+        page.click("#next-seat")
+        page.wait_for_function("() => document.body.getAttribute('aria-busy') === 'false'")
+        after = made[-1]
+        assert after is not before and after.seat == 0 and "You are seat 0 of 2" in page.inner_text("#info")
+        assert (after.config.seed, after.seen()["deal_index"]) == (before.config.seed, before.seen()["deal_index"])
     page.close()
 
 

@@ -480,6 +480,11 @@ def report(
 ) -> None:
     """Summarise a result file or dataset and write plots beside it (PNG, and index.html holding them)."""
     from sim.present.plots import report_folder, show_report, write_report
+    from sim.web.people import is_people_folder
+
+    if is_people_folder(path):  # the deals people played (briscola play): their ratings
+        _show_people(path, json_output)
+        return
 
     found = write_report(path, overwrite)
     if json_output:
@@ -490,6 +495,27 @@ def report(
         print(f"wrote {found['html']} and {len(found['plots'])} plots", file=sys.stderr)
     else:
         print(f"kept the existing report {report_folder(path)}; pass --overwrite to draw it again", file=sys.stderr)
+
+
+def _show_people(path: Path, json_output: bool) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    from sim.web.people import person_ratings
+
+    ratings = person_ratings(path)
+    if json_output:
+        print(ratings.to_json(orient="records"))
+        return
+    table = Table(title=f"People against strategies: {path}", title_justify="left")
+    for column in ("person", "players", "against", "games", "deals", "score", "95% interval", "Elo", "Elo interval"):
+        table.add_column(column, justify="left" if column in ("person", "against") else "right")
+    for r in ratings.itertuples():
+        elo = "" if r.elo is None else f"{r.elo:+.0f}"
+        bounds = "" if r.elo_low is None or r.elo_high is None else f"{r.elo_low:+.0f} to {r.elo_high:+.0f}"
+        table.add_row(r.person, str(r.players), r.lineup, str(r.games), str(r.deals), f"{r.score:.3f}",
+                      f"{r.ci_low:.3f} to {r.ci_high:.3f}", elo, bounds)  # fmt: skip
+    Console().print(table)
 
 
 @app.command(cls=_Command)
@@ -605,6 +631,9 @@ def play(
     deal: Annotated[int, typer.Option(help="With --replay: the deal to replay.", min=0)] = 0,
     game: Annotated[int | None, typer.Option(help="With --replay: the seating, in a comparison's trace.")] = None,
     pair: Annotated[str | None, typer.Option(help="With --replay: the pair (i_j), in a tournament's trace.")] = None,
+    out: Annotated[
+        Path, typer.Option(help="Where every finished deal is kept, by player (briscola report reads it).")
+    ] = Path("results/people"),
     strategy_file: StrategyFileOption = None,
 ) -> None:
     """Play a deal in your browser, at any table, against and beside any strategies; or replay a traced one."""
@@ -638,7 +667,9 @@ def play(
         import webbrowser
 
         webbrowser.open(url)
-    app = create_app(tuple(str(p) for p in strategy_file or ()), replay=shown)
+    if out.exists() and not out.is_dir():
+        raise ConfigError(f"--out {out} is a file; give a folder for the deals played")
+    app = create_app(tuple(str(p) for p in strategy_file or ()), replay=shown, out=out)
     uvicorn.run(app, host=host, port=port, log_level="warning")
 
 

@@ -31,21 +31,24 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from sim.base.config import BAD_INPUT, IllegalDecisionError, Rules, parse_rules
+from sim.web.people import check_name, save_deal
 from sim.web.table import PersonTable
 
 STATIC = Path(__file__).parent / "static"
 MAX_TABLES = 1000  # tables kept in memory; the oldest goes first
-NEW_TABLE_KEYS = {"players", "seat", "others", "seed", "deal", "rules"}
+NEW_TABLE_KEYS = {"players", "seat", "others", "seed", "deal", "rules", "name"}
 
 
 class BadRequest(Exception):
     """What a request got wrong, in one line."""
 
 
-def create_app(strategy_files=(), replay: dict | None = None) -> Starlette:
+def create_app(strategy_files=(), replay: dict | None = None, out: Path | None = None) -> Starlette:
     """The server's app: its tables live as long as it does; ``replay``, a traced deal to
-    show (``sim.web.replay.replayed``)."""
+    show (``sim.web.replay.replayed``); ``out``, the people folder where every finished
+    deal is saved under its player's name (``sim/web/people.py``; None: not saved)."""
     tables: dict[str, PersonTable] = {}
+    players_names: dict[str, str] = {}  # table -> the name its person gave
 
     async def new_table(request: Request) -> JSONResponse:
         asked = await _json(request)
@@ -58,10 +61,15 @@ def create_app(strategy_files=(), replay: dict | None = None) -> Starlette:
             rules=_rules(asked.get("rules", {}), players), seed=_int(asked, "seed", secrets.randbelow(2**31)),
             deal=_int(asked, "deal", 0), strategy_files=strategy_files,
         )  # fmt: skip
+        try:
+            name = check_name(asked.get("name", "guest"))
+        except ValueError as error:
+            raise BadRequest(str(error)) from error
         if len(tables) >= MAX_TABLES:
+            players_names.pop(next(iter(tables)), None)
             tables.pop(next(iter(tables)))
         key = secrets.token_urlsafe(9)
-        tables[key] = table
+        tables[key], players_names[key] = table, name
         return JSONResponse({"id": key, "seen": table.seen()})
 
     async def seen(request: Request) -> JSONResponse:
@@ -73,7 +81,10 @@ def create_app(strategy_files=(), replay: dict | None = None) -> Starlette:
         if "decision" not in asked:
             raise BadRequest('give {"decision": CARD} (a card such as "1D"; at an auction a level, -1 to pass)')
         table.play(asked["decision"])
-        return JSONResponse(table.seen())
+        seen = table.seen()
+        if table.done and out is not None:  # on disk once it ends: a closed tab loses nothing
+            seen["saved"] = str(save_deal(table, out, players_names[request.path_params["key"]]))
+        return JSONResponse(seen)
 
     async def analysis(request: Request) -> JSONResponse:
         return JSONResponse({"moves": _table(tables, request).analysis()})

@@ -65,6 +65,14 @@ class PersonTable:
     def done(self) -> bool:
         return self._deal.done
 
+    @property
+    def config(self) -> RunConfig:
+        return self._deal.config
+
+    def trace(self) -> dict | None:
+        """Once the deal is over, its trace row (sim/base/trace.py): every card of it."""
+        return self._deal.trace()
+
     def analysis(self, samples: int = ANALYSIS_SAMPLES) -> list[dict]:
         """Once the deal is over, every card played valued as ``briscola analyse`` values
         a trace's (``sim.analyse``): the best card, what the one played cost in score and
@@ -104,6 +112,7 @@ class PersonTable:
         players = int(view["players"])
         shown = {
             "players": players, "seat": self.seat, "names": self.names, "phase": self._deal.phase,
+            "seed": self._deal.config.seed, "deal_index": self._deal.deal,
             "to_move": self._deal.to_move, "done": self.done,
             "hand": _cards(view["hand"][: view["n_hand"]]),
             "table": _cards(view["table"][: view["n_table"]]), "leader": int(view["leader"]),

@@ -9,6 +9,7 @@ const FACES = ["", "Asso", "Due", "Tre", "Quattro", "Cinque", "Sei", "Sette", "F
 let table = null;     // { id, seen }
 let shownPlays = 0;   // cards of `seen.played` already shown
 let pace = 400;
+let asked = null;     // what started the table: the next seat of the same deal asks it again
 
 const $ = (id) => document.getElementById(id);
 const say = (text, error = false) => { $("status").textContent = text; $("status").className = error ? "error" : ""; };
@@ -36,13 +37,18 @@ async function api(path, body) {
 async function start(event) {
   event.preventDefault();
   const form = new FormData($("start"));
-  const asked = { players: Number(form.get("players")), seat: Number(form.get("seat")),
-                  others: form.get("others").split(",").map((name) => name.trim()).filter(Boolean) };
+  asked = { players: Number(form.get("players")), seat: Number(form.get("seat")),
+            others: form.get("others").split(",").map((name) => name.trim()).filter(Boolean) };
   if (form.get("seed") !== "") asked.seed = Number(form.get("seed"));
+  if (form.get("name")) asked.name = form.get("name");
   pace = Number(form.get("pace") || 0);
+  await openTable(asked);
+}
+
+async function openTable(request) {
   busy(true);
   try {
-    const made = await api("/api/tables", asked);
+    const made = await api("/api/tables", request);
     table = { id: made.id, seen: made.seen };
     shownPlays = 0;
     $("game").hidden = false;
@@ -88,7 +94,8 @@ function drawInfo(seen) {
     partners.length ? `Partners' cards: ${partners.join("; ")}.` : "",
   ].join(" ");
   if (seen.done) say(`The deal is over: ${seen.outcomes[seen.seat] > 0 ? "you won" :
-                      seen.outcomes[seen.seat] < 0 ? "you lost" : "a draw"}.`);
+                      seen.outcomes[seen.seat] < 0 ? "you lost" : "a draw"}.` +
+                     (seen.saved ? ` Kept in ${seen.saved}.` : ""));
   else if (seen.to_move === seen.seat) say(seen.phase === "play" ? "Your card (click it, or press 1-8)." :
                                            seen.phase === "bid" ? "Your bid." : "Call a card.");
 }
@@ -126,7 +133,16 @@ function drawReplay(seen) {
   box.replaceChildren();
   const title = document.createElement("h2");
   title.textContent = "The whole deal";
-  box.append(title);
+  const again = document.createElement("button");  // duplicate deals: the same cards from the next seat
+  again.id = "next-seat";
+  again.textContent = "the same deal from the next seat";
+  again.addEventListener("click", () => {
+    asked = { ...asked, seed: seen.seed, deal: seen.deal_index, seat: (seen.seat + 1) % seen.players };
+    $("log").replaceChildren();
+    $("analysis").hidden = true;
+    openTable(asked);
+  });
+  box.append(title, again);
   seen.deal.hands.forEach((hand, seat) => {
     const line = document.createElement("div");
     line.append(`seat ${seat} (${seen.names[seat]}): `, ...hand.map((code) => cardElement(code, "span", seen.trump_suit)));
