@@ -107,3 +107,25 @@ def test_the_moves_are_valued_once_the_deal_is_over(client):
     assert all(m["score_cost"] >= 0 and m["verdict"] in {"best", "good", "inaccuracy", "mistake", "blunder"}
                for m in moves)  # fmt: skip
     assert all(m["par_cost"] is not None for m in moves[-14:]) and moves[0]["par_cost"] is None  # the last 7 tricks
+
+
+def test_a_strategy_that_fails_is_reported_not_crashed():
+    client = TestClient(create_app(strategy_files=("tests/raising_strategy.py",)), raise_server_exceptions=False)
+    made = client.post("/api/tables", json={"players": 2, "others": "raiser", "seed": 1}).json()
+    seen, answer = made["seen"], None
+    while not seen.get("done"):
+        answer = client.post(f"/api/tables/{made['id']}/play", json={"decision": seen["legal"][0]})
+        if answer.status_code != 200:
+            break
+        seen = answer.json()
+    assert answer.status_code == 409 and "raiser gives up at trick 3" in answer.json()["error"]
+
+
+def test_batched_agents_sit_at_the_table(client):
+    """A batched plug-in (called in lock-step from Python) plays the other seats."""
+    batched = TestClient(create_app(strategy_files=("tests/batched_strategies.py",)), raise_server_exceptions=False)
+    made = batched.post("/api/tables", json={"players": 4, "others": "brandom", "seed": 3}).json()
+    seen = made["seen"]
+    while not seen["done"]:
+        seen = batched.post(f"/api/tables/{made['id']}/play", json={"decision": seen["legal"][0]}).json()
+    assert seen["names"][1:] == ["brandom"] * 3 and sum(seen["points"]) == 120

@@ -14,7 +14,8 @@
 
 Every answer to a bad request is a 4xx with ``{"error": "..."}`` in one line, never a
 traceback: 400 for what the request got wrong (and what is valid), 404 for a table that
-is not there, 409 for a strategy that failed while playing on (the page shows it).
+is not there, 409 for a strategy that failed while playing on (the page shows it, naming
+the strategy's own message).
 """
 
 from __future__ import annotations
@@ -80,7 +81,7 @@ def create_app(strategy_files=(), replay: dict | None = None, out: Path | None =
         asked = await _json(request)
         if "decision" not in asked:
             raise BadRequest('give {"decision": CARD} (a card such as "1D"; at an auction a level, -1 to pass)')
-        table.play(asked["decision"])
+        _play(table, asked["decision"])
         seen = table.seen()
         if table.done and out is not None:  # on disk once it ends: a closed tab loses nothing
             seen["saved"] = str(save_deal(table, out, players_names[request.path_params["key"]]))
@@ -106,9 +107,28 @@ def create_app(strategy_files=(), replay: dict | None = None, out: Path | None =
         Route("/api/replay", replayed),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
-    handlers = {BadRequest: _refused(400), **dict.fromkeys(BAD_INPUT, _refused(400)),
+    handlers = {BadRequest: _refused(400), **dict.fromkeys(BAD_INPUT, _refused(400)), StrategyFailed: _refused(409),
                 IllegalDecisionError: _refused(409), HTTPException: _http_error, Exception: _refused(500)}  # fmt: skip
     return Starlette(routes=routes, exception_handlers=handlers)
+
+
+class StrategyFailed(Exception):
+    """A strategy at the table failed while the deal played on: the page says which."""
+
+
+def _play(table: PersonTable, decision) -> None:
+    """The person's decision; a strategy failing in the replies that follow is
+    StrategyFailed (409), the person's own mistake ConfigError (400)."""
+    from sim.base.config import ConfigError
+
+    before = table.seen()["played"]
+    try:
+        table.play(decision)
+    except ConfigError:
+        raise
+    except (*BAD_INPUT, IllegalDecisionError, SystemError) as error:  # jitted code's raise comes as a SystemError
+        cause = error.__cause__ if isinstance(error, SystemError) and error.__cause__ is not None else error
+        raise StrategyFailed(f"a strategy failed after {len(before) + 1} cards: {cause}") from error
 
 
 def _refused(status: int):
