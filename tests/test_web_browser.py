@@ -93,6 +93,8 @@ def test_a_whole_deal_by_clicking_shows_no_hidden_card(served, browser, players,
     page.fill("input[name=others]", "greedy")
     page.fill("input[name=seed]", str(40 + players))
     page.fill("input[name=pace]", "0")
+    if players in (4, 6):
+        page.fill("input[name=rules]", "signals=trumps")
     page.click("button[type=submit]")
     decisions = 0
     while True:
@@ -111,8 +113,10 @@ def test_a_whole_deal_by_clicking_shows_no_hidden_card(served, browser, players,
         page.locator(target).first.click()
         decisions += 1
     assert decisions >= 3 and "The whole deal" in page.inner_text("#replay")
+    assert made[-1].config.rules.signals == ("trumps" if players in (4, 6) else "none")  # the form's rules
     page.wait_for_selector("#analysis table")
     rows = page.locator("#analysis table tr").count() - 1  # the header
+    assert (page.locator("#par").count() == 1) == (players == 2)  # the exact par: 2 players
     assert rows == len(json.loads(answers[-1][0])["deal"]["plays"])
     shot(page, f"play-{players}p-over", tmp_path)
     checked = [json.loads(text) for text, _ in answers]

@@ -101,7 +101,9 @@ def test_the_moves_are_valued_once_the_deal_is_over(client):
     seen = made["seen"]
     while not seen["done"]:
         seen = client.post(f"/api/tables/{made['id']}/play", json={"decision": seen["legal"][0]}).json()
-    moves = client.get(f"/api/tables/{made['id']}/analysis").json()["moves"]
+    valued = client.get(f"/api/tables/{made['id']}/analysis").json()
+    moves = valued["moves"]
+    assert sum(valued["par"]) == 120 and 0 <= valued["par"][0] <= 120
     assert len(moves) == 40 and sum(m["strategy"] == "person" for m in moves) == 20
     assert [m["card"] for m in moves] == seen["deal"]["plays"]
     assert all(m["score_cost"] >= 0 and m["verdict"] in {"best", "good", "inaccuracy", "mistake", "blunder"}

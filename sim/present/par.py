@@ -38,7 +38,6 @@ def par(run, deals: int | None = PAR_DEALS) -> pd.DataFrame:
     up and both playing perfectly. ValueError at other tables, and for rows without
     their cards or whose cards are not their deals'."""
     from sim.present.features import first_leaders, trusted_deals
-    from strategies.solve_nb import exact_pars_2p_nb
 
     run, rows = trusted_deals(run)
     if run.players != 2:
@@ -48,12 +47,20 @@ def par(run, deals: int | None = PAR_DEALS) -> pd.DataFrame:
         )
     unique = rows.drop_duplicates("deal")
     unique = unique if deals is None else unique.iloc[:deals]
-    pars = np.zeros(len(unique), dtype=np.int64)
-    leaders = first_leaders(unique, 2, run.rules).astype(np.int64)
-    exact_pars_2p_nb(np.ascontiguousarray(card_matrix(unique["deck"]), dtype=np.int64), leaders, pars)
+    pars = exact_pars_2p(card_matrix(unique["deck"]), first_leaders(unique, 2, run.rules))
     frame = pd.DataFrame({"par_0": pars, "par_1": 120 - pars}, index=unique["deal"].to_numpy())
     frame.index.name = "deal"
     return frame
+
+
+def exact_pars_2p(decks: np.ndarray, leaders: np.ndarray) -> np.ndarray:
+    """Player 0's exact par of each 2-player deck (the result rows' ``deck`` layout: the
+    hands round by round, then the stock, the briscola last), ``leaders`` leading first."""
+    from strategies.solve_nb import exact_pars_2p_nb
+
+    pars = np.zeros(len(decks), dtype=np.int64)
+    exact_pars_2p_nb(np.ascontiguousarray(decks, dtype=np.int64), np.asarray(leaders, dtype=np.int64), pars)
+    return pars
 
 
 def par_figures(run, deals: int = PAR_DEALS) -> dict:

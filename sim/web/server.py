@@ -88,7 +88,7 @@ def create_app(strategy_files=(), replay: dict | None = None, out: Path | None =
         return JSONResponse(seen)
 
     async def analysis(request: Request) -> JSONResponse:
-        return JSONResponse({"moves": _table(tables, request).analysis()})
+        return JSONResponse(_table(tables, request).analysis())
 
     async def replayed(request: Request) -> JSONResponse:
         if replay is None:

@@ -73,11 +73,13 @@ class PersonTable:
         """Once the deal is over, its trace row (sim/base/trace.py): every card of it."""
         return self._deal.trace()
 
-    def analysis(self, samples: int = ANALYSIS_SAMPLES) -> list[dict]:
-        """Once the deal is over, every card played valued as ``briscola analyse`` values
-        a trace's (``sim.analyse``): the best card, what the one played cost in score and
-        points, its verdict, and its cost against the face-up par over the last tricks
-        (None before them). ConfigError before the deal is over."""
+    def analysis(self, samples: int = ANALYSIS_SAMPLES) -> dict:
+        """Once the deal is over, ``moves``: every card played valued as ``briscola
+        analyse`` values a trace's (``sim.analyse``): the best card, what the one played
+        cost in score and points, its verdict, and its cost against the face-up par over
+        the last tricks (None before them); and at 2 players ``par``: each seat's points
+        in the deal's exact par (``sim.par``), else None. ConfigError before the deal is
+        over."""
         from sim.base.files import METADATA_KEY
         from sim.base.trace import trace_schema
 
@@ -93,7 +95,19 @@ class PersonTable:
             path = Path(folder) / "deal.parquet"
             table = pa.Table.from_pylist([self._deal.trace()], schema=trace_schema())
             pq.write_table(table.replace_schema_metadata({METADATA_KEY: json.dumps(meta)}), path)
-            return analysed_moves(path, samples, self.names)
+            moves = analysed_moves(path, samples, self.names)
+        return {"moves": moves, "par": self._par() if config.players == 2 else None}
+
+    def _par(self) -> list[int]:
+        import numpy as np
+
+        from sim.present.par import exact_pars_2p
+
+        trace = self._deal.trace()
+        hands, size = list(trace["hands"]), len(trace["hands"]) // 2
+        deck = [hands[seat * size + k] for k in range(size) for seat in range(2)] + [*trace["stock"], trace["briscola"]]
+        seat_0 = int(exact_pars_2p(np.array([deck]), np.zeros(1))[0])
+        return [seat_0, 120 - seat_0]
 
     def play(self, decision) -> None:
         """The person's decision: a card (its code or name, ``1D``), or at Briscola

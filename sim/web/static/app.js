@@ -41,6 +41,8 @@ async function start(event) {
             others: form.get("others").split(",").map((name) => name.trim()).filter(Boolean) };
   if (form.get("seed") !== "") asked.seed = Number(form.get("seed"));
   if (form.get("name")) asked.name = form.get("name");
+  const rules = (form.get("rules") || "").split(/[\s,]+/).filter(Boolean);
+  if (rules.length) asked.rules = Object.fromEntries(rules.map((rule) => rule.split("=")));
   pace = Number(form.get("pace") || 0);
   await openTable(asked);
 }
@@ -88,10 +90,15 @@ function drawInfo(seen) {
   const trump = seen.trump_suit >= 0 ? Object.values(SUITS)[seen.trump_suit] : "not called yet";
   const faceUp = seen.briscola || seen.face_up;
   const partners = Object.entries(seen.partner_hands).map(([seat, cards]) => `seat ${seat}: ${cards.join(" ")}`);
+  const signals = Object.entries(seen.partner_trumps).map(([seat, bits]) => `seat ${seat}: ${bits}`);
+  const call = seen.auction && seen.auction.caller >= 0 ?
+    `Seat ${seen.auction.caller} called ${cardName(seen.auction.called)} for ${seen.auction.target} points` +
+    (seen.auction.partner >= 0 ? `; its partner is seat ${seen.auction.partner}.` : ".") : "";
   $("info").textContent = [
     `You are seat ${seen.seat} of ${seen.players}.`, `Trump: ${trump}${faceUp ? ` (${cardName(faceUp)})` : ""}.`,
     `Stock: ${seen.stock_size}.`, `Points: ${seen.points.join(" / ")}.`,
     partners.length ? `Partners' cards: ${partners.join("; ")}.` : "",
+    signals.length ? `Partners' trump signals (honour bits): ${signals.join("; ")}.` : "", call,
   ].join(" ");
   if (seen.done) say(`The deal is over: ${seen.outcomes[seen.seat] > 0 ? "you won" :
                       seen.outcomes[seen.seat] < 0 ? "you lost" : "a draw"}.` +
@@ -161,7 +168,17 @@ async function drawAnalysis(seen) {
     "against perfect play with every hand face up, over the last tricks.";
   box.append(title, note);
   let moves;
-  try { moves = (await api(`/api/tables/${table.id}/analysis`)).moves; } catch (error) { say(error.message, true); return; }
+  try {
+    const valued = await api(`/api/tables/${table.id}/analysis`);
+    moves = valued.moves;
+    if (valued.par) {
+      const par = document.createElement("p");
+      par.id = "par";
+      par.textContent = `The deal's par, every hand face up and both perfect: ${valued.par[seen.seat]} points ` +
+        `for you, ${valued.par[1 - seen.seat]} for ${seen.names[1 - seen.seat]}; you took ${seen.points[seen.seat]}.`;
+      box.append(par);
+    }
+  } catch (error) { say(error.message, true); return; }
   const order = document.createElement("button");
   order.textContent = "costliest first";
   const grid = document.createElement("table");
