@@ -9,15 +9,10 @@ seat and the trick's winner, and each move's analysis. Nothing is hidden in a re
 
 from __future__ import annotations
 
-import json
-import tempfile
-from pathlib import Path
-
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from sim.base.config import CHIAMATA, ConfigError
-from sim.base.files import METADATA_KEY
 from sim.base.results import read_config
 from sim.pipeline.kinds import trace_kind
 from sim.web.table import analysed_moves, whole_deal
@@ -41,10 +36,7 @@ def replayed(trace, deal: int, game: int | None = None, pair: str | None = None,
         raise ConfigError(f"deal {deal} of {trace} was played {rows.num_rows} times: choose one of {options}")
     row = rows.slice(0, 1)
     names = [str(name) for name in trace_kind(trace, config).trace_strategies(config, row)[0]]
-    with tempfile.TemporaryDirectory() as folder:  # the one game as a trace of its own, for the analysis
-        path = Path(folder) / "game.parquet"
-        pq.write_table(row.replace_schema_metadata({METADATA_KEY: json.dumps(config)}), path)
-        moves = analysed_moves(path, samples, names)
+    moves = analysed_moves(row, config, samples, names)  # the one game, as a trace of its own
     record = row.to_pylist()[0]
     players, deal_cards = int(record["players"]), whole_deal(record)
     steps = _steps(deal_cards, [move["seat"] for move in moves], [int(w) for w in record["trick_winners"]], players)

@@ -80,22 +80,17 @@ class PersonTable:
         the last tricks (None before them); and at 2 players ``par``: each seat's points
         in the deal's exact par (``sim.par``), else None. ConfigError before the deal is
         over."""
-        from sim.base.files import METADATA_KEY
+        import pyarrow as pa
+
         from sim.base.trace import trace_schema
 
         if not self.done:
             raise ConfigError("the deal is not over: its moves are valued once it is")
-        import pyarrow as pa
-        import pyarrow.parquet as pq
-
         config = self._deal.config
         meta = {"format": 1, "kind": "simulate", "seed": config.seed, "players": config.players,
                 "rules": vars(config.rules), "strategies": [{"seat": s, "name": n} for s, n in enumerate(self.names)]}  # fmt: skip
-        with tempfile.TemporaryDirectory() as folder:
-            path = Path(folder) / "deal.parquet"
-            table = pa.Table.from_pylist([self._deal.trace()], schema=trace_schema())
-            pq.write_table(table.replace_schema_metadata({METADATA_KEY: json.dumps(meta)}), path)
-            moves = analysed_moves(path, samples, self.names)
+        moves = analysed_moves(pa.Table.from_pylist([self._deal.trace()], schema=trace_schema()), meta, samples,
+                               self.names)  # fmt: skip
         return {"moves": moves, "par": self._par() if config.players == 2 else None}
 
     def _par(self) -> list[int]:
@@ -172,16 +167,24 @@ def _auction(view) -> dict:
     }  # fmt: skip
 
 
-def analysed_moves(trace, samples: int, names: list[str]) -> list[dict]:
-    """The moves of a trace file valued (``sim.analyse``), JSON-ready, in playing order."""
+def analysed_moves(rows, meta: dict, samples: int, names: list[str]) -> list[dict]:
+    """The moves of trace rows (an Arrow table, its run's configuration ``meta``) valued
+    by ``sim.analyse``, JSON-ready, in playing order; ``names``: the seats' strategies."""
+    import pyarrow.parquet as pq
+
+    from sim.base.files import METADATA_KEY
     from sim.present.analyse import analyse
 
+    with tempfile.TemporaryDirectory() as folder:  # analyse reads a trace file, as the command does
+        trace = Path(folder) / "deal.parquet"
+        pq.write_table(rows.replace_schema_metadata({METADATA_KEY: json.dumps(meta)}), trace)
+        moves = analyse(trace, samples=samples)
     return [
         {"trick": int(m.trick), "seat": int(m.seat), "strategy": names[int(m.seat)], "card": short_name(int(m.card)),
          "best_card": short_name(int(m.best_card)), "score_cost": round(float(m.score_cost), 4),
          "points_cost": round(float(m.points_cost), 2), "verdict": str(m.verdict),
          "par_cost": None if math.isnan(m.par_cost) else float(m.par_cost)}
-        for m in analyse(trace, samples=samples).itertuples()
+        for m in moves.itertuples()
     ]  # fmt: skip
 
 
