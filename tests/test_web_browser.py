@@ -124,6 +124,14 @@ def test_a_whole_deal_by_clicking_shows_no_hidden_card(served, browser, players,
         assert body.get("seen", body) in checked
     for text, hidden in answers:
         assert not [c for c in hidden if f'"{short_name(c)}"' in text]
+    if players == 4:  # the deal just played, replayed move by move with every hand face up
+        page.click("#replay-this")
+        page.click("#forward")
+        assert "Card 1 of 40" in page.inner_text("#replay-info") and len(page.locator("#replay-hands div").all()) == 4
+        page.click("#first")
+        shown_hands = [line.inner_text() for line in page.locator("#replay-hands div").all()]
+        dealt = json.loads(answers[-1][0])["deal"]["hands"]
+        assert all(all(card in line for card in hand) for line, hand in zip(shown_hands, dealt))
     if players == 2:  # duplicate deals: the same cards from the next seat
         before = made[-1]
         page.click("#next-seat")

@@ -22,14 +22,10 @@ can be mistaken for a card.
 
 from __future__ import annotations
 
-import json
-import math
-import tempfile
-from pathlib import Path
-
 from sim.base.cards import parse_card, short_name
 from sim.base.config import CHIAMATA, ConfigError, Rules, RunConfig
 from sim.runtime.deal import Deal
+from sim.web.replay import card_names, replay_of, whole_deal
 from strategies.registry import resolve_aliases
 
 ANALYSIS_SAMPLES = 16  # the analysis of moves' default budget (sim/present/analyse.py)
@@ -74,12 +70,11 @@ class PersonTable:
         return self._deal.trace()
 
     def analysis(self, samples: int = ANALYSIS_SAMPLES) -> dict:
-        """Once the deal is over, ``moves``: every card played valued as ``briscola
-        analyse`` values a trace's (``sim.analyse``): the best card, what the one played
-        cost in score and points, its verdict, and its cost against the face-up par over
-        the last tricks (None before them); and at 2 players ``par``: each seat's points
-        in the deal's exact par (``sim.par``), else None. ConfigError before the deal is
-        over."""
+        """Once the deal is over, the deal to replay move by move (``sim.web.replay.
+        replay_of``: ``moves``, every card played valued as ``briscola analyse`` values a
+        trace's, and ``steps``, every hand before each card) and at 2 players ``par``: each
+        seat's points in the deal's exact par (``sim.par``), else None. ConfigError before
+        the deal is over."""
         import pyarrow as pa
 
         from sim.base.trace import trace_schema
@@ -89,9 +84,8 @@ class PersonTable:
         config = self._deal.config
         meta = {"format": 1, "kind": "simulate", "seed": config.seed, "players": config.players,
                 "rules": vars(config.rules), "strategies": [{"seat": s, "name": n} for s, n in enumerate(self.names)]}  # fmt: skip
-        moves = analysed_moves(pa.Table.from_pylist([self._deal.trace()], schema=trace_schema()), meta, samples,
-                               self.names)  # fmt: skip
-        return {"moves": moves, "par": self._par() if config.players == 2 else None}
+        rows = pa.Table.from_pylist([self._deal.trace()], schema=trace_schema())
+        return {**replay_of(rows, meta, self.names, samples), "par": self._par() if config.players == 2 else None}
 
     def _par(self) -> list[int]:
         import numpy as np
@@ -123,8 +117,8 @@ class PersonTable:
             "players": players, "seat": self.seat, "names": self.names, "phase": self._deal.phase,
             "seed": self._deal.config.seed, "deal_index": self._deal.deal,
             "to_move": self._deal.to_move, "done": self.done,
-            "hand": _cards(view["hand"][: view["n_hand"]]),
-            "table": _cards(view["table"][: view["n_table"]]), "leader": int(view["leader"]),
+            "hand": card_names(view["hand"][: view["n_hand"]]),
+            "table": card_names(view["table"][: view["n_table"]]), "leader": int(view["leader"]),
             "trick": int(view["trick"]), "trump_suit": int(view["trump_suit"]),
             "briscola": _card(view["briscola"]), "face_up": _card(view["face_up"]),
             "face_up_holder": int(view["face_up_holder"]), "removed_two": _card(view["removed_two"]),
@@ -132,7 +126,7 @@ class PersonTable:
             "played": [[int(view["played_by"][card]), short_name(int(card))]
                        for card in view["history"][: view["n_played"]]],
             "trick_winners": [int(s) for s in view["trick_winners"] if s >= 0],
-            "partner_hands": {str(s): _cards(view["partner_hands"][s]) for s in range(players)
+            "partner_hands": {str(s): card_names(view["partner_hands"][s]) for s in range(players)
                               if view["partner_hands"][s, 0] >= 0},
             "partner_trumps": {str(s): int(view["partner_trumps"][s]) for s in range(players)
                                if view["partner_trumps"][s] >= 0},
@@ -141,7 +135,7 @@ class PersonTable:
             shown["auction"] = _auction(view)
         if self._deal.to_move == self.seat:
             legal = self._deal.legal()
-            shown["legal"] = legal if self._deal.phase == "bid" else _cards(legal)
+            shown["legal"] = legal if self._deal.phase == "bid" else card_names(legal)
         if self.done:
             shown["outcomes"] = self._deal.outcomes
             shown["deal"] = whole_deal(self._deal.trace())
@@ -152,10 +146,6 @@ def _card(code) -> str | None:
     return short_name(int(code)) if code >= 0 else None
 
 
-def _cards(codes) -> list[str]:
-    return [short_name(int(code)) for code in codes if code >= 0]
-
-
 def _auction(view) -> dict:
     players = int(view["players"])
     return {
@@ -164,39 +154,4 @@ def _auction(view) -> dict:
         "passed": [bool(p) for p in view["passed"][:players]],
         "caller": int(view["caller"]), "called": _card(view["called"]), "target": int(view["target"]),
         "partner": int(view["partner"]),
-    }  # fmt: skip
-
-
-def analysed_moves(rows, meta: dict, samples: int, names: list[str]) -> list[dict]:
-    """The moves of trace rows (an Arrow table, its run's configuration ``meta``) valued
-    by ``sim.analyse``, JSON-ready, in playing order; ``names``: the seats' strategies."""
-    import pyarrow.parquet as pq
-
-    from sim.base.files import METADATA_KEY
-    from sim.present.analyse import analyse
-
-    with tempfile.TemporaryDirectory() as folder:  # analyse reads a trace file, as the command does
-        trace = Path(folder) / "deal.parquet"
-        pq.write_table(rows.replace_schema_metadata({METADATA_KEY: json.dumps(meta)}), trace)
-        moves = analyse(trace, samples=samples)
-    return [
-        {"trick": int(m.trick), "seat": int(m.seat), "strategy": names[int(m.seat)], "card": short_name(int(m.card)),
-         "best_card": short_name(int(m.best_card)), "score_cost": round(float(m.score_cost), 4),
-         "points_cost": round(float(m.points_cost), 2), "verdict": str(m.verdict),
-         "par_cost": None if math.isnan(m.par_cost) else float(m.par_cost)}
-        for m in moves.itertuples()
-    ]  # fmt: skip
-
-
-def whole_deal(trace: dict) -> dict:
-    """The finished deal as the replay shows it: every hand as dealt, the stock in drawing
-    order (the face-up briscola last), and every card played in order."""
-    players = int(trace["players"])
-    hands = list(trace["hands"])
-    size = len(hands) // players
-    stock = [*trace["stock"], trace["briscola"]] if players != CHIAMATA else []
-    return {
-        "hands": [_cards(hands[seat * size : (seat + 1) * size]) for seat in range(players)],
-        "stock": _cards(stock), "plays": _cards(trace["plays"]),
-        "auction": [int(a) for a in trace["auction"]],
     }  # fmt: skip

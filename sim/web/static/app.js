@@ -167,9 +167,9 @@ async function drawAnalysis(seen) {
   note.textContent = "By the search from what each seat could see (briscola analyse); the par cost is " +
     "against perfect play with every hand face up, over the last tricks.";
   box.append(title, note);
-  let moves;
+  let moves, valued;
   try {
-    const valued = await api(`/api/tables/${table.id}/analysis`);
+    valued = await api(`/api/tables/${table.id}/analysis`);
     moves = valued.moves;
     if (valued.par) {
       const par = document.createElement("p");
@@ -199,8 +199,12 @@ async function drawAnalysis(seen) {
     }
   };
   order.addEventListener("click", () => fill([...moves].sort((a, b) => b.score_cost - a.score_cost)));
+  const stepper = document.createElement("button");
+  stepper.id = "replay-this";
+  stepper.textContent = "replay move by move";
+  stepper.addEventListener("click", () => enterReplay(valued));
   fill(moves);
-  box.append(order, grid);
+  box.append(order, stepper, grid);
 }
 
 document.addEventListener("keydown", (event) => {
@@ -235,25 +239,33 @@ function drawStep() {
   $("forward").disabled = step === replay.moves.length;
 }
 
+const go = (to) => { step = Math.max(0, Math.min(replay.moves.length, to)); drawStep(); };
+$("first").addEventListener("click", () => go(0));
+$("back").addEventListener("click", () => go(step - 1));
+$("forward").addEventListener("click", () => go(step + 1));
+$("costliest").addEventListener("click", () => {
+  const costs = replay.moves.map((move) => move.score_cost);
+  go(costs.indexOf(Math.max(...costs)));
+});
+document.addEventListener("keydown", (event) => {
+  if (!replay || $("replaying").hidden) return;
+  if (event.key === "ArrowRight") go(step + 1);
+  if (event.key === "ArrowLeft") go(step - 1);
+});
+
+function enterReplay(data) {  // a deal face up, step by step: a traced one, or the one just played
+  replay = data;
+  step = 0;
+  $("game").hidden = true;
+  $("replaying").hidden = false;
+  say("Replaying the deal with every hand face up: step with the buttons or the arrow keys.");
+  drawStep();
+}
+
 async function startReplay() {
   const response = await fetch("/api/replay");
   if (!response.ok) return;  // no replay: the page plays
-  replay = await response.json();
   $("start").hidden = true;
-  $("replaying").hidden = false;
-  say("Replaying a traced deal: step with the buttons or the arrow keys.");
-  const go = (to) => { step = Math.max(0, Math.min(replay.moves.length, to)); drawStep(); };
-  $("first").addEventListener("click", () => go(0));
-  $("back").addEventListener("click", () => go(step - 1));
-  $("forward").addEventListener("click", () => go(step + 1));
-  $("costliest").addEventListener("click", () => {
-    const costs = replay.moves.map((move) => move.score_cost);
-    go(costs.indexOf(Math.max(...costs)));
-  });
-  document.addEventListener("keydown", (event) => {
-    if (event.key === "ArrowRight") go(step + 1);
-    if (event.key === "ArrowLeft") go(step - 1);
-  });
-  drawStep();
+  enterReplay(await response.json());
 }
 startReplay();
