@@ -17,6 +17,7 @@ For notebooks (all return pandas objects; see ``sim.present.analysis`` and examp
     sim.move_costs(sim.analyse("trace.parquet"))   # every move valued by the search: where A loses to B
     sim.par_shortfall(moves)      # the points each strategy gives up against the face-up par, last tricks
     sim.par(run)                  # 2 players: each deal's exact par, every hand face up
+    sim.people("results/people"), sim.person_ratings("results/people")   # deals played on the page (briscola play)
     run = sim.compare("expert", "greedy", players=4, deals=3000, seed=1)   # the commands, in process
     sim.simulate(...), sim.tournament(...), sim.batch("plan.toml")           # (sim.app.api)
 """
@@ -38,9 +39,10 @@ _FEATURES = {
     "par_shortfall": "analyse",
     "par": "par",
 }
+_PEOPLE = ("people", "person_ratings")
 _PLOTS = ("plot", "plot_names")
 _COMMANDS = ("simulate", "compare", "tournament", "batch")
-__all__ = [*_RESULTS, *_ANALYSIS, *_FEATURES, *_PLOTS, *_COMMANDS]
+__all__ = [*_RESULTS, *_ANALYSIS, *_FEATURES, *_PEOPLE, *_PLOTS, *_COMMANDS]
 
 
 def __getattr__(name):  # keeps ``import sim`` light: the CLI's --help must start fast
@@ -56,6 +58,10 @@ def __getattr__(name):  # keeps ``import sim`` light: the CLI's --help must star
         import importlib
 
         return getattr(importlib.import_module(f"sim.present.{_FEATURES[name]}"), name)
+    if name in _PEOPLE:
+        from sim.web import people
+
+        return getattr(people, name)
     if name in _PLOTS:
         from sim.present import plots
 

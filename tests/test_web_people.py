@@ -63,3 +63,13 @@ def test_briscola_report_reads_a_people_folder(tmp_path):
     )
     shown = run_here("report", tmp_path)
     assert shown.returncode == 0 and "Di" in shown.stdout
+
+
+def test_sim_reads_a_people_folder_and_load_says_where(tmp_path):
+    import sim
+
+    client = TestClient(create_app(out=tmp_path), raise_server_exceptions=False)
+    play_out(client, players=3, seat=2, others="greedy", seed=4, name="Eve")
+    assert sim.people(tmp_path)["person"].tolist() == ["Eve"] and len(sim.person_ratings(tmp_path)) == 1
+    with pytest.raises(ValueError, match="sim.people"):
+        sim.load(tmp_path)

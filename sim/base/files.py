@@ -37,6 +37,7 @@ from pathlib import Path
 from sim.base.config import ConfigError
 
 METADATA_KEY = "briscola"  # the key of a result file's metadata (sim/base/results.py)
+PEOPLE_MARKER = "_people.json"  # marks a folder of deals people played (sim/web/people.py)
 
 
 @dataclass(frozen=True)

@@ -33,6 +33,7 @@ import pandas as pd
 import pyarrow.parquet as pq
 
 from sim.base.config import PLAYER_COUNTS, RULE_TABLES, n_sides, side_of_seat
+from sim.base.files import PEOPLE_MARKER
 from sim.base.recount import columns_of
 from sim.base.results import read_config, rows_frame
 from sim.base.stats import (
@@ -196,6 +197,9 @@ def _refuse_traces(path: Path) -> None:
 def _load_folder(path: Path) -> Results:
     """A kind's folder (a tournament's): the part files its index lists, each checked, and
     the index's summary checked against them."""
+    if (path / PEOPLE_MARKER).exists():  # deals of every table and seed: no one run
+        raise RefusedRun(f"{path} holds the deals people played on the page (briscola play), of many tables and "
+                         f"seeds: sim.people({str(path)!r}) reads them, sim.person_ratings rates them")  # fmt: skip
     kind = folder_kind(path)
     index = path / kind.index_file
     try:

@@ -25,7 +25,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-MARKER = "_people.json"  # marks a people folder (briscola report reads it)
+from sim.base.files import PEOPLE_MARKER as MARKER  # marks a people folder (briscola report reads it)
+
 NAME = re.compile(r"^[\w .-]{1,40}$")
 
 
