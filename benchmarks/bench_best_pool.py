@@ -38,7 +38,7 @@ TABLES = (3, 4, 5, 6)
 # duplicate deals per table and opponent: where best or the opponent searches for long, fewer
 DEALS = {
     3: {"greedy": 1_000, "net": 1_000, "ismcts": 800, "expert": 1_000, "pimc": 1_000},
-    4: {"greedy": 600, "net": 600, "ismcts": 300, "expert": 600, "pimc": 400},
+    4: {"greedy": 600, "net": 600, "ismcts": 900, "expert": 600, "pimc": 400},
     5: {"greedy": 600, "net": 600, "ismcts": 300, "expert": 600, "pimc": 300},
     6: {"greedy": 1_000, "net": 1_000, "ismcts": 800, "expert": 1_000},
 }
