@@ -44,19 +44,19 @@ ENTRIES = (
 )
 
 
-def measure(name: str, players: int, deals: int, seed: int, threads: int) -> dict:
-    """One entry: ``name`` against expert, with what it played (``best``: its setting)."""
+def measure(name: str, players: int, deals: int, seed: int, threads: int, against: str = "expert") -> dict:
+    """One entry: ``name`` against ``against`` (a built-in), with what it played (``best``: its setting)."""
     started = time.perf_counter()
-    summary = compare(name, "expert", players=players, deals=deals, seed=seed, threads=threads).summary
+    summary = compare(name, against, players=players, deals=deals, seed=seed, threads=threads).summary
     seconds = time.perf_counter() - started
     played = summary["a"]
     strategy = builtin_strategies()[played.split(":")[0]]
     return {
-        "name": name, "strategy": played, "version": strategy.version, "players": players, "against": "expert",
-        "against_version": builtin_strategies()["expert"].version, "seed": seed, "deals": summary["deals"],
+        "name": name, "strategy": played, "version": strategy.version, "players": players, "against": against,
+        "against_version": builtin_strategies()[against].version, "seed": seed, "deals": summary["deals"],
         "score": summary["score"], "score_ci95": summary["score_ci95"], "seconds": round(seconds, 1),
         "threads": threads, "measured": date.today().isoformat(),
-        "command": f"briscola compare {name} expert --players {players} --deals {deals} --seed {seed}",
+        "command": f"briscola compare {name} {against} --players {players} --deals {deals} --seed {seed}",
     }  # fmt: skip
 
 
