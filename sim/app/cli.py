@@ -498,24 +498,14 @@ def report(
 
 
 def _show_people(path: Path, json_output: bool) -> None:
-    from rich.console import Console
-    from rich.table import Table
-
+    from sim.present.report import show_people
     from sim.web.people import person_ratings
 
     ratings = person_ratings(path)
     if json_output:
         print(ratings.to_json(orient="records"))
-        return
-    table = Table(title=f"People against strategies: {path}", title_justify="left")
-    for column in ("person", "players", "against", "games", "deals", "score", "95% interval", "Elo", "Elo interval"):
-        table.add_column(column, justify="left" if column in ("person", "against") else "right")
-    for r in ratings.itertuples():
-        elo = "" if r.elo is None else f"{r.elo:+.0f}"
-        bounds = "" if r.elo_low is None or r.elo_high is None else f"{r.elo_low:+.0f} to {r.elo_high:+.0f}"
-        table.add_row(r.person, str(r.players), r.lineup, str(r.games), str(r.deals), f"{r.score:.3f}",
-                      f"{r.ci_low:.3f} to {r.ci_high:.3f}", elo, bounds)  # fmt: skip
-    Console().print(table)
+    else:
+        show_people(ratings, path)
 
 
 @app.command(cls=_Command)

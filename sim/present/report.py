@@ -137,6 +137,26 @@ def _by_reason(left_out: dict[str, str]) -> dict[str, list[str]]:
     return grouped
 
 
+def show_people(ratings, path) -> None:
+    """The table of ``briscola report`` on the deals people played (``briscola play``):
+    each person against each line-up, with intervals over deals (none from one deal)."""
+    import math
+
+    from rich.table import Table
+
+    def span(low, high, form: str) -> str:
+        return "" if low is None or high is None or math.isnan(low) or math.isnan(high) else interval((low, high), form)
+
+    table = Table(title=f"People against strategies: {path}", title_justify="left")
+    for column in ("person", "players", "against", "games", "deals", "score", "95% interval", "Elo", "95% interval"):
+        table.add_column(column, justify="left" if column in ("person", "against") else "right", no_wrap=True)
+    for r in ratings.itertuples():
+        elo = "" if r.elo is None or math.isnan(r.elo) else f"{r.elo:+.0f}"
+        table.add_row(r.person, str(r.players), r.lineup, f"{r.games:,}", f"{r.deals:,}", f"{r.score:.3f}",
+                      span(r.ci_low, r.ci_high, "{:.3f}"), elo, span(r.elo_low, r.elo_high, "{:+.0f}"))  # fmt: skip
+    _print_table(table, "score: won 1, drawn 1/2, lost 0; a deal played from several seats counts once")
+
+
 def show_move_costs(costs, shortfall, n_moves: int) -> None:
     """The tables of ``briscola analyse``: the moves' costs per strategy, phase and lead,
     and each strategy's shortfall from par over the tricks searched exactly."""
