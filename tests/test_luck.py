@@ -21,7 +21,7 @@ def comparison(tmp_path_factory):
 
 
 def test_the_figures_are_those_the_rows_give(comparison):
-    report = sim.luck(comparison)
+    report = sim.luck(comparison, par_deals=0)  # the par: tests/test_par.py
     deals = sim.load(comparison).deals
     winners = deals.pivot(index="deal", columns="game", values="winner_side")
     decided = ((winners[0] == winners[1]) & (winners[0] >= 0)).mean()
@@ -75,7 +75,7 @@ def test_at_3_players_a_side_is_a_seat_and_the_cards_decide_when_one_seat_wins_e
 
 
 def test_the_command_prints_json_and_refuses_what_it_does_not_read(comparison, tmp_path):
-    done = run_here("luck", comparison, "--json")
+    done = run_here("luck", comparison, "--json", "--par-deals", "0")
     assert done.returncode == 0, done.stderr
     row = json.loads(done.stdout)
     assert row["better"] == "expert" and {r["term"] for r in row["regression"]} >= {"trump_ace", "leads"}
@@ -92,7 +92,7 @@ def test_the_report_of_a_comparison_shows_its_luck(comparison, tmp_path):
     done = run_here("report", copy, "--json")
     assert done.returncode == 0, done.stderr
     found = json.loads(done.stdout)
-    assert found["luck"]["cards_decide"]["value"] == pytest.approx(sim.luck(copy)["cards_decide"]["value"])
+    assert found["luck"]["cards_decide"]["value"] == pytest.approx(sim.luck(copy, par_deals=0)["cards_decide"]["value"])
     assert "deals the cards decide" in (tmp_path / "c_report" / "index.html").read_text()
 
 
