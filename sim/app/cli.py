@@ -8,6 +8,7 @@ inside the commands so that ``briscola --help`` starts at once.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import inspect
 import itertools
@@ -522,19 +523,12 @@ def diff(
     json_output: JsonOption = False,
 ) -> None:
     """Does a rule or a parameter change the outcome? Two runs of one seed, deal by deal."""
-    from sim.base.config import ConfigError
     from sim.present.report import paired_dict, show_paired
 
-    for path in (first, second):
-        if (path / "_study.json").exists():
-            continue  # a command run on another backend: its one experiment
-        if not path.is_file():
-            what = "is a folder" if path.is_dir() else "does not exist"
-            raise ConfigError(f"{path} {what}; give two result files (simulate or compare)")
-    try:
+    for path in (first, second):  # a study: a command run on another backend, its one experiment
+        _given_file(path, "two result files (simulate or compare)", study=True)
+    with _read_errors_as_bad_input():
         row = paired_dict(first, second)
-    except (ValueError, OSError) as error:
-        raise ConfigError(str(error)) from error
     if json_output:
         print(json.dumps(row))
     else:
@@ -552,18 +546,12 @@ def luck(
     json_output: JsonOption = False,
 ) -> None:
     """How much of a comparison do the cards decide, and what is each dealt card worth?"""
-    from sim.base.config import ConfigError
     from sim.present.luck import luck_dict
     from sim.present.report import show_luck
 
-    if not run.is_file() and not (run / "_study.json").exists():
-        raise ConfigError(
-            f"{run} {'is a folder' if run.is_dir() else 'does not exist'}; give a comparison's result file"
-        )
-    try:
+    _given_file(run, "a comparison's result file", study=True)
+    with _read_errors_as_bad_input():
         row = luck_dict(run, par_deals)
-    except (ValueError, OSError) as error:
-        raise ConfigError(str(error)) from error
     if json_output:
         print(json.dumps(row))
     else:
@@ -585,20 +573,16 @@ def analyse(
     json_output: JsonOption = False,
 ) -> None:
     """Where does A lose to B? Every move of a traced run valued by the search: best card, cost, verdict."""
-    from sim.base.config import ConfigError
     from sim.base.files import check_output_path
     from sim.present.analyse import analyse as analyse_moves
     from sim.present.analyse import move_costs, par_shortfall, write_moves
     from sim.present.report import show_move_costs
 
-    if not trace.is_file():
-        raise ConfigError(f"{trace} {'is a folder' if trace.is_dir() else 'does not exist'}; give a trace file")
+    _given_file(trace, "a trace file")
     if out is not None:
         check_output_path(out, overwrite, "--out")
-    try:
+    with _read_errors_as_bad_input():
         moves = analyse_moves(trace, samples=samples, rollouts=rollouts)
-    except (ValueError, OSError) as error:
-        raise ConfigError(str(error)) from error
     costs, shortfall = move_costs(moves), par_shortfall(moves)
     if out is not None:
         write_moves(moves, out, trace, samples, rollouts)
@@ -642,14 +626,9 @@ def play(
     if replay is not None:
         from sim.web.replay import replayed
 
-        if not replay.is_file():
-            raise ConfigError(
-                f"--replay {replay} {'is a folder' if replay.is_dir() else 'does not exist'}; give a trace file"
-            )
-        try:
+        _given_file(replay, "a trace file", option="--replay ")
+        with _read_errors_as_bad_input():
             shown = replayed(replay, deal, game=game, pair=pair)
-        except (ValueError, OSError) as error:
-            raise ConfigError(str(error)) from error
     url = f"http://{'127.0.0.1' if host == '0.0.0.0' else host}:{port}/"
     reach = "only this machine can reach it" if host in ("127.0.0.1", "localhost") else "other machines can reach it"
     print(f"serving the table on {url} (bound to {host}: {reach}); Ctrl-C stops", file=sys.stderr, flush=True)
@@ -661,6 +640,26 @@ def play(
         raise ConfigError(f"--out {out} is a file; give a folder for the deals played")
     app = create_app(tuple(str(p) for p in strategy_file or ()), replay=shown, out=out)
     uvicorn.run(app, host=host, port=port, log_level="warning")
+
+
+def _given_file(path: Path, give: str, study: bool = False, option: str = "") -> None:
+    """One line, exit 2, unless ``path`` is a file (or with ``study`` a study's folder)."""
+    from sim.base.config import ConfigError
+
+    if path.is_file() or study and (path / "_study.json").exists():
+        return
+    raise ConfigError(f"{option}{path} {'is a folder' if path.is_dir() else 'does not exist'}; give {give}")
+
+
+@contextlib.contextmanager
+def _read_errors_as_bad_input():
+    """What reading a user's file raises (unreadable, damaged, not ours) as one line, exit 2."""
+    from sim.base.config import ConfigError
+
+    try:
+        yield
+    except (ValueError, OSError) as error:
+        raise ConfigError(str(error)) from error
 
 
 def _check_port_free(host: str, port: int) -> None:
