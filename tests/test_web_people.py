@@ -73,3 +73,19 @@ def test_sim_reads_a_people_folder_and_load_says_where(tmp_path):
     assert sim.people(tmp_path)["person"].tolist() == ["Eve"] and len(sim.person_ratings(tmp_path)) == 1
     with pytest.raises(ValueError, match="sim.people"):
         sim.load(tmp_path)
+
+
+def test_a_foreign_or_damaged_file_in_the_folder_is_named_in_one_line(tmp_path):
+    client = TestClient(create_app(out=tmp_path), raise_server_exceptions=False)
+    play_out(client, players=2, seat=0, others="greedy", seed=4, name="Flo")
+    for name, content in (("notes.parquet", b"not parquet at all"), (None, None)):
+        if name is None:  # a briscola file, but not a deal played on the page
+            import sim
+
+            sim.simulate(["random", "random"], players=2, deals=5, seed=1, out=tmp_path / "Flo" / "sim.parquet")
+        else:
+            (tmp_path / "Flo" / name).write_bytes(content)
+        done = run_here("report", tmp_path)
+        assert done.returncode == 2 and "Traceback" not in done.stderr and len(done.stderr.strip().splitlines()) == 1
+        (tmp_path / "Flo" / (name or "sim.parquet")).unlink()
+    assert run_here("report", tmp_path).returncode == 0

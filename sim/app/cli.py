@@ -502,7 +502,8 @@ def _show_people(path: Path, json_output: bool) -> None:
     from sim.present.report import show_people
     from sim.web.people import person_ratings
 
-    ratings = person_ratings(path)
+    with _read_errors_as_bad_input():
+        ratings = person_ratings(path)
     if json_output:
         print(ratings.to_json(orient="records"))
     else:

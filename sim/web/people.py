@@ -76,9 +76,12 @@ def people(folder) -> pd.DataFrame:
     import pyarrow.parquet as pq
 
     from sim.base.config import n_sides
+    from sim.base.results import read_config
 
     rows = []
     for path in sorted(Path(folder).glob("*/*.parquet")):
+        if read_config(path).get("kind") != "person":  # raises, naming it, for a file not briscola's
+            raise ValueError(f"{path} is not a deal played on the page (briscola play): move it out of {folder}")
         for row in pq.read_table(path).to_pylist():
             players, seat = int(row["players"]), int(row["person_seat"])
             points = [int(p) for p in row["seat_points"]]
