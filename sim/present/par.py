@@ -128,12 +128,14 @@ def exact_face_up_values(deal, stock: list[int]) -> np.ndarray | None:
     from strategies.endgame_nb import new_stack_nb
     from strategies.par_nb import face_up_values_nb, new_positions_nb
 
+    if int(deal.view()[0]["stock_size"]) > EXACT_CARDS[deal.players]:  # surely too many: no seat's view needed
+        return None
     positions = new_positions_nb(2)
     _fill_position(positions[0], deal, stock)
     if positions[0]["n_hand"].sum() + positions[0]["n_stock"] - positions[0]["drawn"] > EXACT_CARDS[deal.players]:
         return None
     mover = deal.to_move
-    values = np.zeros(len(deal.view(mover)[0]["hand"]), dtype=np.int64)
+    values = np.zeros(positions[0]["hands"].shape[-1], dtype=np.int64)
     face_up_values_nb(positions[0], values, positions[1:], new_stack_nb())
     return values[: int(positions[0]["n_hand"][mover])]
 

@@ -38,17 +38,17 @@ def check_name(name: str) -> str:
     return name
 
 
-def save_deal(table, folder: Path, name: str) -> Path:
-    """Writes the finished deal of ``table`` (a PersonTable) under ``folder/name``."""
+def save_deal(table, folder: Path) -> Path:
+    """Writes the finished deal of ``table`` (a PersonTable) under ``folder``, in its
+    person's folder."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     from sim.base.files import METADATA_KEY, write_atomically
     from sim.base.trace import trace_schema
 
-    config = table.config
-    row = {**table.trace(), "person": name, "person_seat": table.seat, "seed": config.seed,
-           "lineup": [n for n in table.names]}  # fmt: skip
+    config, name = table.config, table.person
+    row = {**table.trace(), "person": name, "person_seat": table.seat, "seed": config.seed, "lineup": list(table.names)}
     schema = trace_schema().append(pa.field("person", pa.string())).append(pa.field("person_seat", pa.int8()))
     schema = schema.append(pa.field("seed", pa.int64())).append(pa.field("lineup", pa.list_(pa.string())))
     meta = {"format": 1, "kind": "person", "players": config.players, "seed": config.seed,

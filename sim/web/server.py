@@ -49,7 +49,6 @@ def create_app(strategy_files=(), replay: dict | None = None, out: Path | None =
     show (``sim.web.replay.replayed``); ``out``, the people folder where every finished
     deal is saved under its player's name (``sim/web/people.py``; None: not saved)."""
     tables: dict[str, PersonTable] = {}
-    players_names: dict[str, str] = {}  # table -> the name its person gave
 
     async def new_table(request: Request) -> JSONResponse:
         asked = await _json(request)
@@ -57,20 +56,19 @@ def create_app(strategy_files=(), replay: dict | None = None, out: Path | None =
         if unknown:
             raise BadRequest(f"unknown keys {sorted(unknown)}; valid: {sorted(NEW_TABLE_KEYS)}")
         players = _int(asked, "players", 2)
+        try:
+            person = check_name(asked.get("name", "guest"))
+        except ValueError as error:
+            raise BadRequest(str(error)) from error
         table = PersonTable.new(
-            players=players, seat=_int(asked, "seat", 0), others=asked.get("others", "expert"),
+            person=person, players=players, seat=_int(asked, "seat", 0), others=asked.get("others", "expert"),
             rules=_rules(asked.get("rules", {}), players), seed=_int(asked, "seed", secrets.randbelow(2**31)),
             deal=_int(asked, "deal", 0), strategy_files=strategy_files,
         )  # fmt: skip
-        try:
-            name = check_name(asked.get("name", "guest"))
-        except ValueError as error:
-            raise BadRequest(str(error)) from error
         if len(tables) >= MAX_TABLES:
-            players_names.pop(next(iter(tables)), None)
             tables.pop(next(iter(tables)))
         key = secrets.token_urlsafe(9)
-        tables[key], players_names[key] = table, name
+        tables[key] = table
         return JSONResponse({"id": key, "seen": table.seen()})
 
     async def seen(request: Request) -> JSONResponse:
@@ -84,7 +82,7 @@ def create_app(strategy_files=(), replay: dict | None = None, out: Path | None =
         _play(table, asked["decision"])
         seen = table.seen()
         if table.done and out is not None:  # on disk once it ends: a closed tab loses nothing
-            seen["saved"] = str(save_deal(table, out, players_names[request.path_params["key"]]))
+            seen["saved"] = str(save_deal(table, out))
         return JSONResponse(seen)
 
     async def analysis(request: Request) -> JSONResponse:
@@ -121,14 +119,13 @@ def _play(table: PersonTable, decision) -> None:
     StrategyFailed (409), the person's own mistake ConfigError (400)."""
     from sim.base.config import ConfigError
 
-    before = table.seen()["played"]
     try:
         table.play(decision)
     except ConfigError:
         raise
     except (*BAD_INPUT, IllegalDecisionError, SystemError) as error:  # jitted code's raise comes as a SystemError
         cause = error.__cause__ if isinstance(error, SystemError) and error.__cause__ is not None else error
-        raise StrategyFailed(f"a strategy failed after {len(before) + 1} cards: {cause}") from error
+        raise StrategyFailed(f"a strategy failed after your card: {cause}") from error
 
 
 def _refused(status: int):

@@ -35,15 +35,15 @@ STAND_IN = "random"  # the strategy the seam is given for the person's seat: nev
 
 
 class PersonTable:
-    """One deal: ``seat`` played by a person, the others by ``others`` (one strategy per
-    other seat, in seat order, or one for all)."""
+    """One deal: ``seat`` played by a person (named ``person``: where its deals are kept),
+    the others by ``others`` (one strategy per other seat, in seat order, or one for all)."""
 
-    def __init__(self, deal: Deal, seat: int, names: list[str]):
-        self._deal, self.seat, self.names = deal, seat, names
+    def __init__(self, deal: Deal, seat: int, names: list[str], person: str = "guest"):
+        self._deal, self.seat, self.names, self.person = deal, seat, names, person
 
     @classmethod
     def new(cls, players: int, seat: int, others, rules: Rules | None = None, seed: int = 0, deal: int = 0,
-            strategy_files=()) -> PersonTable:  # fmt: skip
+            strategy_files=(), person: str = "guest") -> PersonTable:  # fmt: skip
         others = [others] if isinstance(others, str) else list(others)
         if len(others) == 1:
             others = others * (players - 1)
@@ -55,7 +55,7 @@ class PersonTable:
         strategies, resolved = resolve_aliases([STAND_IN if name == PERSON else name for name in names], players)
         config = RunConfig(players=players, strategies=strategies, deals=1, seed=seed, rules=rules or Rules(),
                            threads=1, strategy_files=tuple(map(str, strategy_files)), resolved=resolved)  # fmt: skip
-        return cls(Deal.new(config, deal=deal, outside=[seat], auction_outside=True), seat, names)
+        return cls(Deal.new(config, deal=deal, outside=[seat], auction_outside=True), seat, names, person)
 
     @property
     def done(self) -> bool:
